@@ -1,0 +1,139 @@
+// Every setting comes from the environment (Mailpit-style), validated once at start.
+// A bad value stops start-up with one line naming the variable.
+
+export type PlanSlug = "free" | "starter" | "pro" | "business";
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  httpPort: number;
+  smtpPort: number;
+  imapPort: number;
+  pop3Port: number;
+  /** Optional plain ports offering STARTTLS/STLS; null = off. */
+  imapPlainPort: number | null;
+  pop3PlainPort: number | null;
+  publicHost: string;
+  mailDomain: string;
+  bootstrapKey: string | null;
+  adminEmail: string;
+  adminPassword: string | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  runWaitCap: number;
+  plan: PlanSlug;
+  /** Sustained requests per second per principal, and bucket size. */
+  rateLimitRps: number;
+  rateLimitBurst: number;
+  smtpMaxBytes: number;
+  secretKey: string | null;
+  approvalTtlSeconds: number;
+  domainVerify: "on" | "off";
+  dnsServers: string[];
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, def: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`${name} must be a port number 0..65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function optionalPort(env: Env, name: string): number | null {
+  const raw = env[name];
+  if (raw === undefined || raw === "" || raw === "off") return null;
+  return port(env, name, 0);
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  if (!/^-?\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer ${min}..${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, def: T, values: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  if (!values.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${values.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function hostName(env: Env, name: string, def: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return def;
+  if (!/^[A-Za-z0-9.\-:\[\]]+$/.test(raw)) throw new ConfigError(`${name} is not a valid host, got "${raw}"`);
+  return raw.toLowerCase();
+}
+
+function str(env: Env, name: string): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === "" ? null : raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const bootstrapKey = str(env, "INBOXD_BOOTSTRAP_KEY");
+  if (bootstrapKey !== null && bootstrapKey.length < 16) {
+    throw new ConfigError("INBOXD_BOOTSTRAP_KEY must be at least 16 characters");
+  }
+  const adminEmail = str(env, "INBOXD_ADMIN_EMAIL") ?? "admin@localhost";
+  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
+    throw new ConfigError(`INBOXD_ADMIN_EMAIL is not an email address, got "${adminEmail}"`);
+  }
+  const adminPassword = str(env, "INBOXD_ADMIN_PASSWORD");
+  if (adminPassword !== null && adminPassword.length < 8) {
+    throw new ConfigError("INBOXD_ADMIN_PASSWORD must be at least 8 characters");
+  }
+  const tlsCert = str(env, "INBOXD_TLS_CERT");
+  const tlsKey = str(env, "INBOXD_TLS_KEY");
+  if ((tlsCert === null) !== (tlsKey === null)) {
+    throw new ConfigError("INBOXD_TLS_CERT and INBOXD_TLS_KEY must be set together");
+  }
+  const secretKey = str(env, "INBOXD_SECRET_KEY");
+  if (secretKey !== null && !/^[0-9a-fA-F]{64}$/.test(secretKey)) {
+    throw new ConfigError("INBOXD_SECRET_KEY must be 64 hex characters (32 bytes)");
+  }
+  const dns = str(env, "INBOXD_DNS_SERVERS");
+  const dnsServers = dns ? dns.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  for (const s of dnsServers) {
+    if (!/^[0-9a-fA-F.:\[\]]+$/.test(s)) throw new ConfigError(`INBOXD_DNS_SERVERS has an invalid server "${s}"`);
+  }
+  return {
+    dataDir: str(env, "INBOXD_DATA_DIR") ?? "./data",
+    host: hostName(env, "INBOXD_HOST", "127.0.0.1"),
+    httpPort: port(env, "INBOXD_HTTP_PORT", 8025),
+    smtpPort: port(env, "INBOXD_SMTP_PORT", 2525),
+    imapPort: port(env, "INBOXD_IMAP_PORT", 9993),
+    pop3Port: port(env, "INBOXD_POP3_PORT", 9995),
+    imapPlainPort: optionalPort(env, "INBOXD_IMAP_PLAIN_PORT"),
+    pop3PlainPort: optionalPort(env, "INBOXD_POP3_PLAIN_PORT"),
+    publicHost: hostName(env, "INBOXD_PUBLIC_HOST", "localhost"),
+    mailDomain: hostName(env, "INBOXD_MAIL_DOMAIN", "inboxd.test"),
+    bootstrapKey,
+    adminEmail: adminEmail.toLowerCase(),
+    adminPassword,
+    tlsCert,
+    tlsKey,
+    runWaitCap: int(env, "INBOXD_RUN_WAIT_CAP", 60, 0, 3600),
+    plan: oneOf(env, "INBOXD_PLAN", "free", ["free", "starter", "pro", "business"] as const),
+    rateLimitRps: int(env, "INBOXD_RATE_LIMIT_RPS", 100, 1, 1_000_000),
+    rateLimitBurst: int(env, "INBOXD_RATE_LIMIT_BURST", 1000, 1, 10_000_000),
+    smtpMaxBytes: int(env, "INBOXD_SMTP_MAX_BYTES", 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    secretKey,
+    approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
+    domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
+    dnsServers,
+    logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
+  };
+}

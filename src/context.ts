@@ -1,0 +1,24 @@
+// What every part of the server is handed: configuration, storage, the bus and the services.
+import type { Config } from "./config";
+import type { Db } from "../storage/db";
+import type { BlobStore } from "../storage/blobs";
+import type { EventBus } from "./events/bus";
+import type { Sealer } from "./lib/crypto";
+
+export interface TlsMaterial {
+  cert: string;
+  key: string;
+}
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  blobs: BlobStore;
+  bus: EventBus;
+  sealer: Sealer;
+  tls: TlsMaterial;
+  /** Identifies this process when claiming jobs (several workers may share the database). */
+  workerId: string;
+  /** Ports actually bound (port 0 resolves at listen time); filled in by the server. */
+  ports: { http: number; smtp: number; imap: number; pop3: number };
+}

@@ -1,0 +1,37 @@
+// In-process event bus: wake-ups for long-polls, IMAP IDLE, SSE and webhook dispatch.
+// Only a wake-up travels here; the durable fact is always in the database. A multi-node
+// deployment swaps this for PostgreSQL LISTEN/NOTIFY or similar behind the same interface.
+
+export type BusEvent =
+  | { type: "message.received"; projectId: string; inboxId: string; messageId: string }
+  | { type: "message.deleted"; projectId: string; inboxId: string; messageId: string; uid: number }
+  | { type: "message.flags"; projectId: string; inboxId: string; messageId: string }
+  | { type: "inbox.deleted"; projectId: string; inboxId: string }
+  | { type: "event.appended"; projectId: string; eventId?: string }
+  | { type: "outbox.ready" }
+  | { type: "run.changed"; projectId: string; runId: string };
+
+export type Listener = (e: BusEvent) => void;
+
+export interface EventBus {
+  publish(e: BusEvent): void;
+  /** Returns an unsubscribe function. */
+  subscribe(fn: Listener): () => void;
+}
+
+export class LocalBus implements EventBus {
+  private listeners = new Set<Listener>();
+  publish(e: BusEvent): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(e);
+      } catch (err) {
+        console.error("bus listener failed", err);
+      }
+    }
+  }
+  subscribe(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+}

@@ -1,0 +1,190 @@
+// The HTTP application: the conventions every route shares (request id, error envelope, rate
+// limits, authentication and project binding, metrics, 404/405), then the route modules.
+import { Elysia } from "elysia";
+import { openapi } from "@elysiajs/openapi";
+import type { AppContext } from "../context";
+import type { Services } from "../services";
+import { ApiError } from "./errors";
+import { initRequest, stateOf } from "./request";
+import { RateLimiter } from "./ratelimit";
+import { Metrics } from "./metrics";
+import { newId } from "../lib/ids";
+import { routeModules } from "./routes";
+import { docsPage } from "./docs-page";
+
+/** Routes that bind no project (API.md: user-plane). */
+const USER_PLANE = /^\/v1\/(me|projects|devices)(\/|$)/;
+/** Routes reachable without credentials. */
+const isPublic = (method: string, path: string) => method === "POST" && path === "/v1/devices";
+
+export interface HttpApp {
+  app: Elysia<any, any, any, any, any, any, any>;
+  metrics: Metrics;
+}
+
+export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
+  const metrics = services.metrics;
+  const limiter = new RateLimiter(ctx.config.rateLimitRps, ctx.config.rateLimitBurst);
+  let knownRoutes: { re: RegExp; method: string }[] = [];
+
+  const envelope = (req: Request, e: ApiError, extraHeaders: Record<string, string> = {}) => {
+    const s = stateOf(req);
+    const requestId = s?.id ?? newId();
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-request-id": requestId,
+      ...(s?.rateHeaders ?? {}),
+      ...e.headers,
+      ...extraHeaders,
+    };
+    if (!s?.rateHeaders && new URL(req.url).pathname.startsWith("/v1")) {
+      Object.assign(headers, limiter.take(`ip:${clientIp(req)}`).headers);
+    }
+    return new Response(JSON.stringify({ code: e.code, message: e.message, details: e.details, request_id: requestId }), {
+      status: e.status,
+      headers,
+    });
+  };
+
+  const app = new Elysia({ normalize: true })
+    .use(
+      openapi({
+        path: "/openapi-ui",
+        specPath: "/openapi.json",
+        provider: null,
+        exclude: { paths: ["/docs", "/openapi.json"] },
+        documentation: {
+          info: {
+            title: "inboxd",
+            version: "1.0.0",
+            description: "Self-hosted inbox testing service. HTTP contract v1.",
+          },
+          components: {
+            securitySchemes: {
+              ApiKeyAuth: { type: "http", scheme: "bearer", description: "API key (isk_live_…)" },
+              DeviceSession: { type: "http", scheme: "bearer", description: "device session token (isd_…)" },
+            },
+          },
+          security: [{ ApiKeyAuth: [] }, { DeviceSession: [] }],
+        },
+      }),
+    )
+    .onRequest(({ request, set, server }) => {
+      const s = initRequest(request, newId(), server?.requestIP(request)?.address ?? "local");
+      set.headers["x-request-id"] = s.id;
+    })
+    .onParse({ as: "global" }, async ({ request }, contentType) => {
+      // Strict JSON: a body that does not parse is a 400 in the envelope, never silently empty.
+      if (!contentType || contentType.startsWith("application/json") || contentType.startsWith("text/plain")) {
+        const text = await request.text();
+        if (text.trim() === "") return undefined;
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new ApiError(400, "invalid_body", "the request body is not valid JSON");
+        }
+      }
+      if (!contentType.startsWith("application/x-www-form-urlencoded") && !contentType.startsWith("multipart/form-data")) {
+        throw new ApiError(415, "unsupported_media_type", `content type ${contentType} is not accepted; send application/json`);
+      }
+    })
+    .onTransform({ as: "global" }, ({ request, path, set }) => {
+      if (!path.startsWith("/v1/")) return;
+      const s = stateOf(request)!;
+      let rateKey = `ip:${clientIp(request)}`;
+      try {
+        if (!isPublic(request.method, path)) {
+          s.principal = services.auth.authenticate(request.headers.get("authorization"));
+          rateKey = `${s.principal.kind}:${s.principal.id}`;
+        }
+      } finally {
+        const r = limiter.take(rateKey);
+        s.rateHeaders = r.headers;
+        Object.assign(set.headers, r.headers);
+        if (!r.allowed) {
+          throw new ApiError(429, "rate_limited", "too many requests; retry after the delay in Retry-After", { retry_after: r.retryAfter }, {
+            "retry-after": String(r.retryAfter),
+          });
+        }
+      }
+      if (s.principal && !USER_PLANE.test(path)) {
+        s.project = services.auth.resolveProject(s.principal, request.headers.get("x-service-project"));
+      }
+    })
+    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+      const s = stateOf(request);
+      if (!s) return;
+      const status = typeof set.status === "number" ? set.status : 200;
+      metrics.observe(request.method, route || "unmatched", status, (performance.now() - s.startedAt) / 1000);
+    })
+    .onError({ as: "global" }, ({ code, error, request, path }) => {
+      if (error instanceof ApiError) return envelope(request, error);
+      switch (code) {
+        case "VALIDATION": {
+          const v = error as any;
+          const errors = validationErrors(v);
+          const where = v.type ?? "input";
+          return envelope(
+            request,
+            new ApiError(422, "validation_error", `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(), {
+              in: where,
+              errors,
+            }),
+          );
+        }
+        case "PARSE":
+          return envelope(request, new ApiError(400, "invalid_body", "the request body could not be parsed (expected JSON)"));
+        case "NOT_FOUND": {
+          const allowed = knownRoutes.filter((r) => r.re.test(path)).map((r) => r.method);
+          if (allowed.length > 0) {
+            return envelope(
+              request,
+              new ApiError(405, "method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed }),
+              { allow: [...new Set(allowed)].join(", ") },
+            );
+          }
+          return envelope(request, new ApiError(404, "not_found", `no route ${request.method} ${path}`));
+        }
+        default: {
+          const status = (error as any)?.status;
+          if (typeof status === "number" && status >= 400 && status < 500) {
+            return envelope(request, new ApiError(status, "bad_request", String((error as any)?.message ?? "bad request")));
+          }
+          console.error("unhandled error", request.method, path, error);
+          return envelope(request, new ApiError(500, "internal", "internal error; see the server log for the request id"));
+        }
+      }
+    })
+    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"], security: [] } })
+    .get(
+      "/metrics",
+      () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+      { detail: { summary: "Prometheus metrics", tags: ["operations"], security: [] } },
+    )
+    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8" } }), {
+      detail: { hide: true },
+    });
+
+  for (const mod of routeModules) app.use(mod(ctx, services));
+
+  knownRoutes = app.routes.map((r: any) => ({
+    method: String(r.method).toUpperCase(),
+    re: new RegExp("^" + String(r.path).replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "/?$"),
+  }));
+
+  return { app, metrics };
+}
+
+function validationErrors(v: any): { path: string; message: string }[] {
+  try {
+    const all = v.all as { path?: string; message?: string; summary?: string }[] | undefined;
+    if (Array.isArray(all) && all.length) {
+      return all.slice(0, 20).map((e) => ({ path: e.path ?? "", message: e.summary ?? e.message ?? "invalid" }));
+    }
+  } catch {}
+  return [{ path: "", message: String(v?.message ?? "invalid") }];
+}
+
+export function clientIp(req: Request): string {
+  return stateOf(req)?.ip ?? "local";
+}

@@ -1,0 +1,57 @@
+// Idempotency-Key on creates: the same key, route and principal within 24 h replays the stored
+// status and body (with Idempotent-Replayed: true); the same key with another body is 422.
+import type { AppContext } from "../context";
+import { ApiError } from "./errors";
+import { stateOf } from "./request";
+import { sha256Hex } from "../../storage/blobs";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+
+export interface HandlerCtx {
+  request: Request;
+  route: string;
+  body?: unknown;
+  set: { status?: number | string; headers: Record<string, any> };
+}
+
+export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: number, run: () => T | Promise<T>): Promise<T> {
+  const key = c.request.headers.get("idempotency-key");
+  if (key === null) {
+    const out = await run();
+    c.set.status = status;
+    return out;
+  }
+  if (key.length === 0 || key.length > 255) {
+    throw new ApiError(422, "validation_error", "Idempotency-Key must be 1..255 characters", { header: "Idempotency-Key" });
+  }
+  const principal = stateOf(c.request)?.principal;
+  const principalId = principal ? principal.id : "anonymous";
+  const route = `${c.request.method} ${c.route}`;
+  const url = new URL(c.request.url);
+  const bodyHash = sha256Hex(JSON.stringify([c.body ?? null, url.pathname, url.search]));
+  const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+  const row = ctx.db.sqlite
+    .query("SELECT body_hash, status, body FROM idempotency_keys WHERE principal_id = ? AND route = ? AND key = ? AND created_at > ?")
+    .get(principalId, route, key, since) as { body_hash: string; status: number; body: string } | null;
+  if (row) {
+    if (row.body_hash !== bodyHash) {
+      throw new ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body", {
+        header: "Idempotency-Key",
+      });
+    }
+    c.set.status = row.status;
+    c.set.headers["idempotent-replayed"] = "true";
+    return JSON.parse(row.body) as T;
+  }
+  const out = await run();
+  c.set.status = status;
+  ctx.db.sqlite
+    .query("INSERT OR REPLACE INTO idempotency_keys (principal_id, route, key, body_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    .run(principalId, route, key, bodyHash, status, JSON.stringify(out), new Date().toISOString());
+  return out;
+}
+
+export function pruneIdempotencyKeys(ctx: AppContext): number {
+  const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
+  return ctx.db.sqlite.query("DELETE FROM idempotency_keys WHERE created_at <= ?").run(since).changes;
+}

@@ -1,0 +1,39 @@
+// Per-request state the global hooks compute once (request id, principal, bound project) and
+// route handlers read with `reqOf(c.request)`. A WeakMap keeps it off Elysia's typed context.
+import type { Principal, ProjectRef } from "../services/auth";
+import { ApiError } from "./errors";
+
+export interface RequestState {
+  id: string;
+  ip: string;
+  startedAt: number;
+  principal: Principal | null;
+  project: ProjectRef | null;
+  rateHeaders: Record<string, string> | null;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+export function initRequest(req: Request, id: string, ip: string): RequestState {
+  const s: RequestState = { id, ip, startedAt: performance.now(), principal: null, project: null, rateHeaders: null };
+  states.set(req, s);
+  return s;
+}
+
+export function stateOf(req: Request): RequestState | undefined {
+  return states.get(req);
+}
+
+/** The authenticated caller and its bound project; throws if the route was reached without them. */
+export function reqOf(req: Request): { principal: Principal; project: ProjectRef; id: string } {
+  const s = states.get(req);
+  if (!s?.principal || !s.project) throw new ApiError(500, "internal", "request reached a project route unauthenticated");
+  return { principal: s.principal, project: s.project, id: s.id };
+}
+
+/** The authenticated caller on user-plane routes (no project bound). */
+export function principalOf(req: Request): { principal: Principal; id: string } {
+  const s = states.get(req);
+  if (!s?.principal) throw new ApiError(500, "internal", "request reached an authenticated route without a principal");
+  return { principal: s.principal, id: s.id };
+}

@@ -1,0 +1,110 @@
+// User plane: /v1/me, /v1/projects, /v1/devices (no project header).
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { principalOf } from "../request";
+import { IdParams, PageQuery, Ts } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireOwnerOrAdmin } from "../../services/identity";
+import { idempotent } from "../idempotency";
+
+const tags = ["account"];
+
+const mod: RouteModule = (ctx, s) => {
+  const projectView = (p: { id: string; slug: string; name: string; environment: string; teamId: string; settings: Record<string, unknown> }, role: string | null) => ({
+    id: p.id,
+    slug: p.slug,
+    name: p.name,
+    environment: p.environment,
+    team: { id: p.teamId, name: s.identity.teamName(p.teamId) },
+    role,
+    settings: p.settings,
+  });
+  return new Elysia()
+    .get("/v1/me", ({ request }) => ({ data: s.identity.me(principalOf(request).principal) }), {
+      detail: { summary: "Current user", tags },
+    })
+    .get(
+      "/v1/projects",
+      ({ request, query }) => {
+        const { principal } = principalOf(request);
+        const limit = limitOf(query);
+        const rows = s.identity.listProjects(principal, query.cursor, limit);
+        return toPage(rows, limit, (p) => projectView(p, principal.role));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List the caller's projects", tags } },
+    )
+    .post(
+      "/v1/projects",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal } = principalOf(c.request);
+          requireOwnerOrAdmin(principal);
+          const p = s.identity.createProject(principal.teamId, c.body.name.trim(), c.body.slug);
+          return { data: projectView(p, principal.role) };
+        }),
+      {
+        body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
+        detail: { summary: "Create a project (owner or admin)", tags },
+      },
+    )
+    .patch(
+      "/v1/projects/:id",
+      ({ request, params, body }) => {
+        const { principal } = principalOf(request);
+        const p = s.identity.updateProject(principal, params.id, body);
+        s.auth.invalidate();
+        return { data: projectView(p, principal.role) };
+      },
+      {
+        params: IdParams,
+        body: t.Object({
+          name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+          settings: t.Optional(t.Record(t.String(), t.Boolean())),
+        }),
+        detail: { summary: "Update a project's name or settings (owner or admin)", tags },
+      },
+    )
+    .post(
+      "/v1/devices",
+      async ({ body, set }) => {
+        const d = await s.identity.login(body.email, body.password, body.name ?? "device");
+        set.status = 201;
+        return { data: d };
+      },
+      {
+        body: t.Object({
+          email: t.String({ minLength: 1, maxLength: 320 }),
+          password: t.String({ minLength: 1, maxLength: 1024 }),
+          name: t.Optional(t.String({ maxLength: 100 })),
+        }),
+        detail: { summary: "Log in: create a device session (the token is shown once)", tags, security: [] },
+      },
+    )
+    .get(
+      "/v1/devices",
+      ({ request, query }) => {
+        const { principal } = principalOf(request);
+        const limit = limitOf(query);
+        return toPage(s.identity.listDevices(principal, query.cursor, limit), limit, (d) => ({
+          id: d.id,
+          name: d.name,
+          created_at: d.createdAt,
+          last_seen_at: d.lastSeenAt,
+          current: d.id === principal.id,
+        }));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List the user's device sessions", tags } },
+    )
+    .delete(
+      "/v1/devices/:id",
+      ({ request, params, set }) => {
+        s.identity.logout(principalOf(request).principal, params.id);
+        s.auth.invalidate();
+        set.status = 204;
+        return null;
+      },
+      { params: IdParams, detail: { summary: "Log out a device session", tags } },
+    );
+};
+
+export default mod;

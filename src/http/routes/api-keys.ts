@@ -1,0 +1,70 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { apiKeyView } from "../../services/api-keys";
+import { idempotent } from "../idempotency";
+import { NullableTs } from "../schemas";
+
+const tags = ["api-keys"];
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .get(
+      "/v1/api-keys",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "keys:read");
+        const limit = limitOf(query);
+        return toPage(s.apiKeys.list(project.id, query.cursor, limit), limit, (r) => apiKeyView(r));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List API keys", tags } },
+    )
+    .post(
+      "/v1/api-keys",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "keys:write");
+          return { data: s.apiKeys.create(principal, project.id, c.body) };
+        }),
+      {
+        body: t.Object({
+          name: t.String({ maxLength: 100 }),
+          scopes: t.Optional(t.Array(t.String(), { description: "subset of the caller's scopes; omitted: the caller's own set" })),
+          expires_at: t.Optional(NullableTs),
+        }),
+        detail: { summary: "Create an API key (secret shown once)", tags },
+      },
+    )
+    .get(
+      "/v1/api-keys/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "keys:read");
+        return { data: apiKeyView(s.apiKeys.get(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Show an API key", tags } },
+    )
+    .post(
+      "/v1/api-keys/:id/revoke",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "keys:write");
+        return { data: s.apiKeys.revoke(project.id, params.id) };
+      },
+      { params: IdParams, detail: { summary: "Revoke an API key", tags } },
+    )
+    .post(
+      "/v1/api-keys/:id/rotate",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "keys:write");
+        return { data: s.apiKeys.rotate(principal, project.id, params.id) };
+      },
+      { params: IdParams, detail: { summary: "Rotate a key's secret (new secret shown once)", tags } },
+    );
+
+export default mod;

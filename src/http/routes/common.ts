@@ -1,0 +1,2 @@
+export { PageQuery } from "../pagination";
+export { IdParams, Ts, NullableTs, Ulid, ULID_PATTERN } from "../schemas";

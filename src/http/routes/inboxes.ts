@@ -1,0 +1,147 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery, Ulid } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireDevice, requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+import { ApiError, notFound } from "../errors";
+
+const tags = ["inboxes"];
+const SessionHeader = t.Object({
+  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
+});
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .post(
+      "/v1/inboxes",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "inboxes:write");
+          const row = s.inboxes.create(principal, project, c.body ?? {});
+          return { data: s.inboxes.view(row, project, c.body?.watch === true) };
+        }),
+      {
+        headers: SessionHeader,
+        body: t.Optional(
+          t.Object({
+            name: t.Optional(t.Union([t.String(), t.Null()], { description: "at most 100 characters" })),
+            ttl_seconds: t.Optional(t.Union([t.Integer(), t.Null()], { description: "60..2592000; lifetime from now" })),
+            domain_id: t.Optional(Ulid("custom domain: a persistent mailbox; requires local_part")),
+            local_part: t.Optional(t.String({ description: "at most 64 characters" })),
+            watch: t.Optional(t.Boolean({ description: "watch from the calling device (device sessions only)" })),
+          }),
+        ),
+        detail: { summary: "Create an inbox", tags },
+      },
+    )
+    .get(
+      "/v1/inboxes",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:read");
+        const limit = limitOf(query);
+        const rows = s.inboxes.list(project.id, query.cursor, limit);
+        const watched = s.inboxes.watchedBy(principal, rows.map((r) => r.id));
+        const teamUsed = s.inboxes.teamUsedBytes(project.teamId);
+        return toPage(rows, limit, (r) => s.inboxes.view(r, project, watched.has(r.id), teamUsed));
+      },
+      { headers: SessionHeader, query: t.Object(PageQuery), detail: { summary: "List inboxes", tags } },
+    )
+    .get(
+      "/v1/inboxes/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:read");
+        const row = s.inboxes.get(project.id, params.id);
+        return { data: s.inboxes.view(row, project, s.inboxes.watchedBy(principal, [row.id]).has(row.id)) };
+      },
+      { headers: SessionHeader, params: IdParams, detail: { summary: "Show an inbox", tags } },
+    )
+    .patch(
+      "/v1/inboxes/:id",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:write");
+        const row = s.inboxes.update(project, params.id, body ?? {});
+        return { data: s.inboxes.view(row, project, s.inboxes.watchedBy(principal, [row.id]).has(row.id)) };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        body: t.Optional(
+          t.Object({
+            name: t.Optional(t.Union([t.String(), t.Null()], { description: "at most 100 characters" })),
+            ttl_seconds: t.Optional(t.Integer({ description: ">= 1; counts from now, clamped to the plan's ceiling" })),
+          }),
+        ),
+        detail: { summary: "Update an inbox (name and/or ttl_seconds)", tags },
+      },
+    )
+    .delete(
+      "/v1/inboxes/:id",
+      async ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:write");
+        if (!(await s.removal.deleteInbox(project.id, params.id))) throw notFound("inbox");
+        set.status = 204;
+        return null;
+      },
+      { headers: SessionHeader, params: IdParams, detail: { summary: "Delete an inbox with its messages", tags } },
+    )
+    .get(
+      "/v1/inboxes/:id/credentials",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:read");
+        const row = s.inboxes.get(project.id, params.id);
+        const v = s.inboxes.view(row, project, false);
+        return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
+      },
+      { headers: SessionHeader, params: IdParams, detail: { summary: "IMAP/POP3 credentials of an inbox", tags } },
+    )
+    .post(
+      "/v1/inboxes/:id/mark-read",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:write");
+        s.inboxes.get(project.id, params.id);
+        const changed = ctx.db.sqlite
+          .query("UPDATE messages SET read = 1 WHERE inbox_id = ? AND id <= ? AND read = 0 RETURNING id")
+          .all(params.id, body.last_read_ulid) as { id: string }[];
+        for (const m of changed) ctx.bus.publish({ type: "message.flags", projectId: project.id, inboxId: params.id, messageId: m.id });
+        return { data: { last_read_ulid: body.last_read_ulid } };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        body: t.Object({ last_read_ulid: Ulid("every message up to and including this id becomes read") }),
+        detail: { summary: "Mark every message up to an id read", tags },
+      },
+    )
+    .put(
+      "/v1/inboxes/:id/watch",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireDevice(principal, "principal_not_permitted", "watching an inbox");
+        s.inboxes.get(project.id, params.id);
+        s.inboxes.watch(principal, params.id);
+        return { data: { inbox_id: params.id, watched: true } };
+      },
+      { params: IdParams, detail: { summary: "Watch an inbox from this device (device sessions only)", tags } },
+    )
+    .delete(
+      "/v1/inboxes/:id/watch",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireDevice(principal, "principal_not_permitted", "watching an inbox");
+        s.inboxes.get(project.id, params.id);
+        s.inboxes.unwatch(principal, params.id);
+        return { data: { inbox_id: params.id, watched: false } };
+      },
+      { params: IdParams, detail: { summary: "Stop watching an inbox from this device", tags } },
+    );
+
+export default mod;

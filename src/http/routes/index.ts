@@ -1,0 +1,12 @@
+// Every route module, one per resource. A module is thin: schemas in, service call, shape out.
+import type { Elysia } from "elysia";
+import type { AppContext } from "../../context";
+import type { Services } from "../../services";
+import account from "./account";
+import apiKeys from "./api-keys";
+import inboxes from "./inboxes";
+import usage from "./usage";
+
+export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
+
+export const routeModules: RouteModule[] = [account, apiKeys, inboxes, usage];

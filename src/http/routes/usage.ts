@@ -1,0 +1,17 @@
+import { Elysia } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { requireScope } from "../../services/auth";
+
+const mod: RouteModule = (_ctx, s) =>
+  new Elysia().get(
+    "/v1/usage",
+    ({ request }) => {
+      const { principal, project } = reqOf(request);
+      requireScope(principal, "usage:read");
+      return { data: s.usage.usage(project) };
+    },
+    { detail: { summary: "Show project usage and quotas", tags: ["usage"] } },
+  );
+
+export default mod;

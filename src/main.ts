@@ -1,0 +1,88 @@
+#!/usr/bin/env bun
+// The inboxd executable: `serve`, `user add`, `mcp`.
+import { loadConfig, ConfigError } from "./config";
+import { DataDirLocked } from "../storage/lock";
+
+const USAGE = `usage:
+  inboxd serve                      run HTTP, SMTP, IMAP and POP3 listeners (configured by INBOXD_* variables)
+  inboxd user add --email E --password P --role owner|admin|member [--team NAME] [--name N]
+  inboxd mcp --url URL --key KEY    stdio MCP server forwarding to a running inboxd
+  inboxd version`;
+
+function flags(argv: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) continue;
+    const eq = a.indexOf("=");
+    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
+    else out[a.slice(2)] = argv[++i] ?? "";
+  }
+  return out;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, sub, ...rest] = argv;
+  if (cmd === "version" || cmd === "--version") {
+    console.log("inboxd 0.1.0");
+    return 0;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`inboxd: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (cmd === "serve" || cmd === undefined) {
+    const { startServer } = await import("./server");
+    let server;
+    try {
+      server = await startServer(config);
+    } catch (e) {
+      if (e instanceof ConfigError || e instanceof DataDirLocked) {
+        console.error(`inboxd: ${e.message}`);
+        return 2;
+      }
+      if ((e as any)?.code === "EADDRINUSE") {
+        console.error(`inboxd: ${(e as Error).message}`);
+        return 2;
+      }
+      throw e;
+    }
+    await new Promise<void>((resolve) => {
+      const shutdown = (sig: string) => {
+        console.log(`inboxd: ${sig} received, shutting down`);
+        server.stop().then(resolve, resolve);
+      };
+      process.once("SIGTERM", () => shutdown("SIGTERM"));
+      process.once("SIGINT", () => shutdown("SIGINT"));
+    });
+    return 0;
+  }
+  if (cmd === "user" && sub === "add") {
+    const { userAdd } = await import("./cli/user-add");
+    return userAdd(config, flags(rest));
+  }
+  if (cmd === "mcp") {
+    const mod = await import("./cli/mcp-stdio").catch(() => null);
+    if (!mod) {
+      console.error("inboxd: the mcp command is not available in this build");
+      return 2;
+    }
+    return mod.mcpStdio(flags([sub ?? "", ...rest]));
+  }
+  console.error(USAGE);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error("inboxd: fatal:", e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,79 @@
+// `inboxd serve`: opens the data directory, bootstraps, starts every listener and the schedulers,
+// prints `listening <proto> <host>:<port>` for each, and shuts down cleanly on SIGTERM/SIGINT.
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Config } from "./config";
+import type { AppContext } from "./context";
+import { openDb } from "../storage/db";
+import { FsBlobStore } from "../storage/blobs";
+import { lockDataDir } from "../storage/lock";
+import { LocalBus } from "./events/bus";
+import { Sealer } from "./lib/crypto";
+import { loadTls } from "./tls";
+import { buildServices, type Services } from "./services";
+import { bootstrap } from "./bootstrap";
+import { buildHttpApp } from "./http/app";
+import { Scheduler } from "./scheduler";
+import { jobs } from "./scheduler/jobs";
+import { protocolListeners } from "./protocols";
+import type { Listener } from "./listeners";
+import { newId } from "./lib/ids";
+
+export interface RunningServer {
+  ctx: AppContext;
+  services: Services;
+  listeners: Listener[];
+  scheduler: Scheduler;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const unlock = lockDataDir(dataDir);
+  try {
+    const db = openDb(join(dataDir, "inboxd.db"));
+    const ctx: AppContext = {
+      config: { ...config, dataDir },
+      db,
+      blobs: new FsBlobStore(join(dataDir, "blobs")),
+      bus: new LocalBus(),
+      sealer: Sealer.fromDataDir(dataDir, config.secretKey),
+      tls: await loadTls({ ...config, dataDir }),
+      workerId: newId(),
+      ports: { http: config.httpPort, smtp: config.smtpPort, imap: config.imapPort, pop3: config.pop3Port },
+    };
+    const services = buildServices(ctx);
+    await bootstrap(ctx, services, log);
+
+    const listeners: Listener[] = [];
+    // Mail listeners first, so the inbox resource can report their real ports.
+    for (const factory of protocolListeners) {
+      const l = await factory(ctx, services);
+      if (l) listeners.push(l);
+    }
+    const { app } = buildHttpApp(ctx, services);
+    app.listen({ hostname: config.host, port: config.httpPort, idleTimeout: 120, maxRequestBodySize: 64 * 1024 * 1024 });
+    const httpPort = app.server!.port!;
+    ctx.ports.http = httpPort;
+    listeners.unshift({ proto: "http", port: httpPort, stop: async () => void (await app.stop(true)) });
+    for (const l of listeners) log(`listening ${l.proto} ${config.host}:${l.port}`);
+    log("ready");
+
+    const scheduler = new Scheduler(ctx, services, jobs);
+    scheduler.start();
+
+    let stopping: Promise<void> | null = null;
+    const stop = () =>
+      (stopping ??= (async () => {
+        await scheduler.stop();
+        await Promise.allSettled(listeners.map((l) => l.stop()));
+        db.close();
+        unlock();
+      })());
+    return { ctx, services, listeners, scheduler, stop };
+  } catch (e) {
+    unlock();
+    throw e;
+  }
+}

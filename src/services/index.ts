@@ -1,0 +1,26 @@
+// The services of one server, built once and handed to every listener (HTTP, SMTP, IMAP, POP3)
+// so that each rule lives in exactly one place whatever the channel.
+import type { AppContext } from "../context";
+import { AuthService } from "./auth";
+import { IdentityService } from "./identity";
+import { ApiKeyService } from "./api-keys";
+import { InboxService } from "./inboxes";
+import { MailRemoval } from "./mail-removal";
+import { UsageService } from "./usage";
+import { Metrics } from "../http/metrics";
+
+export function buildServices(ctx: AppContext) {
+  const auth = new AuthService(ctx);
+  const services = {
+    metrics: new Metrics(),
+    auth,
+    identity: new IdentityService(ctx),
+    apiKeys: new ApiKeyService(ctx, auth),
+    inboxes: new InboxService(ctx),
+    removal: new MailRemoval(ctx),
+    usage: new UsageService(ctx),
+  };
+  return services;
+}
+
+export type Services = ReturnType<typeof buildServices>;

@@ -1,0 +1,42 @@
+// TLS material for IMAP, POP3 and SMTP STARTTLS: the configured PEM files, or a self-signed
+// certificate generated into the data directory at first start (SAN: public host, localhost, 127.0.0.1).
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isIP } from "node:net";
+import selfsigned from "selfsigned";
+import type { Config } from "./config";
+import type { TlsMaterial } from "./context";
+import { ConfigError } from "./config";
+
+export async function loadTls(config: Config): Promise<TlsMaterial> {
+  if (config.tlsCert && config.tlsKey) {
+    try {
+      return { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") };
+    } catch (e: any) {
+      throw new ConfigError(`INBOXD_TLS_CERT/INBOXD_TLS_KEY cannot be read: ${e.message}`);
+    }
+  }
+  const certFile = join(config.dataDir, "tls.crt");
+  const keyFile = join(config.dataDir, "tls.key");
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
+  }
+  const names = [...new Set([config.publicHost, "localhost", "127.0.0.1"])];
+  const altNames = names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n }));
+  const notAfter = new Date();
+  notAfter.setFullYear(notAfter.getFullYear() + 10);
+  const pems = await selfsigned.generate([{ name: "commonName", value: config.publicHost }], {
+    keySize: 2048,
+    algorithm: "sha256",
+    notAfterDate: notAfter,
+    extensions: [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
+      { name: "extKeyUsage", serverAuth: true },
+      { name: "subjectAltName", altNames },
+    ],
+  } as any);
+  writeFileSync(keyFile, pems.private, { mode: 0o600 });
+  writeFileSync(certFile, pems.cert);
+  return { cert: pems.cert, key: pems.private };
+}

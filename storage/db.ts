@@ -1,0 +1,52 @@
+// The one place that opens SQLite. Everything else receives a `Db`.
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+import { migrations } from "./migrations";
+
+export type Orm = BunSQLiteDatabase<typeof schema>;
+
+export interface Db {
+  /** Raw handle, for prepared statements on hot paths and for transactions. */
+  sqlite: Database;
+  orm: Orm;
+  /** Runs fn inside one IMMEDIATE transaction (writers serialise; readers keep going under WAL). */
+  tx<T>(fn: () => T): T;
+  close(): void;
+}
+
+export function openDb(file: string): Db {
+  const sqlite = new Database(file, { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  // FULL: a commit is on disk before we answer (SMTP 250 promises durability).
+  sqlite.exec("PRAGMA synchronous = FULL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA cache_size = -32000");
+  migrate(sqlite);
+  const orm = drizzle(sqlite, { schema });
+  return {
+    sqlite,
+    orm,
+    tx: <T>(fn: () => T): T => sqlite.transaction(fn).immediate() as T,
+    close: () => sqlite.close(),
+  };
+}
+
+export function migrate(sqlite: Database): void {
+  sqlite.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+  );
+  const applied = new Set(
+    (sqlite.query("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
+  );
+  for (const m of migrations) {
+    if (applied.has(m.version)) continue;
+    sqlite.transaction(() => {
+      sqlite.exec(m.sql);
+      sqlite
+        .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+        .run(m.version, m.name, new Date().toISOString());
+    }).immediate();
+  }
+}

@@ -1,0 +1,9 @@
+// Versioned SQL migrations, embedded in the binary (no files read at run time).
+// Append only: a released migration is never edited; add the next number instead.
+import m0001 from "./0001_core";
+import m0002 from "./0002_mail";
+
+export const migrations: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "core", sql: m0001 },
+  { version: 2, name: "mail", sql: m0002 },
+];
