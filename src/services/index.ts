@@ -7,16 +7,19 @@ import { ApiKeyService } from "./api-keys";
 import { InboxService } from "./inboxes";
 import { MailRemoval } from "./mail-removal";
 import { UsageService } from "./usage";
+import { MailAccessService } from "./mail-access";
 import { Metrics } from "../http/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
+  const inboxes = new InboxService(ctx);
   const services = {
     metrics: new Metrics(),
     auth,
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),
-    inboxes: new InboxService(ctx),
+    inboxes,
+    mailAccess: new MailAccessService(ctx, inboxes),
     removal: new MailRemoval(ctx),
     usage: new UsageService(ctx),
   };
