@@ -8,11 +8,14 @@ import { InboxService } from "./inboxes";
 import { MailRemoval } from "./mail-removal";
 import { UsageService } from "./usage";
 import { MailAccessService } from "./mail-access";
+import { DomainService } from "./domains";
 import { Metrics } from "../http/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
   const inboxes = new InboxService(ctx);
+  const removal = new MailRemoval(ctx);
+  const domains = new DomainService(ctx, removal);
   const services = {
     metrics: new Metrics(),
     auth,
@@ -20,9 +23,11 @@ export function buildServices(ctx: AppContext) {
     apiKeys: new ApiKeyService(ctx, auth),
     inboxes,
     mailAccess: new MailAccessService(ctx, inboxes),
-    removal: new MailRemoval(ctx),
+    removal,
+    domains,
     usage: new UsageService(ctx),
   };
+  inboxes.domains = domains;
   return services;
 }
 

@@ -4,9 +4,10 @@ import type { AppContext } from "../../context";
 import type { Services } from "../../services";
 import account from "./account";
 import apiKeys from "./api-keys";
+import domains from "./domains";
 import inboxes from "./inboxes";
 import usage from "./usage";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, apiKeys, inboxes, usage];
+export const routeModules: RouteModule[] = [account, apiKeys, domains, inboxes, usage];

@@ -1,0 +1,95 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery, Ulid } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+
+const tags = ["domains"];
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .post(
+      "/v1/domains",
+      (c) =>
+        idempotent(ctx, c, 201, async () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "domains:write");
+          const row = await s.domains.create(project, c.body);
+          return { data: s.domains.view(row, project) };
+        }),
+      {
+        body: t.Object({
+          domain: t.String({ maxLength: 300, description: "e.g. mail.example.com; lower-cased, trailing dot stripped, IDN to punycode" }),
+          catch_all_inbox_id: t.Optional(
+            t.Union([Ulid("inbox of this project that stores mail for unknown local parts"), t.Null()]),
+          ),
+        }),
+        detail: { summary: "Create a custom domain (answers the DNS records to publish)", tags },
+      },
+    )
+    .get(
+      "/v1/domains",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "domains:read");
+        const limit = limitOf(query);
+        return toPage(s.domains.list(project.id, query.cursor, limit), limit, (r) => s.domains.view(r, project));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List custom domains", tags } },
+    )
+    .get(
+      "/v1/domains/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "domains:read");
+        return { data: s.domains.view(s.domains.get(project.id, params.id), project) };
+      },
+      { params: IdParams, detail: { summary: "Show a custom domain", tags } },
+    )
+    .post(
+      "/v1/domains/:id/verify",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "domains:write");
+        return { data: s.domains.view(await s.domains.verify(project.id, params.id), project) };
+      },
+      { params: IdParams, detail: { summary: "Look the DNS records up now and update the domain's status", tags } },
+    )
+    .post(
+      "/v1/domains/:id/catch-all",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "domains:write");
+        return { data: s.domains.view(s.domains.setCatchAll(project.id, params.id, body.inbox_id), project) };
+      },
+      {
+        params: IdParams,
+        body: t.Object({
+          inbox_id: t.Union([Ulid("inbox of this project that stores mail for unknown local parts"), t.Null()], {
+            description: "null turns the catch-all off",
+          }),
+        }),
+        detail: { summary: "Set or clear the domain's catch-all inbox", tags },
+      },
+    )
+    .delete(
+      "/v1/domains/:id",
+      async ({ request, params, query, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "domains:write");
+        await s.domains.remove(project.id, params.id, query.force === true);
+        set.status = 204;
+        return null;
+      },
+      {
+        params: IdParams,
+        query: t.Object({
+          force: t.Optional(t.Boolean({ description: "also delete the persistent mailboxes on this domain (otherwise 409 domain_in_use)" })),
+        }),
+        detail: { summary: "Delete a custom domain", tags },
+      },
+    );
+
+export default mod;
