@@ -1,4 +1,5 @@
 // The mail listeners, each in protocols/<name>/. Order matters only for the start-up log.
 import type { ListenerFactory } from "./listeners";
+import { pop3Listener, pop3PlainListener } from "../protocols/pop3";
 
-export const protocolListeners: ListenerFactory[] = [];
+export const protocolListeners: ListenerFactory[] = [pop3Listener, pop3PlainListener];
