@@ -1,5 +1,6 @@
 // Every setting comes from the environment (Mailpit-style), validated once at start.
 // A bad value stops start-up with one line naming the variable.
+import { isIP } from "node:net";
 
 export type PlanSlug = "free" | "starter" | "pro" | "business";
 
@@ -34,7 +35,10 @@ export interface Config {
   secretKey: string | null;
   approvalTtlSeconds: number;
   domainVerify: "on" | "off";
+  /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
+  /** How often the scheduler re-checks a pending domain's DNS records. */
+  domainCheckSeconds: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -82,6 +86,17 @@ function hostName(env: Env, name: string, def: string): string {
   return raw.toLowerCase();
 }
 
+/** An IP address with an optional port: what node:dns Resolver.setServers accepts. */
+function isDnsServer(s: string): boolean {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3}))(?::(\d{1,5}))?$/.exec(s);
+  if (m) {
+    const ip = m[1] ?? m[2]!;
+    const okPort = m[3] === undefined || (Number(m[3]) >= 1 && Number(m[3]) <= 65535);
+    return okPort && (m[1] !== undefined ? isIP(ip) === 6 : isIP(ip) === 4);
+  }
+  return isIP(s) === 6;
+}
+
 function str(env: Env, name: string): string | null {
   const raw = env[name];
   return raw === undefined || raw === "" ? null : raw;
@@ -112,7 +127,9 @@ export function loadConfig(env: Env = process.env): Config {
   const dns = str(env, "INBOXD_DNS_SERVERS");
   const dnsServers = dns ? dns.split(",").map((s) => s.trim()).filter(Boolean) : [];
   for (const s of dnsServers) {
-    if (!/^[0-9a-fA-F.:\[\]]+$/.test(s)) throw new ConfigError(`INBOXD_DNS_SERVERS has an invalid server "${s}"`);
+    if (!isDnsServer(s)) {
+      throw new ConfigError(`INBOXD_DNS_SERVERS has an invalid server "${s}" (IPv4, IPv6, 1.2.3.4:53 or [::1]:53)`);
+    }
   }
   return {
     dataDir: str(env, "INBOXD_DATA_DIR") ?? "./data",
@@ -142,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
     domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
     dnsServers,
+    domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
     logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
   };
 }
