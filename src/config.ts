@@ -39,6 +39,8 @@ export interface Config {
   dnsServers: string[];
   /** How often the scheduler re-checks a pending domain's DNS records. */
   domainCheckSeconds: number;
+  /** How often expiry and retention sweep (INBOXD_SWEEP_INTERVAL_MS; tests shorten it). */
+  sweepIntervalMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
     dnsServers,
     domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
+    sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
     logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
   };
 }

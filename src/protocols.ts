@@ -1,5 +1,6 @@
 // The mail listeners, each in protocols/<name>/. Order matters only for the start-up log.
 import type { ListenerFactory } from "./listeners";
+import { smtpListener } from "../protocols/smtp";
 import { pop3Listener, pop3PlainListener } from "../protocols/pop3";
 
-export const protocolListeners: ListenerFactory[] = [pop3Listener, pop3PlainListener];
+export const protocolListeners: ListenerFactory[] = [smtpListener, pop3Listener, pop3PlainListener];

@@ -1,9 +1,11 @@
 // The list of scheduled jobs. Each capability adds its job here.
 import type { Job } from ".";
 import { pruneIdempotencyKeys } from "../http/idempotency";
+import { expiryJob } from "./expiry";
 
 export const jobs: Job[] = [
   { name: "idempotency-prune", everyMs: 3600_000, run: (ctx) => pruneIdempotencyKeys(ctx) },
+  expiryJob,
   // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
   { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
 ];

@@ -8,12 +8,16 @@ import { InboxService } from "./inboxes";
 import { MailRemoval } from "./mail-removal";
 import { UsageService } from "./usage";
 import { MailAccessService } from "./mail-access";
+import { IngestService } from "./ingest";
+import { MessageService } from "./messages";
+import { LatestService } from "./latest";
 import { DomainService } from "./domains";
 import { Metrics } from "../http/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
   const inboxes = new InboxService(ctx);
+  const messages = new MessageService(ctx);
   const removal = new MailRemoval(ctx);
   const domains = new DomainService(ctx, removal);
   const services = {
@@ -26,6 +30,9 @@ export function buildServices(ctx: AppContext) {
     removal,
     domains,
     usage: new UsageService(ctx),
+    ingest: new IngestService(ctx, (id) => auth.project(id)),
+    messages,
+    latest: new LatestService(ctx, messages),
   };
   inboxes.domains = domains;
   return services;

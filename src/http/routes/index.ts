@@ -6,8 +6,9 @@ import account from "./account";
 import apiKeys from "./api-keys";
 import domains from "./domains";
 import inboxes from "./inboxes";
+import messages from "./messages";
 import usage from "./usage";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, apiKeys, domains, inboxes, usage];
+export const routeModules: RouteModule[] = [account, apiKeys, domains, inboxes, messages, usage];

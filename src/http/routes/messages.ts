@@ -1,0 +1,176 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery, Ulid } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { ApiError, notFound } from "../errors";
+import { encodePollToken } from "../../services/latest";
+import { contentDisposition } from "../../mail/served-type";
+import type { HeadersMode, MessageView } from "../../services/messages";
+
+const tags = ["messages"];
+const SessionHeader = t.Object({
+  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
+});
+const ViewQ = (def: MessageView) =>
+  t.Optional(
+    t.Union([t.Literal("summary"), t.Literal("full"), t.Literal("agent")], {
+      default: def,
+      description: "summary, full (adds bodies, links, attachments[]) or agent (sender text inside an untrusted envelope)",
+    }),
+  );
+const HeadersQ = t.Optional(
+  t.Union([t.Literal("projected"), t.Literal("full")], {
+    default: "projected",
+    description: "projected: a bounded subset; full: every received header, bounded (headers_truncated)",
+  }),
+);
+const AttParams = t.Object({ id: Ulid(), attachmentId: Ulid() });
+
+/** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
+const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
+  new Response(body, {
+    headers: { ...(set.headers as Record<string, string>), "x-content-type-options": "nosniff", "cache-control": "private, no-store", ...headers },
+  });
+
+const mod: RouteModule = (_ctx, s) =>
+  new Elysia()
+    .get(
+      "/v1/inboxes/:id/messages",
+      ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        s.inboxes.get(project.id, params.id);
+        const limit = limitOf(query);
+        const rows = s.messages.list(params.id, query.cursor, limit);
+        const page = toPage(rows, limit, (r) => r);
+        return { ...page, data: s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ }),
+        detail: { summary: "List messages of an inbox (newest first)", tags },
+      },
+    )
+    .get(
+      "/v1/inboxes/:id/messages/latest",
+      async ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        s.inboxes.get(project.id, params.id);
+        const baseline = s.latest.baseline(query.after, query.poll_token);
+        const stillThere = () => s.messages.inboxExists(project.id, params.id);
+        const m = await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
+        if (!m) {
+          throw new ApiError(404, "not_found", "no message newer than the baseline arrived within the wait", {
+            poll_token: baseline === null ? null : encodePollToken(baseline),
+          });
+        }
+        return {
+          data: s.messages.view(m, query.view ?? "full", query.headers ?? "projected"),
+          meta: { poll_token: encodePollToken(m.id) },
+        };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({
+          wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, default: 0, description: "seconds to wait for a message, 0..60" })),
+          after: t.Optional(Ulid("baseline: only a message newer than this id counts")),
+          poll_token: t.Optional(t.String({ maxLength: 200, description: "meta.poll_token of a previous answer: wait for the next message" })),
+          view: ViewQ("full"),
+          headers: HeadersQ,
+        }),
+        detail: { summary: "Latest message (long poll; see docs/long-poll.md)", tags },
+      },
+    )
+    .get(
+      "/v1/messages/:id",
+      ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        return { data: s.messages.view(s.messages.get(project.id, params.id), query.view ?? "full", query.headers ?? "projected") };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({ view: ViewQ("full"), headers: HeadersQ }),
+        detail: { summary: "Show a message", tags },
+      },
+    )
+    .delete(
+      "/v1/messages/:id",
+      async ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:write");
+        if ((await s.removal.deleteMessages(project.id, [params.id])) === 0) throw notFound("message");
+        set.status = 204;
+        return null;
+      },
+      { headers: SessionHeader, params: IdParams, detail: { summary: "Delete a message", tags } },
+    )
+    .get(
+      "/v1/messages/:id/html",
+      ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        return { data: s.messages.html(project.id, params.id, query.remote ?? "strip") };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({
+          remote: t.Optional(
+            t.Union([t.Literal("strip"), t.Literal("allow")], {
+              default: "strip",
+              description: "strip replaces remote images and stylesheets (counted in remote_blocked)",
+            }),
+          ),
+          headers: HeadersQ,
+        }),
+        detail: { summary: "Sanitised HTML body of a message", tags },
+      },
+    )
+    .get(
+      "/v1/messages/:id/raw",
+      async ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        const raw = await s.messages.raw(project.id, params.id);
+        return bytes(raw, { "content-type": "message/rfc822", "content-disposition": `inline; filename="${params.id}.eml"` }, set);
+      },
+      { headers: SessionHeader, params: IdParams, detail: { summary: "Raw message (message/rfc822, exact received bytes)", tags } },
+    )
+    .get(
+      "/v1/messages/:id/attachments/:attachmentId",
+      async ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        const a = s.messages.attachment(project.id, params.id, params.attachmentId);
+        const body = await s.messages.attachmentBytes(a);
+        return bytes(
+          body,
+          {
+            "content-type": a.served_content_type,
+            "content-disposition": contentDisposition(a.filename),
+            "content-security-policy": "sandbox; default-src 'none'",
+            "x-attachment-sha256": a.sha256,
+          },
+          set,
+        );
+      },
+      { headers: SessionHeader, params: AttParams, detail: { summary: "Download an attachment (exact bytes)", tags } },
+    )
+    .get(
+      "/v1/messages/:id/attachments/:attachmentId/agent",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        return { data: await s.messages.attachmentAgent(project.id, params.id, params.attachmentId) };
+      },
+      { headers: SessionHeader, params: AttParams, detail: { summary: "Attachment for AI agents (untrusted envelope)", tags } },
+    );
+
+export default mod;
