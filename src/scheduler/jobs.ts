@@ -5,8 +5,6 @@ import { expiryJob } from "./expiry";
 
 export const jobs: Job[] = [
   { name: "idempotency-prune", everyMs: 3600_000, run: (ctx) => pruneIdempotencyKeys(ctx) },
-  // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
-  { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
   expiryJob,
   // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
   { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },

@@ -35,6 +35,7 @@ export function buildServices(ctx: AppContext) {
     latest: new LatestService(ctx, messages),
   };
   inboxes.domains = domains;
+  services.ingest.recipientResolvers.push((address) => domains.catchAllFor(address));
   return services;
 }
 
