@@ -34,6 +34,7 @@ export interface Config {
   smtpMaxBytes: number;
   secretKey: string | null;
   approvalTtlSeconds: number;
+  agentSessionTtlSeconds: number;
   domainVerify: "on" | "off";
   /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
@@ -41,6 +42,14 @@ export interface Config {
   domainCheckSeconds: number;
   /** How often expiry and retention sweep (INBOXD_SWEEP_INTERVAL_MS; tests shorten it). */
   sweepIntervalMs: number;
+  /** Base URL put into webhook payloads (attachment download links); default http://PUBLIC_HOST:HTTP_PORT. */
+  publicUrl: string | null;
+  /** Webhook delivery: per-try timeout, first retry delay (later ones grow 4x), sends in flight. */
+  webhookTimeoutMs: number;
+  webhookBackoffBaseMs: number;
+  webhookConcurrency: number;
+  /** Comment line sent on idle SSE streams so proxies and clients keep them open. */
+  sseHeartbeatMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -159,10 +168,16 @@ export function loadConfig(env: Env = process.env): Config {
     smtpMaxBytes: int(env, "INBOXD_SMTP_MAX_BYTES", 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     secretKey,
     approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
+    agentSessionTtlSeconds: int(env, "INBOXD_AGENT_SESSION_TTL", 3600, 1, 30 * 86400),
     domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
     dnsServers,
     domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
     sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
+    publicUrl: str(env, "INBOXD_PUBLIC_URL")?.replace(/\/+$/, "") ?? null,
+    webhookTimeoutMs: int(env, "INBOXD_WEBHOOK_TIMEOUT_MS", 10_000, 10, 300_000),
+    webhookBackoffBaseMs: int(env, "INBOXD_WEBHOOK_BACKOFF_BASE_MS", 5_000, 1, 3_600_000),
+    webhookConcurrency: int(env, "INBOXD_WEBHOOK_CONCURRENCY", 32, 1, 10_000),
+    sseHeartbeatMs: int(env, "INBOXD_SSE_HEARTBEAT_MS", 15_000, 10, 3_600_000),
     logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
   };
 }

@@ -16,6 +16,8 @@ const EXPIRING_LEAD_DAYS = 1 / 24;
 /** Called once per inbox when it enters its expiring window (the alerts capability listens). */
 export const expiryHooks = {
   inboxExpiring: [] as Array<(inbox: InboxRow) => void>,
+  /** Called after an expired inbox was deleted (webhooks: inbox.expired). */
+  inboxExpired: [] as Array<(inbox: { id: string; project_id: string; address: string; expires_at: string }) => void>,
 };
 
 export async function sweepExpiry(ctx: AppContext, s: Services): Promise<{ inboxes: number; messages: number; expiring: number }> {
@@ -26,9 +28,19 @@ export async function sweepExpiry(ctx: AppContext, s: Services): Promise<{ inbox
 
   for (;;) {
     const due = sqlite
-      .query("SELECT id, project_id FROM inboxes WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?")
-      .all(now, BATCH) as { id: string; project_id: string }[];
-    for (const i of due) if (await s.removal.deleteInbox(i.project_id, i.id)) inboxes++;
+      .query("SELECT id, project_id, address, expires_at FROM inboxes WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?")
+      .all(now, BATCH) as { id: string; project_id: string; address: string; expires_at: string }[];
+    for (const i of due) {
+      if (!(await s.removal.deleteInbox(i.project_id, i.id))) continue;
+      inboxes++;
+      for (const hook of expiryHooks.inboxExpired) {
+        try {
+          hook(i);
+        } catch (e) {
+          console.error("inboxExpired hook failed", e);
+        }
+      }
+    }
     if (due.length < BATCH) break;
   }
 

@@ -6,6 +6,9 @@ import { expiryJob } from "./expiry";
 export const jobs: Job[] = [
   { name: "idempotency-prune", everyMs: 3600_000, run: (ctx) => pruneIdempotencyKeys(ctx) },
   expiryJob,
+  // Safety net only (dispatch is woken by the bus): restarts, lapsed claims of a crashed worker.
+  { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
+  { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => [s.events.prune(), s.webhooks.prune()] },
   // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
   { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
 ];

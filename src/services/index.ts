@@ -12,6 +12,7 @@ import { IngestService } from "./ingest";
 import { MessageService } from "./messages";
 import { LatestService } from "./latest";
 import { DomainService } from "./domains";
+import { attachEventProducers, buildEventServices } from "./events";
 import { Metrics } from "../http/metrics";
 
 export function buildServices(ctx: AppContext) {
@@ -33,9 +34,11 @@ export function buildServices(ctx: AppContext) {
     ingest: new IngestService(ctx, (id) => auth.project(id)),
     messages,
     latest: new LatestService(ctx, messages),
+    ...buildEventServices(ctx, inboxes),
   };
   inboxes.domains = domains;
   services.ingest.recipientResolvers.push((address) => domains.catchAllFor(address));
+  attachEventProducers(ctx, services);
   return services;
 }
 

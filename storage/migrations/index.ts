@@ -2,10 +2,12 @@
 // Append only: a released migration is never edited; add the next number instead.
 import m0001 from "./0001_core";
 import m0002 from "./0002_mail";
+import m0004 from "./0004_events";
 import m0005 from "./0005_domains";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
   { version: 2, name: "mail", sql: m0002 },
+  { version: 4, name: "events", sql: m0004 },
   { version: 5, name: "domains", sql: m0005 },
 ];

@@ -3,6 +3,9 @@ import type { Elysia } from "elysia";
 import type { AppContext } from "../../context";
 import type { Services } from "../../services";
 import account from "./account";
+import alerts from "./alerts";
+import events from "./events";
+import webhooks from "./webhooks";
 import apiKeys from "./api-keys";
 import domains from "./domains";
 import inboxes from "./inboxes";
@@ -11,4 +14,4 @@ import usage from "./usage";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, apiKeys, domains, inboxes, messages, usage];
+export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage];

@@ -1,0 +1,43 @@
+// Signing after the Standard Webhooks specification (standardwebhooks.com), which receivers
+// already verify with the reference libraries: the signed content is `${id}.${timestamp}.${body}`,
+// the key is the base64 part of `whsec_<base64>`, the signature is HMAC-SHA256 in base64, sent as
+// `v1,<sig>`; several signatures (secret rotation) are space-separated.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export const SECRET_PREFIX = "whsec_";
+
+/** A new signing secret: 32 random bytes (the spec asks for 24..64). */
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString("base64");
+}
+
+function keyOf(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, "base64");
+}
+
+export function signOne(secret: string, id: string, timestamp: number, body: string): string {
+  return "v1," + createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest("base64");
+}
+
+/** The three headers of one delivery attempt, signed with every given secret. */
+export function signedHeaders(secrets: string[], id: string, body: string, now = Date.now()): Record<string, string> {
+  const timestamp = Math.floor(now / 1000);
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": secrets.map((s) => signOne(s, id, timestamp, body)).join(" "),
+  };
+}
+
+/** Receiver side (used by `inboxd` nowhere but handy for docs and tools): true when any v1 signature matches. */
+export function verify(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, toleranceS = 300): boolean {
+  const ts = Number(headers.timestamp);
+  if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > toleranceS) return false;
+  const expected = Buffer.from(signOne(secret, headers.id, ts, body).slice(3), "base64");
+  return headers.signature.split(" ").some((part) => {
+    const [v, sig] = part.split(",", 2);
+    if (v !== "v1" || !sig) return false;
+    const got = Buffer.from(sig, "base64");
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  });
+}

@@ -1,0 +1,240 @@
+// Sends the webhook outbox. Event-driven: a bus wake-up after each commit starts a pump, a timer
+// waits for the next due retry, and a slow scheduler sweep catches what another worker left behind
+// (a crash mid-send, a restart). Claims are one UPDATE … WHERE claimed_until < now RETURNING, so
+// several workers on one database never send the same try twice.
+//
+// Isolation: every try has a timeout; at most `webhookConcurrency` sends are in flight, and at most
+// PER_WEBHOOK of them for one webhook, so a receiver that hangs holds a few slots for a few seconds
+// and nothing else (ingest only ever writes rows). Order: the claim takes only the oldest pending
+// delivery of each (webhook, order key), so deliveries for one inbox arrive one after another.
+import type { AppContext } from "../context";
+import { newId } from "../lib/ids";
+import { nowIso } from "../lib/time";
+import { signedHeaders } from "../lib/standard-webhooks";
+import type { DeliveryRow, WebhookRow, WebhookService } from "./webhooks";
+
+const PER_WEBHOOK = 8;
+const EXCERPT_BYTES = 1024;
+/** Later retries grow 4x per try up to this many base delays (5 s base: 10 h). */
+const MAX_DELAY_FACTOR = 7200;
+/** The retry timer never sleeps longer than this (the sweep would catch it anyway). */
+const MAX_TIMER_MS = 60_000;
+
+export class WebhookDispatcher {
+  private inflight = new Map<string, number>();
+  private total = 0;
+  private scheduled = false;
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerDue = Infinity;
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly webhooks: WebhookService,
+  ) {
+    webhooks.sendNow = (d) => this.send(d);
+    ctx.bus.subscribe((e) => {
+      if (e.type === "message.received" || e.type === "event.appended" || e.type === "outbox.ready") this.wake();
+    });
+  }
+
+  /** Pump on the next turn (several wake-ups in one turn cost one claim query). */
+  wake(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.pump();
+    });
+  }
+
+  /** Claims what is due and may be sent now, and starts sending it. */
+  pump(): void {
+    if (this.stopped) return;
+    const free = this.ctx.config.webhookConcurrency - this.total;
+    if (free > 0) {
+      const now = Date.now();
+      const full = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK).map(([id]) => id);
+      const claimed = this.claim(now, free, full);
+      for (const d of claimed) {
+        this.total++;
+        this.inflight.set(d.webhook_id, (this.inflight.get(d.webhook_id) ?? 0) + 1);
+        void this.send(d).finally(() => {
+          this.total--;
+          const n = (this.inflight.get(d.webhook_id) ?? 1) - 1;
+          if (n <= 0) this.inflight.delete(d.webhook_id);
+          else this.inflight.set(d.webhook_id, n);
+          this.wake();
+        });
+      }
+    }
+    this.armTimer();
+  }
+
+  private claim(now: number, limit: number, excluded: string[]): DeliveryRow[] {
+    const until = now + this.ctx.config.webhookTimeoutMs + 30_000;
+    return this.ctx.db.sqlite
+      .query(
+        `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
+         WHERE id IN (
+           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+           WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until < ?3 AND w.enabled = 1
+             AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                             WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
+           ORDER BY d.next_attempt_at LIMIT ?5)
+         AND claimed_until < ?3
+         RETURNING *`,
+      )
+      .all(until, this.ctx.workerId, now, JSON.stringify(excluded), limit) as DeliveryRow[];
+  }
+
+  /** Sleeps until the earliest future retry (or a minute), then pumps. */
+  private armTimer(): void {
+    const r = this.ctx.db.sqlite
+      .query("SELECT MIN(MAX(next_attempt_at, claimed_until)) AS due FROM webhook_deliveries WHERE status = 'pending'")
+      .get() as { due: number | null };
+    if (r.due === null) return;
+    const now = Date.now();
+    const due = Math.min(Math.max(r.due, now + 5), now + MAX_TIMER_MS);
+    if (this.timer && this.timerDue <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timerDue = Infinity;
+      this.wake();
+    }, due - now);
+  }
+
+  /** One try of a claimed delivery; records the outcome and schedules the next try if any. */
+  private async send(d: DeliveryRow): Promise<void> {
+    const { sqlite } = this.ctx.db;
+    const wh = sqlite.query("SELECT * FROM webhooks WHERE id = ?").get(d.webhook_id) as WebhookRow | null;
+    if (!wh) return; // deleted meanwhile; its deliveries went with it
+    const body = d.payload ?? this.eventBody(d);
+    const started = Date.now();
+    const startedIso = new Date(started).toISOString();
+    let status: number | null = null;
+    let error: string | null = null;
+    let excerpt: string | null = null;
+    if (body === null) {
+      error = "event_pruned: the event is no longer in the log";
+    } else if (!this.webhooks.originAllowed(d.project_id, new URL(wh.url))) {
+      error = "origin_not_allowed: the url is not in the project's HTTP origins";
+    } else {
+      const ac = new AbortController();
+      this.aborts.add(ac);
+      const timer = setTimeout(() => ac.abort(new Error("timeout")), this.ctx.config.webhookTimeoutMs);
+      try {
+        const res = await fetch(wh.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "user-agent": "inboxd-webhooks/1",
+            ...signedHeaders(this.webhooks.signingSecrets(wh), d.id, body, started),
+          },
+          body,
+          redirect: "manual",
+          signal: ac.signal,
+        });
+        status = res.status;
+        excerpt = await readExcerpt(res);
+      } catch (e) {
+        error = ac.signal.aborted
+          ? `timeout: no complete answer within ${this.ctx.config.webhookTimeoutMs} ms`
+          : `network: ${String((e as any)?.message ?? e).slice(0, 300)}`;
+      } finally {
+        clearTimeout(timer);
+        this.aborts.delete(ac);
+      }
+    }
+    // Shutting down: leave the claim to lapse; the try is made again after the restart.
+    if (this.stopped) return;
+    const duration = Date.now() - started;
+    const ok = status !== null && status >= 200 && status < 300;
+    if (!ok && error === null) error = `http_status: ${status}`;
+    const attempt = d.attempts + 1;
+    const done = ok || attempt >= d.max_attempts;
+    const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
+    try {
+      this.record(d, { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration });
+    } catch (e) {
+      console.error("webhook delivery outcome not recorded", d.id, e);
+    }
+  }
+
+  private record(
+    d: DeliveryRow,
+    o: { attempt: number; ok: boolean; done: boolean; nextAt: number; status: number | null; error: string | null; excerpt: string | null; startedIso: string; duration: number },
+  ): void {
+    const { sqlite } = this.ctx.db;
+    const { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration } = o;
+    this.ctx.db.tx(() => {
+      const changed = sqlite
+        .query(
+          `UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, claimed_until = 0, claimed_by = NULL,
+             last_status_code = ?, last_error = ?, completed_at = ?
+           WHERE id = ? AND claimed_by = ? AND attempts = ?`,
+        )
+        .run(attempt, ok ? "succeeded" : done ? "failed" : "pending", nextAt, status, ok ? null : error,
+          done ? nowIso() : null, d.id, d.claimed_by, d.attempts).changes;
+      // Lost the claim (it lapsed and another worker took over): that worker's record counts.
+      if (changed === 0) return;
+      sqlite
+        .query(
+          `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(newId(), d.id, attempt, startedIso, duration, status, ok ? 1 : 0, ok ? null : error, excerpt);
+    });
+  }
+
+  private eventBody(d: DeliveryRow): string | null {
+    const ev = this.ctx.db.sqlite.query("SELECT type, data, occurred_at FROM events WHERE id = ?").get(d.event_id) as
+      | { type: string; data: string; occurred_at: string }
+      | null;
+    if (!ev) return null;
+    return `{"type":${JSON.stringify(ev.type)},"timestamp":${JSON.stringify(ev.occurred_at)},"data":${ev.data}}`;
+  }
+
+  /** Delay before try `attempt + 1`: base·4^(attempt-1), capped, with ±20 % jitter. */
+  backoff(attempt: number): number {
+    const base = this.ctx.config.webhookBackoffBaseMs;
+    const raw = Math.min(base * 4 ** (attempt - 1), base * MAX_DELAY_FACTOR);
+    return Math.round(raw * (0.8 + Math.random() * 0.4));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const ac of this.aborts) ac.abort(new Error("shutdown"));
+  }
+}
+
+async function readExcerpt(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  try {
+    while (n < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      n += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(Math.min(n, EXCERPT_BYTES));
+  let off = 0;
+  for (const c of chunks) {
+    const take = Math.min(c.byteLength, all.byteLength - off);
+    all.set(c.subarray(0, take), off);
+    off += take;
+    if (off >= all.byteLength) break;
+  }
+  return new TextDecoder().decode(all);
+}
