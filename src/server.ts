@@ -66,6 +66,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
     let stopping: Promise<void> | null = null;
     const stop = () =>
       (stopping ??= (async () => {
+        await services.runExecutor.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
         db.close();

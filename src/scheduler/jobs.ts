@@ -11,4 +11,6 @@ export const jobs: Job[] = [
   { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => [s.events.prune(), s.webhooks.prune()] },
   // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
   { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
+  // Claims queued runs and runs whose worker died (lapsed lease); launches also start at once.
+  { name: "run-executor", everyMs: 1_000, run: (_ctx, s) => s.runExecutor.tick() },
 ];

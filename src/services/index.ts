@@ -12,6 +12,8 @@ import { IngestService } from "./ingest";
 import { MessageService } from "./messages";
 import { LatestService } from "./latest";
 import { DomainService } from "./domains";
+import { AgentService } from "./agents";
+import { buildAutomation } from "./automation";
 import { attachEventProducers, buildEventServices } from "./events";
 import { Metrics } from "../http/metrics";
 
@@ -21,6 +23,7 @@ export function buildServices(ctx: AppContext) {
   const messages = new MessageService(ctx);
   const removal = new MailRemoval(ctx);
   const domains = new DomainService(ctx, removal);
+  const agents = new AgentService(ctx);
   const services = {
     metrics: new Metrics(),
     auth,
@@ -35,6 +38,7 @@ export function buildServices(ctx: AppContext) {
     messages,
     latest: new LatestService(ctx, messages),
     ...buildEventServices(ctx, inboxes),
+    ...buildAutomation(ctx, { auth, inboxes, removal, agents }, (projectId, type, payload) => (services as any).events?.emit(projectId, type, payload)),
   };
   inboxes.domains = domains;
   services.ingest.recipientResolvers.push((address) => domains.catchAllFor(address));

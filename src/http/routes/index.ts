@@ -11,7 +11,12 @@ import domains from "./domains";
 import inboxes from "./inboxes";
 import messages from "./messages";
 import usage from "./usage";
+import agents from "./agents";
+import httpOrigins from "./http-origins";
+import scenarioSecrets from "./scenario-secrets";
+import scenarios from "./scenarios";
+import runs from "./runs";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage];
+export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs];

@@ -1,0 +1,75 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+
+const tags = ["agents"];
+const Permissions = t.Array(t.String(), { description: "scopes of the API-key vocabulary; at most the caller's own" });
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .get(
+      "/v1/agents",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "agents:read");
+        const limit = limitOf(query);
+        return toPage(s.agents.list(project.id, query.cursor, limit), limit, (r) => s.agents.view(r));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List agents (the Standard preset always among them)", tags } },
+    )
+    .post(
+      "/v1/agents",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "agents:write");
+          return { data: s.agents.view(s.agents.create(principal, project.id, c.body)) };
+        }),
+      {
+        body: t.Object({
+          name: t.String({ description: "1..100 characters" }),
+          description: t.Optional(t.String()),
+          permissions: Permissions,
+        }),
+        detail: { summary: "Create an agent", tags },
+      },
+    )
+    .get(
+      "/v1/agents/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "agents:read");
+        return { data: s.agents.view(s.agents.get(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Show an agent", tags } },
+    )
+    .patch(
+      "/v1/agents/:id",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "agents:write");
+        return { data: s.agents.view(s.agents.update(principal, project.id, params.id, body ?? {})) };
+      },
+      {
+        params: IdParams,
+        body: t.Optional(t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), permissions: t.Optional(Permissions) })),
+        detail: { summary: "Update an agent", tags },
+      },
+    )
+    .delete(
+      "/v1/agents/:id",
+      ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "agents:write");
+        s.agents.revoke(project.id, params.id);
+        set.status = 204;
+        return null;
+      },
+      { params: IdParams, detail: { summary: "Revoke an agent (the Standard agent cannot be revoked)", tags } },
+    );
+
+export default mod;

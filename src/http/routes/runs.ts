@@ -1,0 +1,82 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery, Ulid } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+import { validation } from "../errors";
+import { RUN_STATUSES } from "../../services/runs";
+
+const tags = ["runs"];
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .post(
+      "/v1/runs",
+      (c) =>
+        idempotent(ctx, c, 201, async () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "runs:write");
+          const wait = c.query.wait ?? 0;
+          if (wait > ctx.config.runWaitCap) {
+            throw validation(`wait is at most ${ctx.config.runWaitCap} seconds on this deployment`, { field: "wait", max: ctx.config.runWaitCap });
+          }
+          const run = s.runs.launch(principal, project, c.body);
+          return { data: s.runs.view(await s.runs.waitFor(project.id, run.id, wait)) };
+        }),
+      {
+        query: t.Object({
+          wait: t.Optional(t.Integer({ minimum: 0, description: "seconds to wait for the run to finish or park (0..INBOXD_RUN_WAIT_CAP, default cap 60)" })),
+        }),
+        body: t.Object({
+          agent_id: Ulid("the agent whose permissions the run executes under"),
+          scenario_id: Ulid("the scenario; its current (latest published) version runs"),
+          inputs: t.Optional(t.Record(t.String(), t.Unknown())),
+        }),
+        detail: { summary: "Launch a run of a scenario's current version", tags },
+      },
+    )
+    .get(
+      "/v1/runs",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "runs:read");
+        const limit = limitOf(query);
+        return toPage(s.runs.list(project.id, query.status, query.cursor, limit), limit, (r) => s.runs.view(r));
+      },
+      {
+        query: t.Object({ ...PageQuery, status: t.Optional(t.String({ description: `one of ${RUN_STATUSES.join(", ")}; comma-separated for several` })) }),
+        detail: { summary: "List runs", tags },
+      },
+    )
+    .get(
+      "/v1/runs/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "runs:read");
+        return { data: s.runs.view(s.runs.get(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Show a run", tags } },
+    )
+    .get(
+      "/v1/runs/:id/events",
+      ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "runs:read");
+        const limit = limitOf(query);
+        return toPage(s.runs.events(project.id, params.id, query.cursor, limit), limit, (e) => s.runs.eventView(e));
+      },
+      { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a run's events (ascending sequence)", tags } },
+    )
+    .post(
+      "/v1/runs/:id/cancel",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "runs:write");
+        return { data: s.runs.view(await s.runs.cancel(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Request cancellation of a run (409 when already finished)", tags } },
+    );
+
+export default mod;

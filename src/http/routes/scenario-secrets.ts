@@ -1,0 +1,69 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+
+const tags = ["scenario-secrets"];
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .get(
+      "/v1/scenario-secrets",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "secrets:read");
+        const limit = limitOf(query);
+        return toPage(s.scenarioSecrets.list(project.id, query.cursor, limit), limit, (r) => s.scenarioSecrets.view(r));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List scenario secrets (metadata only)", tags } },
+    )
+    .post(
+      "/v1/scenario-secrets",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "secrets:write");
+          return { data: s.scenarioSecrets.view(s.scenarioSecrets.create(project.id, c.body)) };
+        }),
+      {
+        body: t.Object({
+          name: t.String({ description: "letters, digits, _ (1..64); referenced as ${secrets.NAME}" }),
+          value: t.String({ description: "the secret; never returned" }),
+        }),
+        detail: { summary: "Create a scenario secret", tags },
+      },
+    )
+    .get(
+      "/v1/scenario-secrets/:id",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "secrets:read");
+        return { data: s.scenarioSecrets.view(s.scenarioSecrets.get(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Show a scenario secret's metadata", tags } },
+    )
+    .post(
+      "/v1/scenario-secrets/:id/rotate",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "secrets:write");
+        return { data: s.scenarioSecrets.view(s.scenarioSecrets.rotate(project.id, params.id, body.value)) };
+      },
+      { params: IdParams, body: t.Object({ value: t.String() }), detail: { summary: "Rotate a scenario secret (version + 1)", tags } },
+    )
+    .delete(
+      "/v1/scenario-secrets/:id",
+      ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "secrets:write");
+        s.scenarioSecrets.delete(project.id, params.id);
+        set.status = 204;
+        return null;
+      },
+      { params: IdParams, detail: { summary: "Delete a scenario secret", tags } },
+    );
+
+export default mod;

@@ -1,0 +1,135 @@
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams, PageQuery, Ulid } from "./common";
+import { limitOf, toPage } from "../pagination";
+import { requireScope } from "../../services/auth";
+import { idempotent } from "../idempotency";
+import { parseIfMatch } from "../../services/scenarios";
+import { definitionJsonSchema } from "../../services/scenario-definition";
+
+const tags = ["scenarios"];
+const Definition = t.Record(t.String(), t.Unknown(), { description: "scenario definition (GET /v1/scenarios/schema; docs/scenarios.md)" });
+
+const mod: RouteModule = (ctx, s) =>
+  new Elysia()
+    .get(
+      "/v1/scenarios/schema",
+      ({ request }) => {
+        const { principal } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        return { data: definitionJsonSchema() };
+      },
+      { detail: { summary: "JSON Schema of the scenario definition language", tags } },
+    )
+    .get(
+      "/v1/scenarios",
+      ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        const limit = limitOf(query);
+        return toPage(s.scenarios.list(project.id, query.cursor, limit), limit, (r) => s.scenarios.view(r));
+      },
+      { query: t.Object(PageQuery), detail: { summary: "List scenarios", tags } },
+    )
+    .post(
+      "/v1/scenarios",
+      (c) =>
+        idempotent(ctx, c, 201, () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "scenarios:write");
+          return { data: s.scenarios.view(s.scenarios.create(project.id, c.body)) };
+        }),
+      {
+        body: t.Object({ name: t.String(), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) }),
+        detail: { summary: "Create a scenario (draft_revision 1)", tags },
+      },
+    )
+    .get(
+      "/v1/scenarios/:id",
+      ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        const row = s.scenarios.get(project.id, params.id);
+        set.headers.etag = `"${row.draft_revision}"`;
+        return { data: s.scenarios.view(row) };
+      },
+      { params: IdParams, detail: { summary: "Show a scenario", tags } },
+    )
+    .patch(
+      "/v1/scenarios/:id",
+      ({ request, params, body, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:write");
+        const row = s.scenarios.update(project.id, params.id, parseIfMatch(request.headers.get("if-match")), body ?? {});
+        set.headers.etag = `"${row.draft_revision}"`;
+        return { data: s.scenarios.view(row) };
+      },
+      {
+        params: IdParams,
+        headers: t.Object({ "if-match": t.Optional(t.String({ description: "the draft_revision being edited (required; 428 without, 412 on mismatch)" })) }),
+        body: t.Optional(t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) })),
+        detail: { summary: "Update a scenario draft (If-Match: draft_revision)", tags },
+      },
+    )
+    .delete(
+      "/v1/scenarios/:id",
+      ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:write");
+        s.scenarios.delete(project.id, params.id);
+        set.status = 204;
+        return null;
+      },
+      { params: IdParams, detail: { summary: "Delete a scenario", tags } },
+    )
+    .post(
+      "/v1/scenarios/:id/validate",
+      ({ request, params, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        const row = s.scenarios.get(project.id, params.id);
+        const def = body?.definition !== undefined ? body.definition : JSON.parse(row.draft_definition);
+        return { data: s.scenarios.analyze(project.id, def) };
+      },
+      {
+        params: IdParams,
+        body: t.Optional(t.Object({ definition: t.Optional(t.Unknown({ description: "a definition to check; omitted: the draft" })) })),
+        detail: { summary: "Validate a definition (or the draft)", tags },
+      },
+    )
+    .post(
+      "/v1/scenarios/:id/publish",
+      ({ request, params, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:write");
+        const v = s.scenarios.publish(project.id, params.id);
+        set.status = 201;
+        return { data: s.scenarios.versionView(v) };
+      },
+      { params: IdParams, detail: { summary: "Publish the draft as the next version (422 while invalid)", tags } },
+    )
+    .get(
+      "/v1/scenarios/:id/versions",
+      ({ request, params, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        const limit = limitOf(query);
+        return toPage(s.scenarios.versions(project.id, params.id, query.cursor, limit), limit, (v) => s.scenarios.versionView(v));
+      },
+      { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a scenario's versions", tags } },
+    )
+    .get(
+      "/v1/scenarios/:id/versions/:version",
+      ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "scenarios:read");
+        return { data: s.scenarios.versionView(s.scenarios.version(project.id, params.id, Number(params.version))) };
+      },
+      {
+        params: t.Object({ id: Ulid(), version: t.String({ pattern: "^[1-9][0-9]{0,8}$", description: "integer >= 1" }) }),
+        detail: { summary: "Show a scenario version by number", tags },
+      },
+    );
+
+export default mod;
