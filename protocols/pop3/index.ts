@@ -14,6 +14,8 @@ import { MAX_LINE_BYTES } from "./parser";
 const MAX_QUEUED_LINES = 64;
 /** Unsent answer bytes before command processing waits for the client to read. */
 const MAX_UNSENT_BYTES = 1 << 20;
+/** A TLS handshake must finish within this; the idle timeout only starts after it. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /** State shared by the TLS and the plain listener of one server. */
 interface Shared {
@@ -214,9 +216,12 @@ function stopper(server: net.Server, sh: Shared, implicitTls: boolean): () => Pr
 
 export const pop3Listener: ListenerFactory = async (ctx, services): Promise<Listener> => {
   const sh = shared(ctx);
-  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key }, (socket) => accept(ctx, services, sh, socket, true));
-  // Failed handshakes (scanners, plain-text clients on the TLS port) are the client's problem.
-  server.on("tlsClientError", () => {});
+  const server = tls.createServer(
+    { cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+    (socket) => accept(ctx, services, sh, socket, true),
+  );
+  // Failed or stalled handshakes (scanners, plain-text clients on the TLS port): drop the socket.
+  server.on("tlsClientError", (_e, socket) => socket.destroy());
   const port = await listen(server, ctx.config.host, ctx.config.pop3Port);
   ctx.ports.pop3 = port;
   return { proto: "pop3", port, stop: stopper(server, sh, true) };
