@@ -1,0 +1,89 @@
+// The MCP endpoint (Streamable HTTP) at /mcp, authenticated by an API key. Initialising an MCP
+// session opens an agent session (as POST /v1/agent-sessions; ?agent_id= or X-Agent-Id picks the
+// agent); closing the MCP session (HTTP DELETE) or the agent session's expiry releases it.
+import { Elysia } from "elysia";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { RouteModule } from ".";
+import { ApiCaller } from "../../mcp/api";
+import { buildMcpServer } from "../../mcp/server";
+import { ApiError } from "../errors";
+import { newId } from "../../lib/ids";
+
+interface Entry {
+  principalId: string;
+  projectId: string;
+  agentSessionId: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: McpServer;
+}
+
+const rpcError = (status: number, message: string, code = -32000) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+
+const mod: RouteModule = (ctx, s) => {
+  const sessions = new Map<string, Entry>();
+
+  const release = async (e: Entry) => {
+    sessions.delete(e.transport.sessionId ?? "");
+    try {
+      await s.agentSessions.release(e.projectId, e.agentSessionId);
+    } catch {}
+  };
+
+  // An agent session that expired or was released over REST ends its MCP session too.
+  const sweep = setInterval(() => {
+    for (const e of sessions.values()) {
+      const row = ctx.db.sqlite.query("SELECT status, expires_at FROM agent_sessions WHERE id = ?").get(e.agentSessionId) as { status: string; expires_at: string } | null;
+      if (!row || row.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
+        sessions.delete(e.transport.sessionId ?? "");
+        void e.transport.close().catch(() => {});
+        if (row?.status === "open") void s.agentSessions.expireDue();
+      }
+    }
+  }, 2_000);
+  (sweep as any).unref?.();
+
+  const handle = async ({ request, body }: { request: Request; body: unknown }) => {
+    const principal = s.auth.authenticate(request.headers.get("authorization"));
+    if (principal.kind !== "api_key") throw new ApiError(403, "principal_not_permitted", "/mcp is authenticated by an API key");
+    const sid = request.headers.get("mcp-session-id");
+    if (sid) {
+      const e = sessions.get(sid);
+      if (!e || e.principalId !== principal.id) return rpcError(404, "unknown or expired MCP session", -32001);
+      return e.transport.handleRequest(request, { parsedBody: body });
+    }
+    if (request.method !== "POST" || !isInitializeRequest(body)) {
+      return rpcError(400, "no MCP session: send an initialize request first (without mcp-session-id)");
+    }
+    const fetcher = (req: Request) => ctx.internalFetch!(req);
+    const token = /^Bearer\s+(\S+)/i.exec(request.headers.get("authorization") ?? "")![1]!;
+    const api = new ApiCaller(fetcher, token);
+    const url = new URL(request.url);
+    const agentId = url.searchParams.get("agent_id") ?? request.headers.get("x-agent-id") ?? undefined;
+    const opened = await api.call("POST", "/v1/agent-sessions", { body: agentId ? { agent_id: agentId } : {} });
+    if (opened.status !== 201) {
+      return new Response(JSON.stringify(opened.body), { status: opened.status, headers: { "content-type": "application/json" } });
+    }
+    const session = opened.body.data;
+    api.agentSessionId = session.ulid;
+    const server = buildMcpServer(ctx, api, () => session.agent.ulid);
+    const entry = { principalId: principal.id, projectId: session.project.ulid, agentSessionId: session.ulid, server } as Entry;
+    entry.transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => newId(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => void sessions.set(id, entry),
+      onsessionclosed: () => release(entry),
+    });
+    await server.connect(entry.transport);
+    return entry.transport.handleRequest(request, { parsedBody: body });
+  };
+
+  return new Elysia()
+    .post("/mcp", handle as any, { detail: { summary: "MCP endpoint (Streamable HTTP); API key as bearer token", tags: ["mcp"] } })
+    .get("/mcp", handle as any, { detail: { summary: "MCP server-to-client stream", tags: ["mcp"] } })
+    .delete("/mcp", handle as any, { detail: { summary: "Close the MCP session (releases its agent session)", tags: ["mcp"] } });
+};
+
+export default mod;
