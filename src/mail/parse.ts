@@ -1,0 +1,178 @@
+// Raw RFC 5322 bytes to ParsedMessage. Never throws: whatever mailparser cannot read is
+// reported in parseError and filled from our own header reader, so the message still shows.
+import { createHash } from "node:crypto";
+import { parseAddressHeader, simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from "mailparser";
+import { extractCodes, htmlToPlain } from "./codes";
+import { headerEnd, headerValue, MAX_HEADER_BYTES, readHeaders } from "./headers";
+import { extractLinks } from "./links";
+import { normalizeContentType, servedContentType } from "./served-type";
+import type { Address, ParsedAttachment, ParsedMessage } from "./types";
+
+export { projectHeaders, PROJECTED_HEADERS } from "./headers";
+
+export const PREVIEW_CHARS = 200;
+/** A parse that takes longer than this is abandoned (the raw message is kept regardless). */
+const PARSE_TIMEOUT_MS = 30_000;
+/** Body text shown for a message mailparser could not read at all. */
+const FALLBACK_BODY_BYTES = 1024 * 1024;
+
+export interface ParseOptions {
+  /** Total byte budget for the full header list (default 256 KiB). */
+  maxHeaderBytes?: number;
+}
+
+/** Whitespace-collapsed text, at most 200 characters (code points). */
+export function makePreview(text: string | null): string {
+  if (!text) return "";
+  const collapsed = text.slice(0, PREVIEW_CHARS * 50).replace(/\s+/gu, " ").trim();
+  const chars = Array.from(collapsed);
+  return chars.length <= PREVIEW_CHARS ? collapsed : chars.slice(0, PREVIEW_CHARS).join("").trimEnd();
+}
+
+function flatten(list: EmailAddress[] | undefined, into: Address[] = []): Address[] {
+  for (const a of list ?? []) {
+    if (a.group) flatten(a.group, into);
+    else if (a.address || a.name) into.push({ email: a.address ?? "", name: a.name ?? "" });
+  }
+  return into;
+}
+
+function addresses(value: AddressObject | AddressObject[] | undefined): Address[] {
+  if (!value) return [];
+  return (Array.isArray(value) ? value : [value]).flatMap((v) => flatten(v.value));
+}
+
+function addressesFromHeader(value: string | null): Address[] {
+  if (!value) return [];
+  try {
+    return flatten(parseAddressHeader(value, { flatten: true }).value);
+  } catch {
+    return [];
+  }
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout>;
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`parse timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function attachmentsOf(mail: ParsedMail): ParsedAttachment[] {
+  return (mail.attachments ?? []).map((att, position) => {
+    const header = att.headers?.get("content-type") as { value?: string } | string | undefined;
+    const declaredRaw = typeof header === "string" ? header : header?.value;
+    // Without a Content-Type header MIME says text/plain; mailparser's guess is the fallback.
+    const declared = normalizeContentType(declaredRaw) || normalizeContentType(att.contentType) || "application/octet-stream";
+    const content = new Uint8Array(att.content.buffer, att.content.byteOffset, att.content.byteLength);
+    return {
+      position,
+      filename: att.filename ?? "",
+      declaredContentType: declared,
+      servedContentType: servedContentType(declared),
+      disposition: att.contentDisposition === "inline" ? "inline" : "attachment",
+      contentId: att.cid ?? null,
+      content,
+      sha256: sha256(content),
+    } satisfies ParsedAttachment;
+  });
+}
+
+export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
+  const { headers, truncated } = readHeaders(raw, opts?.maxHeaderBytes ?? MAX_HEADER_BYTES);
+  let mail: ParsedMail | null = null;
+  let parseError: string | null = null;
+  try {
+    mail = await withTimeout(
+      simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+        // We derive text from HTML ourselves (preview, codes) and never want generated HTML:
+        // has_text/has_html must mean the sender sent that part.
+        skipHtmlToText: true,
+        skipTextToHtml: true,
+        skipImageLinks: true,
+        keepCidLinks: true,
+      }),
+      PARSE_TIMEOUT_MS,
+    );
+  } catch (err) {
+    parseError = (err instanceof Error ? err.message : String(err)).slice(0, 500) || "unparseable message";
+  }
+
+  let subject: string;
+  let from: Address;
+  let to: Address[];
+  let cc: Address[];
+  let text: string | null;
+  let html: string | null;
+  let attachments: ParsedAttachment[] = [];
+  let messageId: string | null;
+  let sentAt: string | null = null;
+  let otp: string | null = null;
+
+  if (mail) {
+    subject = mail.subject ?? headerValue(headers, "subject") ?? "";
+    from = addresses(mail.from)[0] ?? addressesFromHeader(headerValue(headers, "from"))[0] ?? { email: "", name: "" };
+    to = addresses(mail.to);
+    cc = addresses(mail.cc);
+    text = typeof mail.text === "string" ? mail.text : null;
+    html = typeof mail.html === "string" ? mail.html : null;
+    messageId = mail.messageId ?? null;
+    if (mail.date instanceof Date && !Number.isNaN(mail.date.getTime()) && headerValue(headers, "date") !== null) {
+      sentAt = mail.date.toISOString();
+    }
+    try {
+      attachments = attachmentsOf(mail);
+    } catch (err) {
+      parseError = `attachments: ${err instanceof Error ? err.message : String(err)}`.slice(0, 500);
+    }
+    otp = (mail as { otp?: { code?: string } }).otp?.code ?? null;
+  } else {
+    // Best effort from our own header reader; the body is shown as it was received.
+    subject = headerValue(headers, "subject") ?? "";
+    from = addressesFromHeader(headerValue(headers, "from"))[0] ?? { email: "", name: "" };
+    to = addressesFromHeader(headerValue(headers, "to"));
+    cc = addressesFromHeader(headerValue(headers, "cc"));
+    const { bodyStart } = headerEnd(raw);
+    const body = raw.subarray(bodyStart, bodyStart + FALLBACK_BODY_BYTES);
+    text = body.length ? new TextDecoder("utf-8").decode(body) : null;
+    html = null;
+    messageId = headerValue(headers, "message-id")?.trim() || null;
+    const date = new Date(headerValue(headers, "date") ?? "");
+    if (!Number.isNaN(date.getTime())) sentAt = date.toISOString();
+  }
+
+  const plain = text ?? (html ? htmlToPlain(html) : null);
+  const codes = extractCodes(subject, text, html);
+  if (otp && /^[\p{L}\p{N}-]{1,64}$/u.test(otp)) codes.splice(0, codes.length, otp, ...codes.filter((c) => c !== otp));
+
+  const logicalSizeBytes =
+    (text ? Buffer.byteLength(text) : 0) +
+    (html ? Buffer.byteLength(html) : 0) +
+    attachments.reduce((n, a) => n + a.content.byteLength, 0);
+
+  return {
+    from,
+    to,
+    cc,
+    subject,
+    preview: makePreview(plain),
+    text,
+    html,
+    headers,
+    headersTruncated: truncated,
+    messageId,
+    sentAt,
+    links: extractLinks(text, html),
+    codes,
+    attachments,
+    logicalSizeBytes,
+    parseError,
+  };
+}

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { extractCodes } from "../src/mail/codes";
+
+interface Case {
+  name: string;
+  subject: string;
+  text: string | null;
+  html: string | null;
+  expected: string[];
+}
+
+const dir = join(import.meta.dir, "fixtures/mail/codes");
+const corpus: Array<Case & { file: string }> = readdirSync(dir)
+  .filter((f) => f.endsWith(".json"))
+  .sort()
+  .flatMap((file) => (JSON.parse(readFileSync(join(dir, file), "utf8")) as Case[]).map((c) => ({ ...c, file })));
+
+describe("verification-code corpus", () => {
+  test("holds at least 40 messages, positive and negative", () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(40);
+    expect(corpus.filter((c) => c.expected.length > 0).length).toBeGreaterThanOrEqual(20);
+    expect(corpus.filter((c) => c.expected.length === 0).length).toBeGreaterThanOrEqual(20);
+  });
+
+  for (const c of corpus) {
+    test(`${c.file}: ${c.name}`, () => {
+      expect(extractCodes(c.subject, c.text, c.html)).toEqual(c.expected);
+    });
+  }
+});
+
+describe("extractCodes edge cases", () => {
+  test("empty and null inputs give no codes", () => {
+    expect(extractCodes("", null, null)).toEqual([]);
+    expect(extractCodes("code", "", "")).toEqual([]);
+  });
+
+  test("the same code in subject, text and HTML is returned once", () => {
+    expect(extractCodes("Your code: 246810", "Your code: 246810", "<b>Your code: 246810</b>")).toEqual(["246810"]);
+  });
+
+  test("the code right after the keyword ranks above a farther one", () => {
+    const codes = extractCodes("", "Your verification code is 111222.\nBackup codes were last generated on the device named 333444 yesterday.", null);
+    expect(codes[0]).toBe("111222");
+  });
+
+  test("a huge body without codes is scanned quickly and finds nothing", () => {
+    const text = "lorem ipsum code 12 34 ".repeat(50_000);
+    expect(extractCodes("", text, null)).toEqual([]);
+  });
+});
