@@ -19,6 +19,10 @@ export interface Config {
   /** Open POP3 connections in total, and logged-in sessions per inbox. */
   pop3MaxConnections: number;
   pop3MaxPerInbox: number;
+  /** IMAP autologout after this much inactivity (RFC 3501 §5.4: at least 30 minutes). */
+  imapIdleSeconds: number;
+  imapMaxConnections: number;
+  imapMaxPerInbox: number;
   publicHost: string;
   mailDomain: string;
   bootstrapKey: string | null;
@@ -154,6 +158,9 @@ export function loadConfig(env: Env = process.env): Config {
     pop3IdleSeconds: int(env, "INBOXD_POP3_IDLE_TIMEOUT", 600, 1, 86400),
     pop3MaxConnections: int(env, "INBOXD_POP3_MAX_CONNECTIONS", 1000, 1, 1_000_000),
     pop3MaxPerInbox: int(env, "INBOXD_POP3_MAX_PER_INBOX", 10, 1, 10_000),
+    imapIdleSeconds: int(env, "INBOXD_IMAP_IDLE_TIMEOUT", 1800, 1, 86400),
+    imapMaxConnections: int(env, "INBOXD_IMAP_MAX_CONNECTIONS", 1000, 1, 1_000_000),
+    imapMaxPerInbox: int(env, "INBOXD_IMAP_MAX_PER_INBOX", 20, 1, 10_000),
     publicHost: hostName(env, "INBOXD_PUBLIC_HOST", "localhost"),
     mailDomain: hostName(env, "INBOXD_MAIL_DOMAIN", "inboxd.test"),
     bootstrapKey,

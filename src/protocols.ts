@@ -2,5 +2,6 @@
 import type { ListenerFactory } from "./listeners";
 import { smtpListener } from "../protocols/smtp";
 import { pop3Listener, pop3PlainListener } from "../protocols/pop3";
+import { imapListener, imapPlainListener } from "../protocols/imap";
 
-export const protocolListeners: ListenerFactory[] = [smtpListener, pop3Listener, pop3PlainListener];
+export const protocolListeners: ListenerFactory[] = [smtpListener, pop3Listener, pop3PlainListener, imapListener, imapPlainListener];

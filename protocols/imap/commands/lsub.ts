@@ -1,0 +1,9 @@
+// LSUB (RFC 3501 §6.3.9): INBOX is always subscribed.
+import { listing } from "./list";
+import { AUTHED, type CommandDef } from "./types";
+
+export default {
+  names: ["LSUB"],
+  states: AUTHED,
+  run: (s, c) => listing(s, c, "LSUB"),
+} satisfies CommandDef;

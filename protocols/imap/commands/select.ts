@@ -1,0 +1,38 @@
+// SELECT (RFC 3501 §6.3.1), and EXAMINE through openMailbox(readOnly).
+import { astring, type Command } from "../parser/tokens";
+import { Mailbox } from "../mailbox";
+import type { Session } from "../session";
+import { AUTHED, type CommandDef } from "./types";
+
+export async function openMailbox(s: Session, c: Command, readOnly: boolean): Promise<string> {
+  if (c.args.length !== 1) return `BAD ${c.name} takes one mailbox name`;
+  // Selecting again closes the current mailbox first (without expunging).
+  s.mailbox = null;
+  s.state = "authenticated";
+  if (astring(c.args[0], "mailbox").toUpperCase() !== "INBOX") return "NO [NONEXISTENT] Only INBOX exists";
+  const inbox = s.ctx.db.sqlite.query("SELECT uid_validity FROM inboxes WHERE id = ?").get(s.inbox!.id) as { uid_validity: number } | null;
+  if (!inbox) return "NO [NONEXISTENT] The inbox no longer exists";
+  const mb = new Mailbox(s.ctx, s.inbox!.id, readOnly);
+  const firstUnseen = mb.msgs.findIndex((m) => !m.seen);
+  await s.write(
+    [
+      "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)",
+      readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : "* OK [PERMANENTFLAGS (\\Seen \\Flagged \\Deleted)] Limited",
+      `* ${mb.exists} EXISTS`,
+      "* 0 RECENT",
+      ...(firstUnseen >= 0 ? [`* OK [UNSEEN ${firstUnseen + 1}] First unseen`] : []),
+      `* OK [UIDVALIDITY ${inbox.uid_validity}] UIDs valid`,
+      `* OK [UIDNEXT ${mb.uidNext}] Predicted next UID`,
+      "",
+    ].join("\r\n"),
+  );
+  s.mailbox = mb;
+  s.state = "selected";
+  return readOnly ? "OK [READ-ONLY] EXAMINE completed" : "OK [READ-WRITE] SELECT completed";
+}
+
+export default {
+  names: ["SELECT"],
+  states: AUTHED,
+  run: (s, c) => openMailbox(s, c, false),
+} satisfies CommandDef;

@@ -1,0 +1,96 @@
+// Writes FETCH responses, one message at a time and streamed through the session's buffered
+// writer, so fetching a thousand messages never holds more than one message body in memory.
+// Non-PEEK body fetches set \Seen; those writes are batched into one transaction at the end.
+import type { Session } from "./session";
+import type { Msg } from "./mailbox";
+import type { FetchItem } from "./parser/fetch-items";
+import { sectionName } from "./parser/fetch-items";
+import { sectionBytes } from "./sections";
+import { cachedOnly, rendered, structureOf, type Structure } from "./structure-cache";
+import { flagList, internalDate } from "./wire";
+import { persistFlags } from "./flags";
+
+export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[], items0: FetchItem[], byUid: boolean): Promise<void> {
+  const items = byUid && !items0.some((i) => i.kind === "UID") ? [{ kind: "UID" } as FetchItem, ...items0] : items0;
+  const readOnly = s.mailbox!.readOnly;
+  const needsRaw = items.some((i) => i.kind === "SECTION" || i.kind.startsWith("RFC822") && i.kind !== "RFC822.SIZE");
+  const needsStructure = items.some(
+    (i) => (i.kind === "SECTION" && i.section.part.length > 0) || (i.kind === "SECTION" && i.section.spec !== "") ||
+      i.kind === "BODYSTRUCTURE" || i.kind === "BODY" || i.kind === "ENVELOPE" || i.kind === "RFC822.HEADER" || i.kind === "RFC822.TEXT",
+  );
+  const setsSeen = !readOnly && items.some((i) => (i.kind === "SECTION" && !i.peek) || i.kind === "RFC822" || i.kind === "RFC822.TEXT");
+  const seen: Msg[] = [];
+  for (const { seq, msg } of targets) {
+    if (msg.gone) continue;
+    let raw: Buffer | null = null;
+    let st: Structure | null = null;
+    if (needsRaw || (needsStructure && !cachedOnly(msg.blobKey))) {
+      const bytes = await s.ctx.blobs.get(msg.blobKey);
+      if (!bytes) continue; // deleted while we were answering
+      raw = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    if (needsStructure) st = structureOf(msg.blobKey, raw);
+    let flagsChanged = false;
+    if (setsSeen && !msg.seen) {
+      msg.seen = true;
+      seen.push(msg);
+      flagsChanged = true;
+    }
+    const parts: (string | Buffer)[] = [];
+    const literal = (name: string, b: Buffer) => {
+      parts.push(`${name} {${b.length}}\r\n`, b);
+    };
+    for (const it of items) {
+      if (parts.length) parts.push(" ");
+      switch (it.kind) {
+        case "UID":
+          parts.push(`UID ${msg.uid}`);
+          break;
+        case "FLAGS":
+          parts.push(`FLAGS ${flagList(msg)}`);
+          flagsChanged = false;
+          break;
+        case "INTERNALDATE":
+          parts.push(`INTERNALDATE ${internalDate(msg.receivedAt)}`);
+          break;
+        case "RFC822.SIZE":
+          parts.push(`RFC822.SIZE ${raw ? raw.length : msg.size}`);
+          break;
+        case "ENVELOPE":
+          parts.push(`ENVELOPE ${rendered(st!, "envelope")}`);
+          break;
+        case "BODYSTRUCTURE":
+          parts.push(`BODYSTRUCTURE ${rendered(st!, "bodystructure")}`);
+          break;
+        case "BODY":
+          parts.push(`BODY ${rendered(st!, "body")}`);
+          break;
+        case "RFC822":
+          literal("RFC822", raw!);
+          break;
+        case "RFC822.HEADER":
+          literal("RFC822.HEADER", sectionBytes(raw!, st!.root, { part: [], spec: "HEADER", fields: [] }));
+          break;
+        case "RFC822.TEXT":
+          literal("RFC822.TEXT", sectionBytes(raw!, st!.root, { part: [], spec: "TEXT", fields: [] }));
+          break;
+        case "SECTION": {
+          const whole = it.section.part.length === 0 && it.section.spec === "" ? raw! : sectionBytes(raw!, st!.root, it.section);
+          let name = `BODY[${sectionName(it.section)}]`;
+          let data = whole;
+          if (it.partial) {
+            name += `<${it.partial.start}>`;
+            data = whole.subarray(Math.min(it.partial.start, whole.length), Math.min(whole.length, it.partial.start + it.partial.length));
+          }
+          literal(name, data);
+          break;
+        }
+      }
+    }
+    if (flagsChanged) parts.push(` FLAGS ${flagList(msg)}`);
+    await s.write(`* ${seq} FETCH (`);
+    for (const p of parts) await s.write(p);
+    await s.write(")\r\n");
+  }
+  if (seen.length) persistFlags(s, seen);
+}

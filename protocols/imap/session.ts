@@ -1,0 +1,300 @@
+// One IMAP connection: frames commands off the socket, runs them one at a time (pipelined
+// commands queue), checks each against the session state, and writes responses with
+// back-pressure. Bus events for the logged-in inbox mark the view stale; it is refreshed before
+// the next tagged reply, or at once while the client IDLEs.
+import type { Socket } from "node:net";
+import type { AppContext } from "../../src/context";
+import type { Services } from "../../src/services";
+import type { InboxRow } from "../../src/services/inboxes";
+import type { BusEvent } from "../../src/events/bus";
+import { Framer, type Frame } from "./parser/framer";
+import { ParseError, parseCommand, type Command } from "./parser/tokens";
+import { Mailbox } from "./mailbox";
+import { commands, type SessionState } from "./commands";
+import type { ImapOptions } from "./options";
+
+const FLUSH_AT = 64 * 1024;
+
+export interface SessionHost {
+  ctx: AppContext;
+  services: Services;
+  options: ImapOptions;
+  /** Whether the connection is already encrypted, and how to upgrade it if not (STARTTLS). */
+  secure: boolean;
+  startTls: ((socket: Socket) => Socket) | null;
+  /** Per-inbox connection accounting; false = the inbox has too many sessions. */
+  claimInbox(inboxId: string): boolean;
+  releaseInbox(inboxId: string): void;
+  onClose(s: Session): void;
+}
+
+export class Session {
+  state: SessionState | "logout" = "not-authenticated";
+  inbox: InboxRow | null = null;
+  mailbox: Mailbox | null = null;
+  /** Client address, for the log-in failure limit. */
+  readonly ip: string;
+  lastActivity = Date.now();
+  idling = false;
+  /** Whether the connection is encrypted (implicit TLS, or after STARTTLS). */
+  secure: boolean;
+
+  private framer: Framer;
+  private queue: Frame[] = [];
+  private running = false;
+  private lineWaiter: ((line: Buffer | null) => void) | null = null;
+  private out: Buffer[] = [];
+  private outLen = 0;
+  private closed = false;
+  private dirty = false;
+  private unsubscribe: (() => void) | null = null;
+  private idleRefresh: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    public socket: Socket,
+    readonly host: SessionHost,
+  ) {
+    this.ip = socket.remoteAddress ?? "unknown";
+    this.secure = host.secure;
+    this.framer = new Framer(host.options.limits);
+    this.attach(socket);
+  }
+
+  get ctx(): AppContext {
+    return this.host.ctx;
+  }
+
+  get services(): Services {
+    return this.host.services;
+  }
+
+
+  private attach(socket: Socket): void {
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("error", () => this.close());
+    socket.on("close", () => this.close());
+  }
+
+  greet(): void {
+    const caps = this.capabilities().join(" ");
+    void this.sendNow(`* OK [CAPABILITY ${caps}] inboxd IMAP4rev1 ready`);
+  }
+
+  capabilities(): string[] {
+    const caps = ["IMAP4rev1", "LITERAL+", "SASL-IR", "ID", "ENABLE", "IDLE", "NAMESPACE", "UIDPLUS", "UNSELECT", "CHILDREN"];
+    if (this.state === "not-authenticated") {
+      if (!this.secure && this.host.startTls) caps.push("STARTTLS", "LOGINDISABLED");
+      else caps.push("AUTH=PLAIN");
+    }
+    return caps;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.lastActivity = Date.now();
+    let frames: Frame[];
+    try {
+      frames = this.framer.push(chunk);
+    } catch (e) {
+      console.error("imap framer failed", e);
+      this.close();
+      return;
+    }
+    for (const f of frames) {
+      if (this.lineWaiter && f.kind === "command" && this.queue.length === 0) {
+        const w = this.lineWaiter;
+        this.lineWaiter = null;
+        w(f.bytes);
+      } else this.queue.push(f);
+    }
+    // Pipelining without bound would buffer without bound: stop reading until the queue drains.
+    if (this.queue.length > 64) this.socket.pause();
+    void this.run();
+  }
+
+  /** The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. */
+  readLine(): Promise<Buffer | null> {
+    const next = this.queue.findIndex((f) => f.kind === "command");
+    if (next >= 0) {
+      const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
+      return Promise.resolve(f.bytes);
+    }
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => (this.lineWaiter = resolve));
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length && !this.closed) {
+        const f = this.queue.shift()!;
+        if (this.queue.length < 16) this.socket.resume();
+        if (f.kind === "continue") await this.sendNow("+ Ready for literal data");
+        else if (f.kind === "error") {
+          await this.sendNow(`${f.tag} BAD ${f.message}`);
+          if (f.fatal) await this.end("* BYE Protocol error");
+        } else await this.execute(f.bytes);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async execute(bytes: Buffer): Promise<void> {
+    let cmd: Command;
+    try {
+      cmd = parseCommand(bytes);
+    } catch (e) {
+      if (!(e instanceof ParseError)) throw e;
+      await this.sendNow(`${e.tag} BAD ${e.message}`);
+      return;
+    }
+    const def = commands.get(cmd.name);
+    let reply: string;
+    if (!def) reply = `BAD Unknown command ${cmd.name.slice(0, 30)}`;
+    else if (this.state === "logout" || !def.states.includes(this.state)) reply = `BAD ${cmd.name} is not allowed in this state`;
+    else {
+      try {
+        reply = await def.run(this, cmd);
+      } catch (e) {
+        if (e instanceof ParseError) reply = `BAD ${e.message}`;
+        else {
+          console.error(`imap ${cmd.name} failed`, e);
+          reply = "NO [SERVERBUG] Internal error";
+        }
+      }
+    }
+    if (this.closed) return;
+    // EXPUNGE may not be announced while answering FETCH, STORE or SEARCH (sequence numbers
+    // would shift under the client); the UID forms are exempt.
+    const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
+    this.pushUpdates(expungeOk);
+    if (reply) await this.write(`${cmd.tag} ${reply}\r\n`);
+    await this.flush();
+    if (this.state === "logout") this.close(true);
+  }
+
+  /** Queues the untagged responses that describe what changed since the client last heard. */
+  pushUpdates(allowExpunge: boolean, force = false): void {
+    if (!this.mailbox || (!this.dirty && !force)) return;
+    this.dirty = false;
+    const lines = this.mailbox.refresh(allowExpunge);
+    if (!allowExpunge && this.mailbox.msgs.some((m) => m.gone)) this.dirty = true;
+    for (const l of lines) this.queueOut(l + "\r\n");
+  }
+
+  markDirty(): void {
+    this.dirty = true;
+  }
+
+  // -- Output ---------------------------------------------------------------------------
+
+  private queueOut(data: string | Buffer): void {
+    const b = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    this.out.push(b);
+    this.outLen += b.length;
+  }
+
+  /** Buffers output; flushes (and waits for the socket) once enough has piled up. */
+  async write(data: string | Buffer): Promise<void> {
+    if (this.closed) return;
+    this.queueOut(data);
+    if (this.outLen >= FLUSH_AT) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.outLen === 0 || this.closed) return;
+    const buf = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outLen);
+    this.out = [];
+    this.outLen = 0;
+    this.lastActivity = Date.now();
+    if (this.socket.write(buf)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off("drain", done);
+        this.socket.off("close", done);
+        resolve();
+      };
+      this.socket.on("drain", done);
+      this.socket.on("close", done);
+    });
+  }
+
+  async sendNow(line: string): Promise<void> {
+    await this.write(line + "\r\n");
+    await this.flush();
+  }
+
+  /** Says goodbye and closes. */
+  async end(bye: string): Promise<void> {
+    if (this.closed) return;
+    await this.sendNow(bye);
+    this.close(false);
+  }
+
+  // -- Log-in and the bus -----------------------------------------------------------------
+
+  /** Completes a successful log-in; false if the inbox already has too many sessions. */
+  authenticated(inbox: InboxRow): boolean {
+    if (!this.host.claimInbox(inbox.id)) return false;
+    this.inbox = inbox;
+    this.state = "authenticated";
+    this.unsubscribe = this.ctx.bus.subscribe((e) => this.onBus(e));
+    return true;
+  }
+
+  private onBus(e: BusEvent): void {
+    if (!this.inbox || !("inboxId" in e) || e.inboxId !== this.inbox.id) return;
+    if (e.type === "inbox.deleted") {
+      void this.end("* BYE The inbox was deleted");
+      return;
+    }
+    if (e.type !== "message.received" && e.type !== "message.deleted" && e.type !== "message.flags") return;
+    this.dirty = true;
+    if (this.idling && !this.idleRefresh) {
+      // Coalesces a burst (e.g. a bulk delete) into one refresh.
+      this.idleRefresh = setTimeout(() => {
+        this.idleRefresh = null;
+        if (!this.idling || this.closed) return;
+        this.pushUpdates(true);
+        void this.flush();
+      }, 15);
+    }
+  }
+
+  /** Replaces the socket after STARTTLS; the framer starts afresh (no plaintext is carried over). */
+  upgrade(secure: Socket): void {
+    this.socket.removeAllListeners("data");
+    this.socket.removeAllListeners("close");
+    this.socket.removeAllListeners("error");
+    this.framer = new Framer(this.host.options.limits);
+    this.queue = [];
+    this.socket = secure;
+    this.secure = true;
+    this.attach(secure);
+  }
+
+  /** graceful: end the socket after what was written (BYE) instead of cutting it off. */
+  close(graceful = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.state = "logout";
+    this.unsubscribe?.();
+    if (this.idleRefresh) clearTimeout(this.idleRefresh);
+    if (this.inbox) this.host.releaseInbox(this.inbox.id);
+    this.lineWaiter?.(null);
+    this.lineWaiter = null;
+    this.queue = [];
+    if (graceful) {
+      const sock = this.socket;
+      sock.end();
+      setTimeout(() => sock.destroyed || sock.destroy(), 2000).unref?.();
+    } else if (!this.socket.destroyed) this.socket.destroy();
+    this.host.onClose(this);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

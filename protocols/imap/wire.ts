@@ -1,0 +1,35 @@
+// How values are written on the wire: quoted strings, literals, NIL, dates, flags.
+
+/** A quoted string when it can be one (short printable ASCII), otherwise a literal. */
+export function str(v: string): string {
+  if (v.length < 1024 && /^[\x20-\x7e]*$/.test(v)) return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  return `{${Buffer.byteLength(v, "utf8")}}\r\n${v}`;
+}
+
+export function nstr(v: string | null | undefined): string {
+  return v === null || v === undefined ? "NIL" : str(v);
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** INTERNALDATE form: "17-Jul-1996 02:44:25 +0000". */
+export function internalDate(iso: string): string {
+  const d = new Date(iso);
+  const t = Number.isNaN(d.getTime()) ? new Date(0) : d;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `"${p(t.getUTCDate())}-${MONTHS[t.getUTCMonth()]}-${t.getUTCFullYear()} ${p(t.getUTCHours())}:${p(t.getUTCMinutes())}:${p(t.getUTCSeconds())} +0000"`;
+}
+
+export interface FlagBits {
+  seen: boolean;
+  flagged: boolean;
+  deleted: boolean;
+}
+
+export function flagList(f: FlagBits): string {
+  const out: string[] = [];
+  if (f.seen) out.push("\\Seen");
+  if (f.flagged) out.push("\\Flagged");
+  if (f.deleted) out.push("\\Deleted");
+  return `(${out.join(" ")})`;
+}
