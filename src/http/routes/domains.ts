@@ -5,8 +5,38 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../services/auth";
 import { idempotent } from "../idempotency";
+import { Collection, NullableTs, Ts } from "../schemas";
 
 const tags = ["domains"];
+
+const DomainRecord = t.Object({
+  key: t.String({ description: "mx, spf, dkim, dmarc or ownership" }),
+  type: t.String({ description: "MX or TXT" }),
+  host: t.String({ description: "fully-qualified name to publish the record at" }),
+  value: t.String(),
+  priority: t.Integer({ description: "10 for MX, 0 for TXT" }),
+  required: t.Boolean({ description: "whether verification waits for this record" }),
+  status: t.String({ description: "pending, valid, invalid, missing, error or skipped" }),
+});
+
+const Domain = t.Object(
+  {
+    id: t.String(),
+    domain: t.String(),
+    mode: t.String({ description: "always 'normal'" }),
+    status: t.String({ description: "pending, verified or failed" }),
+    verified_at: NullableTs,
+    last_checked_at: NullableTs,
+    failure_reason: t.Union([t.String(), t.Null()], { description: "why the last verification failed" }),
+    dkim: t.Object({ selector: t.String() }),
+    project: t.Object({ id: t.String(), slug: t.String() }),
+    records: t.Array(DomainRecord),
+    catch_all_inbox_id: t.Union([t.String(), t.Null()], { description: "inbox storing mail for unknown local parts" }),
+    created_at: Ts,
+  },
+  { title: "Domain" },
+);
+const One = t.Object({ data: Domain });
 
 const mod: RouteModule = (ctx, s) =>
   new Elysia()
@@ -26,6 +56,7 @@ const mod: RouteModule = (ctx, s) =>
             t.Union([Ulid("inbox of this project that stores mail for unknown local parts"), t.Null()]),
           ),
         }),
+        response: { 201: One },
         detail: { summary: "Create a custom domain (answers the DNS records to publish)", tags },
       },
     )
@@ -37,7 +68,7 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(s.domains.list(project.id, query.cursor, limit), limit, (r) => s.domains.view(r, project));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List custom domains", tags } },
+      { query: t.Object(PageQuery), response: { 200: Collection(Domain) }, detail: { summary: "List custom domains", tags } },
     )
     .get(
       "/v1/domains/:id",
@@ -46,7 +77,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "domains:read");
         return { data: s.domains.view(s.domains.get(project.id, params.id), project) };
       },
-      { params: IdParams, detail: { summary: "Show a custom domain", tags } },
+      { params: IdParams, response: { 200: One }, detail: { summary: "Show a custom domain", tags } },
     )
     .post(
       "/v1/domains/:id/verify",
@@ -55,7 +86,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "domains:write");
         return { data: s.domains.view(await s.domains.verify(project.id, params.id), project) };
       },
-      { params: IdParams, detail: { summary: "Look the DNS records up now and update the domain's status", tags } },
+      {
+        params: IdParams,
+        response: { 200: One },
+        detail: { summary: "Look the DNS records up now and update the domain's status", tags },
+      },
     )
     .post(
       "/v1/domains/:id/catch-all",
@@ -71,6 +106,7 @@ const mod: RouteModule = (ctx, s) =>
             description: "null turns the catch-all off",
           }),
         }),
+        response: { 200: One },
         detail: { summary: "Set or clear the domain's catch-all inbox", tags },
       },
     )
