@@ -39,7 +39,13 @@ export class DnsChecker {
   }
 
   async check(records: ExpectedRecord[]): Promise<Record<string, RecordCheck>> {
-    const r = this.resolver();
+    let r: Resolver;
+    try {
+      r = this.resolver();
+    } catch (e: any) {
+      const detail = `resolver unusable: ${e?.message ?? e}`;
+      return Object.fromEntries(records.map((rec) => [rec.key, { status: "error", detail } satisfies RecordCheck]));
+    }
     const results = await Promise.all(records.map((rec) => this.checkOne(r, rec)));
     return Object.fromEntries(records.map((rec, i) => [rec.key, results[i]!]));
   }
