@@ -10,12 +10,14 @@ export function findPart(root: MimeNode, path: number[]): MimeNode | null {
   let node = root;
   for (let i = 0; i < path.length; i++) {
     const n = path[i]!;
-    if (i > 0 && node.message) node = node.message;
+    // A part number inside a message/rfc822 part numbers the encapsulated message's parts.
+    const entered = i > 0 && node.message !== null;
+    if (entered) node = node.message!;
     if (node.type === "multipart") {
       const child = node.children[n - 1];
       if (!child) return null;
       node = child;
-    } else if (n !== 1) return null;
+    } else if (n !== 1 || (i > 0 && !entered)) return null; // a single part is its own part 1, nothing deeper
   }
   return node;
 }
