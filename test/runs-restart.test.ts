@@ -1,0 +1,81 @@
+// Runs survive restarts: a crash (SIGKILL) or a clean stop mid-run leaves the run to be resumed
+// at its current step by the next start; a step whose effect is unknown fails cleanly instead.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { json, startInboxd, type Instance } from "./harness";
+import { launch, publishScenario, standardAgent, startSignupApp, until, type SignupApp } from "./automation-helpers";
+
+let inst: Instance;
+let app: SignupApp;
+let agentId: string;
+
+beforeAll(async () => {
+  inst = await startInboxd();
+  app = startSignupApp(() => inst.ports.smtp!);
+  agentId = await standardAgent(inst);
+  await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: app.url } }));
+});
+afterAll(async () => {
+  app.stop();
+  await inst.stop();
+  inst.cleanup();
+});
+
+const sleeper = {
+  schema_version: 1,
+  steps: [
+    { id: "inbox", type: "inbox.create" },
+    { id: "nap", type: "sleep", seconds: 2 },
+    { type: "assert", value: "${steps.inbox.address}", contains: "@" },
+  ],
+};
+
+describe("restart mid-run", () => {
+  test("after a crash (SIGKILL) the run resumes at its current step, finishes and cleans up", async () => {
+    const scenarioId = await publishScenario(inst, sleeper, "sleeper");
+    const r = await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 0);
+    const id = r.body.data.id;
+    const { run: mid } = await until(inst, id, (run) => run.steps[1].status === "running");
+    expect(mid.steps[0].status).toBe("succeeded");
+    await inst.kill();
+    inst = await inst.restart();
+    const { run, events } = await until(inst, id, (run) => run.status === "succeeded", 40);
+    expect(run.steps.map((s: any) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    // The finished step was not repeated: one inbox created, and it is gone now.
+    expect(events.filter((e: any) => e.type === "resource.created")).toHaveLength(1);
+    const resumed = events.find((e: any) => e.type === "run.resumed");
+    expect(resumed.payload).toEqual({ step_index: 1, reason: "recovered" });
+    expect(run.cleanup_status).toBe("completed");
+    expect((await json(inst.api(`/v1/inboxes/${run.steps[0].output.id}`))).status).toBe(404);
+  }, 60_000);
+
+  test("after a clean stop (SIGTERM) the next start resumes the run at once", async () => {
+    const scenarioId = await publishScenario(inst, sleeper, "sleeper 2");
+    const id = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 0)).body.data.id;
+    await until(inst, id, (run) => run.steps[1].status === "running");
+    await inst.stop();
+    inst = await inst.restart();
+    const { run, events } = await until(inst, id, (run) => run.status === "succeeded", 30);
+    expect(run.cleanup_status).toBe("completed");
+    expect(events.some((e: any) => e.type === "run.resumed")).toBe(true);
+  }, 60_000);
+
+  test("a crash during a non-repeatable step (POST) fails the run cleanly with interrupted, never repeating the call", async () => {
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        { type: "http.request", method: "POST", url: `${app.url}/slow`, json: {} },
+      ],
+    });
+    const id = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 0)).body.data.id;
+    await until(inst, id, (run) => run.steps[1].status === "running");
+    while (app.slowHits === 0) await Bun.sleep(20);
+    await inst.kill();
+    inst = await inst.restart();
+    const { run } = await until(inst, id, (run) => run.status === "failed", 40);
+    expect(run.error.code).toBe("interrupted");
+    expect(run.steps[1].status).toBe("failed");
+    expect(app.slowHits).toBe(1);
+    expect(run.cleanup_status).toBe("completed");
+  }, 60_000);
+});
