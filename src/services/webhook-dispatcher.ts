@@ -14,6 +14,7 @@ import { signedHeaders } from "../lib/standard-webhooks";
 import type { DeliveryRow, WebhookRow, WebhookService } from "./webhooks";
 
 const PER_WEBHOOK = 8;
+const CLAIM_MARGIN_MS = 5_000;
 const EXCERPT_BYTES = 1024;
 /** Later retries grow 4x per try up to this many base delays (5 s base: 10 h). */
 const MAX_DELAY_FACTOR = 7200;
@@ -73,7 +74,8 @@ export class WebhookDispatcher {
   }
 
   private claim(now: number, limit: number, excluded: string[]): DeliveryRow[] {
-    const until = now + this.ctx.config.webhookTimeoutMs + 30_000;
+    // Outlasts one try (timeout + time to record it); a crashed worker's claim lapses soon after.
+    const until = now + this.ctx.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
     return this.ctx.db.sqlite
       .query(
         `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
