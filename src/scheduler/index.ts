@@ -11,7 +11,8 @@ export interface Job {
 }
 
 export class Scheduler {
-  private timers: ReturnType<typeof setTimeout>[] = [];
+  /** The pending timer of each job (one per job; replaced on every tick). */
+  private timers = new Map<string, ReturnType<typeof setTimeout>>();
   private running = new Set<Promise<unknown>>();
   private stopped = false;
 
@@ -40,7 +41,7 @@ export class Scheduler {
       this.running.delete(p);
       this.loop(job, job.everyMs);
     }, delay);
-    this.timers.push(timer);
+    this.timers.set(job.name, timer);
   }
 
   /** Runs one job now (used by tests through the server's own code paths, and at start-up catch-up). */
@@ -51,7 +52,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t);
     await Promise.allSettled([...this.running]);
   }
 }
