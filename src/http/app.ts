@@ -94,7 +94,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       let rateKey = `ip:${clientIp(request)}`;
       try {
         if (!isPublic(request.method, path)) {
-          s.principal = services.auth.authenticate(request.headers.get("authorization"));
+          s.principal = services.auth.authenticate(request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "));
           rateKey = `${s.principal.kind}:${s.principal.id}`;
         }
       } finally {
@@ -108,7 +108,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         }
       }
       if (s.principal && !USER_PLANE.test(path)) {
-        s.project = services.auth.resolveProject(s.principal, request.headers.get("x-service-project"));
+        s.project = services.auth.resolveProject(s.principal, request.headers.get("x-service-project") ?? streamQuery(request, path, "project"));
       }
     })
     .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
@@ -183,6 +183,16 @@ function validationErrors(v: any): { path: string; message: string }[] {
     }
   } catch {}
   return [{ path: "", message: String(v?.message ?? "invalid") }];
+}
+
+/**
+ * EventSource (the browser's SSE client, used by the web UI) cannot send headers, so GET /v1/events
+ * alone also takes the credential and the project as ?access_token=…&project=… (docs/ui.md).
+ */
+function streamQuery(req: Request, path: string, name: string, prefix = ""): string | null {
+  if (req.method !== "GET" || path !== "/v1/events") return null;
+  const v = new URL(req.url).searchParams.get(name);
+  return v ? prefix + v : null;
 }
 
 export function clientIp(req: Request): string {

@@ -11,6 +11,7 @@ import domains from "./domains";
 import inboxes from "./inboxes";
 import messages from "./messages";
 import usage from "./usage";
+import ui from "./ui";
 import agents from "./agents";
 import httpOrigins from "./http-origins";
 import scenarioSecrets from "./scenario-secrets";
@@ -19,4 +20,4 @@ import runs from "./runs";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs];
+export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs, ui];

@@ -1,0 +1,61 @@
+// Drives Debian's Chromium (/usr/bin/chromium) with playwright-core for the web UI tests.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { ROOT } from "./harness";
+
+export const CHROMIUM = process.env.INBOXD_CHROMIUM ?? "/usr/bin/chromium";
+export const hasChromium = existsSync(CHROMIUM);
+export const SHOTS = join(ROOT, "test-output/screenshots");
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export interface Browser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+export async function launch(): Promise<Browser> {
+  const { chromium } = await import("playwright-core");
+  const profile = mkdtempSync(join(tmpdir(), "inboxd-chromium-"));
+  // launchPersistentContext owns --user-data-dir (a fresh profile per run).
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: DESKTOP,
+    acceptDownloads: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close().catch(() => {});
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves test-output/screenshots/<name>-desktop.png and -phone.png of the page as it stands. */
+export async function screenshots(page: Page, name: string, phone = true): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.setViewportSize(DESKTOP);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`) });
+  if (phone) {
+    await page.setViewportSize(PHONE);
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: join(SHOTS, `${name}-phone.png`) });
+    await page.setViewportSize(DESKTOP);
+  }
+}

@@ -1,0 +1,158 @@
+// API keys: list, create (the secret is shown once), rotate (new secret shown once), revoke.
+import { api, describe, list } from "../api";
+import { confirmDialog, copyText, dialog, empty, h, icon, relTime, replace, spinner, toast } from "../dom";
+import type { Page } from "../main";
+
+interface ApiKey {
+  id: string;
+  name: string;
+  environment: string;
+  last_four: string;
+  scopes: string[];
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  secret?: string;
+}
+
+const SCOPES = [
+  "inboxes:read", "inboxes:write", "messages:read", "messages:write", "webhooks:read", "webhooks:write",
+  "domains:read", "domains:write", "keys:read", "keys:write", "agents:read", "agents:write",
+  "scenarios:read", "scenarios:write", "runs:read", "runs:write", "secrets:read", "secrets:write",
+  "origins:read", "origins:write", "usage:read",
+];
+
+export class KeysPage implements Page {
+  private body = h("div.table-wrap");
+  private secretBox = h("div");
+  private keys: ApiKey[] = [];
+
+  mount(root: HTMLElement) {
+    replace(
+      root,
+      h(
+        "div.page",
+        null,
+        h(
+          "div.page-head",
+          null,
+          h("div", null, h("h1", null, "API keys"), h("p.muted", null, "Keys authenticate CI jobs and scripts against this project. A secret is shown only once.")),
+          h("button.btn.primary", { onclick: () => void this.create(), dataset: { test: "new-key" } }, icon("plus"), "New API key"),
+        ),
+        this.secretBox,
+        this.body,
+      ),
+    );
+    void this.load();
+  }
+
+  private async load() {
+    if (!this.keys.length) replace(this.body, spinner());
+    try {
+      this.keys = (await list<ApiKey>("/v1/api-keys?limit=100")).data;
+    } catch (e) {
+      return replace(this.body, empty("Could not load API keys", describe(e), "key"));
+    }
+    if (!this.keys.length) return replace(this.body, empty("No API keys", "Create one for your test suite.", "key"));
+    replace(
+      this.body,
+      h(
+        "table.grid",
+        null,
+        h("thead", null, h("tr", null, ["Name", "Key", "Scopes", "Last used", "Expires", "Created", ""].map((t) => h("th", null, t)))),
+        h(
+          "tbody",
+          null,
+          this.keys.map((k) =>
+            h(
+              "tr",
+              { class: k.revoked_at ? "revoked" : "", dataset: { id: k.id, test: "key-row" } },
+              h("td", null, h("strong", null, k.name), k.revoked_at ? h("span.pill.revoked", null, "revoked") : null),
+              h("td", null, h("code", null, `…${k.last_four}`)),
+              h("td", null, k.scopes.includes("*") ? h("span.chip", null, "full access") : h("span.scopes", { title: k.scopes.join(", ") }, k.scopes.length > 3 ? `${k.scopes.slice(0, 3).join(", ")} +${k.scopes.length - 3}` : k.scopes.join(", "))),
+              h("td", null, k.last_used_at ? relTime(k.last_used_at) : "never"),
+              h("td", null, k.expires_at ? relTime(k.expires_at) : "never"),
+              h("td", null, relTime(k.created_at)),
+              h(
+                "td.actions",
+                null,
+                k.revoked_at
+                  ? null
+                  : [
+                      h("button.btn.sm", { onclick: () => void this.rotate(k), dataset: { test: "rotate" } }, icon("refresh", 14), "Rotate"),
+                      h("button.btn.sm.danger", { onclick: () => void this.revoke(k), dataset: { test: "revoke" } }, "Revoke"),
+                    ],
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  private showSecret(k: ApiKey, verb: string) {
+    replace(
+      this.secretBox,
+      h(
+        "div.secret-box",
+        { dataset: { test: "secret" } },
+        h("div", null, h("strong", null, `${verb} “${k.name}”.`), " Copy the secret now: it is not shown again."),
+        h("div.secret-row", null, h("code.secret", null, k.secret ?? ""), h("button.btn.sm.primary", { onclick: () => void copyText(k.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy")),
+        h("button.btn.link.sm", { onclick: () => replace(this.secretBox) }, "I have stored it"),
+      ),
+    );
+  }
+
+  private async create() {
+    const name = h("input", { name: "name", maxLength: 100, required: true, placeholder: "e.g. CI pipeline" });
+    const full = h("input", { type: "checkbox", checked: true });
+    const boxes = SCOPES.map((s) => h("input", { type: "checkbox", value: s }));
+    const grid = h("div.scope-grid.hidden", null, boxes.map((b) => h("label.check", null, b, b.value)));
+    full.addEventListener("change", () => grid.classList.toggle("hidden", full.checked));
+    const v = await dialog<{ name: string; scopes?: string[] }>(
+      "New API key",
+      h("div.form-grid", null, h("label", null, "Name", name), h("label.check", null, full, "Full access (all scopes)"), grid),
+      {
+        submit: "Create key",
+        collect: () => {
+          if (!name.value.trim()) {
+            name.focus();
+            return null;
+          }
+          return { name: name.value.trim(), scopes: full.checked ? undefined : boxes.filter((b) => b.checked).map((b) => b.value) };
+        },
+      },
+    );
+    if (!v) return;
+    try {
+      const r = await api<{ data: ApiKey }>("/v1/api-keys", { method: "POST", json: v, idempotent: true });
+      this.showSecret(r.data, "Created");
+      void this.load();
+    } catch (e) {
+      toast(`Could not create the key: ${describe(e)}`, "error");
+    }
+  }
+
+  private async rotate(k: ApiKey) {
+    if (!(await confirmDialog("Rotate this key?", `The current secret of “${k.name}” stops working at once; a new one is shown.`, "Rotate"))) return;
+    try {
+      const r = await api<{ data: ApiKey }>(`/v1/api-keys/${k.id}/rotate`, { method: "POST" });
+      this.showSecret(r.data, "Rotated");
+      void this.load();
+    } catch (e) {
+      toast(`Could not rotate: ${describe(e)}`, "error");
+    }
+  }
+
+  private async revoke(k: ApiKey) {
+    if (!(await confirmDialog("Revoke this key?", `“${k.name}” (…${k.last_four}) stops working at once. This cannot be undone.`, "Revoke"))) return;
+    try {
+      await api(`/v1/api-keys/${k.id}/revoke`, { method: "POST" });
+      toast(`Revoked ${k.name}`, "ok");
+      void this.load();
+    } catch (e) {
+      toast(`Could not revoke: ${describe(e)}`, "error");
+    }
+  }
+}

@@ -1,0 +1,228 @@
+// The message list of one inbox (GET /v1/inboxes/{id}/messages), refetched on live events.
+import { api, ApiFailure, describe, list } from "../api";
+import { copyText, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
+import { reveal } from "../keys";
+import { debounce, onLive } from "../live";
+import { expiryChip, storageBar, type Inbox } from "./mail";
+
+export interface MessageSummary {
+  id: string;
+  inbox_id: string;
+  from: { email: string; name: string } | null;
+  subject: string;
+  preview: string;
+  codes: string[];
+  links_count: number;
+  attachment_count: number;
+  has_text: boolean;
+  has_html: boolean;
+  size_bytes: number;
+  received_at: string;
+  expires_at: string;
+  read: boolean;
+}
+
+interface Hooks {
+  onInboxChanged(): void;
+  onDeleteInbox(ib: Inbox): void;
+  onToggleWatch(ib: Inbox): void;
+}
+
+export class MessageList {
+  private items: MessageSummary[] = [];
+  private next: string | null = null;
+  private error: string | null = null;
+  private loaded = false;
+  private openId: string | null = null;
+  selected = -1;
+  private head = h("div.pane-head.inbox-head");
+  private listEl = h("div.rows", { role: "listbox", "aria-label": "Messages", dataset: { test: "message-list" } });
+  private off: () => void;
+  private fresh = new Set<string>();
+
+  constructor(
+    private pane: HTMLElement,
+    private inboxId: string,
+    private inbox: () => Inbox | null,
+    private hooks: Hooks,
+  ) {
+    replace(pane, this.head, this.listEl);
+    this.renderHead();
+    this.render();
+    const again = debounce(() => void this.reload(), 120);
+    this.off = onLive((e) => {
+      if (e.type === "poll") return again();
+      if (!e.type.startsWith("message.") && !e.type.startsWith("inbox.")) return;
+      const d = e.data ?? {};
+      const ib = d.inbox_id ?? d.inboxId ?? d.inbox?.id ?? d.data?.inbox_id ?? d.message?.inbox_id ?? d.data?.inbox?.id;
+      if (!ib || ib === this.inboxId) again();
+    });
+    void this.reload();
+  }
+
+  destroy() {
+    this.off();
+  }
+
+  rows(): HTMLElement[] {
+    return [...this.listEl.querySelectorAll<HTMLElement>(".msg-row")];
+  }
+
+  select(i: number) {
+    this.selected = i;
+    this.rows().forEach((r, j) => r.classList.toggle("selected", j === i));
+    reveal(this.rows()[i]);
+  }
+
+  open(i: number) {
+    const m = this.items[i];
+    if (m) location.hash = `/inboxes/${this.inboxId}/${m.id}`;
+  }
+
+  setOpen(id: string | null) {
+    this.openId = id;
+    const i = id ? this.items.findIndex((m) => m.id === id) : -1;
+    if (i >= 0) {
+      this.selected = i;
+      if (!this.items[i]!.read) this.items[i]!.read = true;
+    }
+    this.render();
+  }
+
+  inboxUpdated() {
+    this.renderHead();
+  }
+
+  async remove(i: number) {
+    const m = this.items[i];
+    if (!m) return;
+    try {
+      await api(`/v1/messages/${m.id}`, { method: "DELETE" });
+      this.items.splice(i, 1);
+      toast("Message deleted", "ok");
+      if (this.openId === m.id) {
+        const nextMsg = this.items[Math.min(i, this.items.length - 1)];
+        location.hash = nextMsg ? `/inboxes/${this.inboxId}/${nextMsg.id}` : `/inboxes/${this.inboxId}`;
+      }
+      this.selected = Math.min(i, this.items.length - 1);
+      this.render();
+      this.hooks.onInboxChanged();
+    } catch (e) {
+      toast(`Could not delete: ${describe(e)}`, "error");
+    }
+  }
+
+  async reload(more = false) {
+    try {
+      const r = await list<MessageSummary>(`/v1/inboxes/${this.inboxId}/messages?limit=50${more && this.next ? `&cursor=${this.next}` : ""}`);
+      if (!more && this.loaded) for (const m of r.data) if (!this.items.some((x) => x.id === m.id)) this.fresh.add(m.id);
+      this.items = more ? [...this.items, ...r.data] : r.data;
+      this.next = r.links.next;
+      this.error = null;
+    } catch (e) {
+      this.error =
+        e instanceof ApiFailure && e.routeMissing
+          ? "Reading messages is not available on this server yet."
+          : e instanceof ApiFailure && e.status === 404
+            ? "This inbox no longer exists (deleted or expired)."
+            : describe(e);
+    }
+    this.loaded = true;
+    if (this.openId) {
+      const m = this.items.find((x) => x.id === this.openId);
+      if (m) m.read = true;
+    }
+    this.render();
+  }
+
+  private renderHead() {
+    const ib = this.inbox();
+    if (!ib) {
+      replace(this.head, h("div.pane-title", null, h("a.back", { href: "#/inboxes", "aria-label": "Back to inboxes" }, icon("back")), h("h2", null, "Inbox")));
+      return;
+    }
+    replace(
+      this.head,
+      h(
+        "div.inbox-title",
+        null,
+        h("a.back", { href: "#/inboxes", "aria-label": "Back to inboxes", title: "Back (Esc)" }, icon("back")),
+        h(
+          "div.inbox-id",
+          null,
+          h("h2.address", { title: ib.address, dataset: { test: "inbox-address" } }, ib.address),
+          h("div.row-meta", null, ib.name ? h("span.name", null, ib.name) : null, expiryChip(ib.expires_at), h("span.muted", null, `${ib.unread_count} unread of ${ib.message_count}`)),
+        ),
+        h(
+          "div.head-actions",
+          null,
+          h("button.icon-btn", { title: "Copy address", "aria-label": "Copy address", onclick: () => void copyText(ib.address, "Address copied") }, icon("copy")),
+          h(
+            "button.icon-btn",
+            { title: ib.watched ? "Stop watching" : "Watch this inbox", "aria-pressed": String(ib.watched), class: ib.watched ? "on" : "", onclick: () => this.hooks.onToggleWatch(ib) },
+            icon(ib.watched ? "eye" : "eyeOff"),
+          ),
+          h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
+          h("button.icon-btn.danger", { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) }, icon("trash")),
+        ),
+      ),
+      ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,
+    );
+  }
+
+  private render() {
+    if (!this.loaded) return replace(this.listEl, spinner());
+    if (this.error) return replace(this.listEl, empty("Messages unavailable", this.error, "mail"));
+    const ib = this.inbox();
+    if (!this.items.length) {
+      return replace(
+        this.listEl,
+        h(
+          "div.waiting",
+          null,
+          h("div.pulse"),
+          h("strong", null, "Waiting for mail…"),
+          h("p", null, "Messages appear here the moment they arrive."),
+          ib ? h("button.btn.code", { onclick: () => void copyText(ib.address, "Address copied") }, icon("copy", 14), ib.address) : null,
+        ),
+      );
+    }
+    replace(
+      this.listEl,
+      this.items.map((m, i) => this.row(m, i)),
+      this.next ? h("button.btn.link.more", { onclick: () => void this.reload(true) }, "Load older messages") : null,
+    );
+    this.fresh.clear();
+  }
+
+  private row(m: MessageSummary, i: number): HTMLElement {
+    const from = m.from?.name || m.from?.email || "(unknown sender)";
+    return h(
+      "a.msg-row",
+      {
+        href: `#/inboxes/${this.inboxId}/${m.id}`,
+        role: "option",
+        "aria-selected": String(m.id === this.openId),
+        class: [m.read ? "read" : "unread", i === this.selected ? "selected" : "", m.id === this.openId ? "active" : "", this.fresh.has(m.id) ? "fresh" : ""].join(" "),
+        dataset: { id: m.id, test: "message-row" },
+      },
+      h("span.dot", { title: m.read ? "read" : "unread" }),
+      h(
+        "div.msg-main",
+        null,
+        h("div.msg-top", null, h("span.from", { title: m.from?.email ?? "" }, from), h("time", { datetime: m.received_at, title: new Date(m.received_at).toLocaleString() }, shortTime(m.received_at))),
+        h("div.subject", null, m.subject || "(no subject)"),
+        h("div.preview", null, m.preview || ""),
+        m.codes?.length || m.attachment_count
+          ? h(
+              "div.msg-chips",
+              null,
+              (m.codes ?? []).slice(0, 3).map((c) => h("span.chip.code", { title: "Verification code" }, c)),
+              m.attachment_count ? h("span.chip", { title: `${m.attachment_count} attachment(s)` }, icon("clip", 12), String(m.attachment_count)) : null,
+              h("span.muted.small", null, fmtBytes(m.size_bytes)),
+            )
+          : null,
+      ),
+    );
+  }
+}
