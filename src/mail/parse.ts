@@ -85,24 +85,40 @@ function attachmentsOf(mail: ParsedMail): ParsedAttachment[] {
   });
 }
 
+function mailparse(raw: Uint8Array): Promise<ParsedMail> {
+  return withTimeout(
+    simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+      // We derive text from HTML ourselves (preview, codes) and never want generated HTML:
+      // has_text/has_html must mean the sender sent that part.
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      keepCidLinks: true,
+    }),
+    PARSE_TIMEOUT_MS,
+  );
+}
+
 export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
   const { headers, truncated } = readHeaders(raw, opts?.maxHeaderBytes ?? MAX_HEADER_BYTES);
   let mail: ParsedMail | null = null;
   let parseError: string | null = null;
   try {
-    mail = await withTimeout(
-      simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
-        // We derive text from HTML ourselves (preview, codes) and never want generated HTML:
-        // has_text/has_html must mean the sender sent that part.
-        skipHtmlToText: true,
-        skipTextToHtml: true,
-        skipImageLinks: true,
-        keepCidLinks: true,
-      }),
-      PARSE_TIMEOUT_MS,
-    );
+    mail = await mailparse(raw);
   } catch (err) {
     parseError = (err instanceof Error ? err.message : String(err)).slice(0, 500) || "unparseable message";
+  }
+  if (!mail && truncated && headers.length > 0) {
+    // Oversized headers make mailparser give up on the whole message; our bounded copy of
+    // them in front of the untouched body usually parses.
+    const { bodyStart } = headerEnd(raw);
+    const head = headers.map((h) => `${h.name}: ${h.value.replace(/[\r\n]/g, " ")}`).join("\r\n") + "\r\n\r\n";
+    try {
+      mail = await mailparse(new Uint8Array(Buffer.concat([Buffer.from(head, "utf8"), raw.subarray(bodyStart)])));
+      parseError = null;
+    } catch {
+      // keep the first error
+    }
   }
 
   let subject: string;
@@ -121,8 +137,9 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
     from = addresses(mail.from)[0] ?? addressesFromHeader(headerValue(headers, "from"))[0] ?? { email: "", name: "" };
     to = addresses(mail.to);
     cc = addresses(mail.cc);
-    text = typeof mail.text === "string" ? mail.text : null;
-    html = typeof mail.html === "string" ? mail.html : null;
+    // An empty part counts as absent (mailparser also reports "" when there is no text part).
+    text = typeof mail.text === "string" && mail.text !== "" ? mail.text : null;
+    html = typeof mail.html === "string" && mail.html !== "" ? mail.html : null;
     messageId = mail.messageId ?? null;
     if (mail.date instanceof Date && !Number.isNaN(mail.date.getTime()) && headerValue(headers, "date") !== null) {
       sentAt = mail.date.toISOString();

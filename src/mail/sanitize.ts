@@ -194,14 +194,15 @@ function policy(remote: "strip" | "allow", counter: { blocked: number }): saniti
   };
 }
 
-/** Cuts at maxBytes (UTF-8) before the last tag start, so no tag or entity is cut in half. */
+/** Cuts at maxBytes (UTF-8) so that no tag, entity or character is cut in half. */
 function truncateHtml(html: string, maxBytes: number): { html: string; truncated: boolean } {
   const bytes = Buffer.byteLength(html, "utf8");
   if (bytes <= maxBytes) return { html, truncated: false };
   let cut = Buffer.from(html, "utf8").subarray(0, maxBytes).toString("utf8");
   if (cut.endsWith("\ufffd")) cut = cut.slice(0, -1);
+  // Inside a tag (a "<" after the last ">") the whole tag goes; text is cut where it is.
   const lt = cut.lastIndexOf("<");
-  if (lt >= 0) cut = cut.slice(0, lt);
+  if (lt > cut.lastIndexOf(">")) cut = cut.slice(0, lt);
   const amp = cut.lastIndexOf("&");
   if (amp >= 0 && !cut.slice(amp).includes(";")) cut = cut.slice(0, amp);
   return { html: cut, truncated: true };
