@@ -289,7 +289,9 @@ export class RunExecutor {
       if (!(e instanceof StepError)) console.error(`run ${row.id} step ${current}`, e);
       const message = String(scrub(err.message, secretValues.values()));
       if (state) Object.assign(state, { status: "failed", finished_at: now, error: { code: err.code, message } });
-      const failedAssertions: FailedAssertion[] = err.failedAssertions.map((f) => ({ step_index: current, step_id: state?.id ?? null, ...f }));
+      const failedAssertions = err.failedAssertions.map((f) =>
+        scrub({ step_index: current, step_id: state?.id ?? null, ...f }, secretValues.values()),
+      ) as FailedAssertion[];
       this.event(row, "step.failed", { step_index: current, step_id: state?.id ?? null, code: err.code, message });
       for (const f of failedAssertions) this.event(row, "assertion.failed", { ...f });
       await this.finish(row, "failed", { code: err.code, message }, { steps, failedAssertions });
