@@ -36,7 +36,7 @@ export interface VersionRow {
 export interface ScenarioInput {
   name?: string;
   description?: string;
-  draft_definition?: Record<string, unknown>;
+  draft_definition?: unknown;
 }
 
 const EMPTY_DRAFT = { schema_version: SCHEMA_VERSION, steps: [] };
