@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIP } from "node:net";
+import { X509Certificate } from "node:crypto";
 import selfsigned from "selfsigned";
 import type { Config } from "./config";
 import type { TlsMaterial } from "./context";
@@ -18,10 +19,12 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   }
   const certFile = join(config.dataDir, "tls.crt");
   const keyFile = join(config.dataDir, "tls.key");
-  if (existsSync(certFile) && existsSync(keyFile)) {
-    return { cert: readFileSync(certFile, "utf8"), key: readFileSync(keyFile, "utf8") };
-  }
   const names = [...new Set([config.publicHost, "localhost", "127.0.0.1"])];
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    const cert = readFileSync(certFile, "utf8");
+    // Kept across restarts, unless INBOXD_PUBLIC_HOST changed to a name it does not cover.
+    if (covers(cert, names)) return { cert, key: readFileSync(keyFile, "utf8") };
+  }
   const altNames = names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n }));
   const notAfter = new Date();
   notAfter.setFullYear(notAfter.getFullYear() + 10);
@@ -39,4 +42,13 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   writeFileSync(keyFile, pems.private, { mode: 0o600 });
   writeFileSync(certFile, pems.cert);
   return { cert: pems.cert, key: pems.private };
+}
+
+function covers(pem: string, names: string[]): boolean {
+  try {
+    const x = new X509Certificate(pem);
+    return names.every((n) => (isIP(n) ? x.checkIP(n) !== undefined : x.checkHost(n) !== undefined));
+  } catch {
+    return false;
+  }
 }

@@ -69,7 +69,22 @@ describe("generated certificate", () => {
     const again = await inst.restart();
     started.push(again);
     expect((await presented(again.ports.pop3!)).cert.fingerprint256).toBe(cert.fingerprint256);
-  });
+  }, 30_000);
+
+  test("a changed INBOXD_PUBLIC_HOST that the kept certificate does not cover gets a new one", async () => {
+    const first = await start({ INBOXD_PUBLIC_HOST: "one.example.test" });
+    const a = (await presented(first.ports.pop3!)).cert;
+    await first.stop();
+    const second = await start({ INBOXD_PUBLIC_HOST: "two.example.test" }, first.dataDir);
+    const b = (await presented(second.ports.pop3!)).cert;
+    expect(b.fingerprint256).not.toBe(a.fingerprint256);
+    expect(b.checkHost("two.example.test")).toBe("two.example.test");
+    expect(b.checkIP("127.0.0.1")).toBe("127.0.0.1");
+    await second.stop();
+    // localhost is always covered: switching to it keeps the certificate.
+    const third = await start({ INBOXD_PUBLIC_HOST: "localhost" }, first.dataDir);
+    expect((await presented(third.ports.pop3!)).cert.fingerprint256).toBe(b.fingerprint256);
+  }, 30_000);
 });
 
 describe("configured certificate", () => {
@@ -93,7 +108,7 @@ describe("configured certificate", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test("unreadable INBOXD_TLS_CERT stops start-up with a message naming the variables", async () => {
     let message = "";
@@ -106,5 +121,5 @@ describe("configured certificate", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
     expect(message).toContain("INBOXD_TLS_CERT");
-  });
+  }, 30_000);
 });
