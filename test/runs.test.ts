@@ -324,3 +324,25 @@ describe("reading runs", () => {
     expect(r.body.code).toBe("insufficient_scope");
   });
 });
+
+describe("run.finished reaches the live event stream", () => {
+  test("GET /v1/events carries run.finished with the run", async () => {
+    const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "sleep", seconds: 0 }] }, "streamed");
+    const ac = new AbortController();
+    const res = await inst.api("/v1/events", { signal: ac.signal, headers: { accept: "text/event-stream" } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 10)).body.data;
+    expect(run.status).toBe("succeeded");
+    let text = "";
+    const end = Date.now() + 10_000;
+    while (!(text.includes("run.finished") && text.includes(run.id)) && Date.now() < end) {
+      const { value, done } = await Promise.race([reader.read(), Bun.sleep(500).then(() => ({ value: undefined, done: false }))]);
+      if (done) break;
+      if (value) text += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    expect(text).toContain("run.finished");
+    expect(text).toContain(run.id);
+  });
+});
