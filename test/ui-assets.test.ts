@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT, json, login, startInboxd, type Instance } from "./harness";
+import { createInbox, nextMessage, transport } from "./mail-helpers";
 import { UI_ASSETS } from "../src/http/ui-assets.generated";
 import { webSourceHash } from "../src/http/ui-build";
 
@@ -83,5 +84,25 @@ describe("UI assets", () => {
     const noProject = await json(fetch(`${inst.url}/v1/events?access_token=${token}`));
     expect(noProject.status).toBe(400);
     expect(noProject.body.code).toBe("project_required");
+  });
+
+  test("PATCH /v1/messages/{id} {read} marks one message read or unread (the UI's toggle); unread_count follows", async () => {
+    const inbox = await createInbox(inst, { ttl_seconds: 600 });
+    const t = transport(inst);
+    await t.sendMail({ from: "a@example.com", to: inbox.address, subject: "one", text: "one" });
+    t.close();
+    const m = await nextMessage(inst, inbox.id);
+    expect(m.read).toBe(false);
+    const r = await json(inst.api(`/v1/messages/${m.id}`, { method: "PATCH", json: { read: true } }));
+    expect(r.status).toBe(200);
+    expect(r.body.data.id).toBe(m.id);
+    expect(r.body.data.read).toBe(true);
+    expect((await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.unread_count).toBe(0);
+    expect((await json(inst.api(`/v1/messages/${m.id}`, { method: "PATCH", json: { read: true } }))).body.data.read).toBe(true);
+    expect((await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.unread_count).toBe(0);
+    expect((await json(inst.api(`/v1/messages/${m.id}`, { method: "PATCH", json: { read: false } }))).body.data.read).toBe(false);
+    expect((await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.unread_count).toBe(1);
+    expect((await json(inst.api(`/v1/messages/${m.id}`, { method: "PATCH", json: {} }))).status).toBe(422);
+    expect((await json(inst.api(`/v1/messages/01ARZ3NDEKTSV4RRFFQ69G5FAV`, { method: "PATCH", json: { read: true } }))).status).toBe(404);
   });
 });

@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
 
   test("copying the address puts it on the clipboard", async () => {
     await page.click(`.inbox-row[data-id="${inboxId}"] [data-test=copy-address]`);
-    expect(await page.evaluate(() => (window as any).__lastCopied)).toBe(inboxAddress);
+    await page.waitForFunction((a) => (window as any).__lastCopied === a, inboxAddress);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(inboxAddress);
   });
 
@@ -128,6 +128,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.waitForSelector("[data-test=message-subject]");
     expect(await page.textContent("[data-test=message-subject]")).toBe("Confirm your account");
     await page.click(`[data-test=copy-code][data-code="${CODE}"]`);
+    await page.waitForFunction((c) => (window as any).__lastCopied === c, CODE);
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(CODE);
 
     const frame = page.locator("[data-test=html-frame]");
@@ -146,8 +147,18 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const inner = page.frameLocator("[data-test=html-frame]");
     expect(await inner.locator("h1").textContent()).toBe("Welcome aboard");
 
-    // The message was opened, so it reads as read in the list.
+    // Opening marks it read, on the server too.
     await page.waitForFunction(() => document.querySelector("[data-test=message-row]")?.classList.contains("read"));
+    const msgId = page.url().split("/").pop()!;
+    await page.waitForSelector("[data-test=toggle-read]:has-text('Mark unread')");
+    expect((await json(inst.api(`/v1/messages/${msgId}`))).body.data.read).toBe(true);
+    await page.click("[data-test=toggle-read]");
+    await page.waitForSelector("[data-test=toggle-read]:has-text('Mark read')");
+    expect((await json(inst.api(`/v1/messages/${msgId}`))).body.data.read).toBe(false);
+    expect((await json(inst.api(`/v1/inboxes/${inboxId}`))).body.data.unread_count).toBe(1);
+    await page.click("[data-test=toggle-read]");
+    await page.waitForSelector("[data-test=toggle-read]:has-text('Mark unread')");
+    expect((await json(inst.api(`/v1/messages/${msgId}`))).body.data.read).toBe(true);
     await screenshots(page, "message");
 
     const notice = page.locator("[data-test=remote-notice]");

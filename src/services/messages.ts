@@ -228,6 +228,16 @@ export class MessageService {
     return agentAttachment(input, await this.attachmentBytes(a));
   }
 
+  /** Sets one message's read flag (the web UI's mark read/unread; IMAP \Seen is the same fact). */
+  setRead(projectId: string, id: string, read: boolean): MessageRow {
+    const row = this.get(projectId, id);
+    if (Boolean(row.read) !== read) {
+      this.ctx.db.sqlite.query("UPDATE messages SET read = ? WHERE id = ?").run(read ? 1 : 0, id);
+      this.ctx.bus.publish({ type: "message.flags", projectId, inboxId: row.inbox_id, messageId: id });
+    }
+    return this.get(projectId, id);
+  }
+
   /** Marks every message of the inbox up to and including lastId read; returns the ids changed. */
   markRead(inboxId: string, lastId: string): string[] {
     return (

@@ -100,6 +100,21 @@ const mod: RouteModule = (_ctx, s) =>
         detail: { summary: "Show a message", tags },
       },
     )
+    .patch(
+      "/v1/messages/:id",
+      ({ request, params, query, body }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:write");
+        return { data: s.messages.view(s.messages.setRead(project.id, params.id, body.read), "full", query.headers ?? "projected") };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({ headers: HeadersQ }),
+        body: t.Object({ read: t.Boolean({ description: "mark the message read (true) or unread (false)" }) }),
+        detail: { summary: "Mark one message read or unread", tags },
+      },
+    )
     .delete(
       "/v1/messages/:id",
       async ({ request, params, set }) => {

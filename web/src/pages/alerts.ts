@@ -118,7 +118,7 @@ export class AlertsBell {
                   h(
                     "span.alert-text",
                     null,
-                    h("span.alert-title", null, a.title || a.type, a.count > 1 ? h("span.count", null, ` ×${a.count}`) : null),
+                    h("span.alert-title", null, a.title || a.type, a.count > 1 && !(a.title ?? "").includes(String(a.count)) ? h("span.count", null, ` ×${a.count}`) : null),
                     h("span.alert-detail", null, a.detail || a.inbox?.address || ""),
                     h("span.alert-time", null, relTime(a.occurred_at)),
                   ),

@@ -167,7 +167,10 @@ export class MailPage implements Page {
     if (messageId !== this.reader?.messageId) {
       this.reader?.destroy();
       this.reader = null;
-      if (messageId && inboxId) this.reader = new Reader(this.readerPane, messageId, inboxId, () => this.messages?.reload());
+      if (messageId && inboxId) this.reader = new Reader(this.readerPane, messageId, inboxId, () => {
+          void this.messages?.reload();
+          void this.loadInboxes();
+        });
       else replace(this.readerPane, empty(inboxId ? "No message selected" : "inboxd", inboxId ? "Choose a message to read it. Keys: j / k to move, Enter to open, Delete to remove." : "Create an inbox, send it mail, and read it here as it arrives.", "mailOpen"));
     }
     this.renderInboxes();
