@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import tls from "node:tls";
 import { json, startInboxd, type Instance } from "./harness";
-import { Pop3Client, rawMessage, sendRaw } from "./pop3-client";
+import { Pop3Client, rawMessage, sendRaw, unstuff } from "./pop3-client";
 
 const MAX_CONNECTIONS = 8;
 let inst: Instance;
@@ -110,6 +110,30 @@ describe("any byte sequence", () => {
     expect(await d.cmd("STAT")).toStartWith("+OK 3 ");
     d.close();
   });
+});
+
+describe("back-pressure", () => {
+  test("pipelined RETRs of a 3 MB message that the client reads late all arrive intact", async () => {
+    const ib = await json(inst.api("/v1/inboxes", { method: "POST", json: {} }));
+    const cr = await json(inst.api(`/v1/inboxes/${ib.body.data.id}/credentials`));
+    const line = "0123456789abcdefghijklmnopqrstuvwxyz.ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const body = Array.from({ length: 48_000 }, (_, i) => (i % 7 === 0 ? "." : "") + line);
+    const raw = rawMessage(ib.body.data.address, "big", body);
+    await sendRaw(inst.ports.smtp!, ib.body.data.address, raw);
+    const c = await greeted();
+    expect(await c.login(cr.body.data.username, cr.body.data.password)).toStartWith("+OK");
+    c.tlsSocket.pause();
+    c.write("RETR 1\r\n".repeat(5) + "NOOP\r\n");
+    await Bun.sleep(300);
+    c.tlsSocket.resume();
+    for (let i = 0; i < 5; i++) {
+      expect(await c.line()).toBe(`+OK ${Buffer.byteLength(raw)} octets`);
+      const got = await c.multiRaw(30_000);
+      expect(unstuff(got).equals(Buffer.from(raw))).toBe(true);
+    }
+    expect(await c.line()).toBe("+OK");
+    c.close();
+  }, 30_000);
 });
 
 describe("STLS on the plain port", () => {

@@ -138,9 +138,15 @@ class Connection {
     try {
       while (this.queue.length > 0 && !this.session.closed && !this.socket.destroyed) {
         if (this.socket.writableLength > MAX_UNSENT_BYTES) {
+          const socket = this.socket;
           await new Promise<void>((resolve) => {
-            this.socket.once("drain", resolve);
-            this.socket.once("close", resolve);
+            const done = () => {
+              socket.off("drain", done);
+              socket.off("close", done);
+              resolve();
+            };
+            socket.on("drain", done);
+            socket.on("close", done);
           });
           continue;
         }
