@@ -346,3 +346,48 @@ describe("run.finished reaches the live event stream", () => {
     expect(text).toContain(run.id);
   });
 });
+
+describe("approval: true parks the run", () => {
+  test("launch with wait returns the parked run (awaiting_approval) at that step; cancel ends it and cleans up", async () => {
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        { id: "risky", type: "http.request", method: "POST", url: `${app.url}/verify`, headers: { "x-api-token": "${secrets.APP_TOKEN}" }, json: {}, approval: true },
+        { type: "sleep", seconds: 0 },
+      ],
+    }, "needs approval");
+    const before = app.tokens.length;
+    const r = await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 20);
+    expect(r.status).toBe(201);
+    const run = r.body.data;
+    expect(run.status).toBe("awaiting_approval");
+    expect(run.current_step_index).toBe(1);
+    expect(run.steps.map((s: any) => s.status)).toEqual(["succeeded", "awaiting_approval", "pending"]);
+    expect(run.steps[1].approval).toBe(true);
+    expect(run.cleanup_status).toBe("pending");
+    expect(app.tokens.length).toBe(before); // nothing was sent
+    const events = (await json(inst.api(`/v1/runs/${run.id}/events?limit=100`))).body.data;
+    const parked = events.find((e: any) => e.type === "step.awaiting_approval");
+    expect(parked.payload.snapshot).toMatchObject({ action: "http.request", target_resource_type: "http_origin" });
+    expect(parked.payload.snapshot.inputs.headers["x-api-token"]).toBe("[secret:APP_TOKEN]");
+    expect(JSON.stringify(events)).not.toContain(SECRET);
+    expect((await json(inst.api("/v1/runs?status=awaiting_approval"))).body.data.map((x: any) => x.id)).toContain(run.id);
+
+    const c = await json(inst.api(`/v1/runs/${run.id}/cancel`, { method: "POST" }));
+    expect(c.status).toBe(200);
+    expect(c.body.data.status).toBe("cancelled");
+    expect(c.body.data.steps.map((s: any) => s.status)).toEqual(["succeeded", "cancelled", "skipped"]);
+    expect(c.body.data.cleanup_status).toBe("completed");
+    expect((await json(inst.api(`/v1/inboxes/${run.steps[0].output.id}`))).status).toBe(404);
+  });
+
+  test("a run cancelled right after launch (queued or just started) ends cancelled", async () => {
+    const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "sleep", seconds: 5 }] }, "long");
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 0)).body.data;
+    const c = await json(inst.api(`/v1/runs/${run.id}/cancel`, { method: "POST" }));
+    expect(c.status).toBe(200);
+    expect(c.body.data.status).toBe("cancelled");
+    expect(c.body.data.error.code).toBe("cancelled");
+  });
+});
