@@ -46,8 +46,15 @@ describe("extractCodes edge cases", () => {
     expect(codes[0]).toBe("111222");
   });
 
-  test("a huge body without codes is scanned quickly and finds nothing", () => {
+  test("a huge body without codes is scanned and finds nothing", () => {
     const text = "lorem ipsum code 12 34 ".repeat(50_000);
     expect(extractCodes("", text, null)).toEqual([]);
+  });
+
+  test("a huge body dense with keywords and numbers stays bounded to five codes", () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => `code ${100000 + i} `).join("");
+    const codes = extractCodes("", text, null);
+    expect(codes.length).toBe(5);
+    expect(codes[0]).toBe("100000");
   });
 });

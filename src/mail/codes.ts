@@ -6,19 +6,18 @@ import { decodeHTML } from "entities";
 
 const MAX_SCAN_CHARS = 100_000;
 const MAX_CODES = 5;
+const MAX_CANDIDATES = 1000;
 
 // "code"-words: a candidate close to one of these is probably a code.
-const STRONG_KEYWORD = new RegExp(
-  [
+// Separate expressions: one big case-insensitive Unicode alternation is several times slower.
+const STRONG_KEYWORDS = [
     // Compounds in Germanic languages ("Bestätigungscode", "verificatiecode", "engangskode").
     String.raw`(?<!\p{L})(?:bestätigungs|sicherheits|verifizierungs|verifikations|anmelde|einmal|zugangs|login|aktivierungs|freischalt|verificatie|bevestigings|beveiligings|inlog|toegangs|pass|auth|engangs|engångs|bekræftelses|sikkerheds|verifiserings|verifierings|säkerhets|aktiverings|bekreftelses)-?(?:code|kode|kod)(?:s|en|e)?(?!\p{L})`,
     String.raw`(?<!\p{L})(?:codes?|code's|kode|koden|kod|koden|kodu|kodunuz|kodem|codice|código|codigo|códigos|otp|pin|tan|mtan|2fa|mfa)(?!\p{L})`,
     String.raw`(?<!\p{L})(?:one[- ]time[- ](?:pass(?:word|code)?|pin)|einmal-?passwort|mot de passe (?:à usage unique|temporaire)|contraseña (?:de un solo uso|temporal)|senha (?:de uso único|temporária)|password (?:monouso|temporanea)|eenmalig wachtwoord)(?!\p{L})`,
     String.raw`(?<!\p{L})(?:код\p{L}{0,3}|одноразов\p{L}* парол\p{L}*|пин-код\p{L}{0,2})(?!\p{L})`,
     String.raw`(?:認証コード|確認コード|認証番号|確認番号|ワンタイムパスワード|セキュリティコード|パスコード|暗証番号|コード|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|确认码|確認碼|安全码|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드)`,
-  ].join("|"),
-  "giu",
-);
+].map((source) => new RegExp(source, "giu"));
 
 // Context words: weaker evidence, only digit codes and only at a shorter distance.
 const WEAK_KEYWORD = new RegExp(
@@ -90,7 +89,7 @@ export function htmlToPlain(html: string): string {
 
 function findKeywords(s: string): Keyword[] {
   const out: Keyword[] = [];
-  for (const m of s.matchAll(STRONG_KEYWORD)) {
+  for (const m of STRONG_KEYWORDS.flatMap((re) => [...s.matchAll(re)])) {
     const start = m.index!;
     const end = start + m[0].length;
     const before = s.slice(Math.max(0, start - 24), start);
@@ -104,11 +103,11 @@ function findKeywords(s: string): Keyword[] {
 
 function findCandidates(s: string): Candidate[] {
   const out: Candidate[] = [];
-  const taken: Array<[number, number]> = [];
-  const free = (a: number, b: number) => taken.every(([x, y]) => b <= x || a >= y);
+  // Earlier (more specific) shapes claim their characters; later shapes skip claimed ranges.
+  const taken = new Uint8Array(s.length);
   const add = (value: string, start: number, end: number, kind: Kind) => {
-    if (!free(start, end)) return;
-    taken.push([start, end]);
+    for (let i = start; i < end; i++) if (taken[i]) return;
+    taken.fill(1, start, end);
     out.push({ value, start, end, kind });
   };
   for (const m of s.matchAll(DASHED)) {
@@ -148,13 +147,22 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
   const s = blankNoise(raw.slice(0, MAX_SCAN_CHARS).replace(/[，。、；：]/g, "$& ").normalize("NFKC"));
   const keywords = findKeywords(s);
   if (keywords.length === 0) return;
-  for (const c of findCandidates(s)) {
+  for (const c of findCandidates(s).slice(0, MAX_CANDIDATES)) {
     if (c.kind === "digits" || c.kind === "split") {
       if (looksLikeOtherNumber(s, c)) continue;
     }
     let best = -Infinity;
     let immediate = false;
-    for (const k of keywords) {
+    // Only keywords within the largest window can matter (keywords are sorted by start).
+    let lo = 0;
+    let hi = keywords.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keywords[mid]!.start < c.start - 160) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < keywords.length && keywords[i]!.start <= c.end + 40; i++) {
+      const k = keywords[i]!;
       if (k.end <= c.start) {
         const gapText = s.slice(k.end, c.start);
         const gap = gapText.length;
