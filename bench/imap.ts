@@ -1,0 +1,275 @@
+// IMAP benchmark: 1,000 messages of 10 KB put into a real inboxd through SMTP, then over
+// implicit TLS the time to FETCH BODY[] of all of them and to SEARCH them (a body-text search
+// that has to look at every message). When Dovecot is installed (`apt-get install
+// dovecot-imapd`), the same bytes go into a Maildir served by a throw-away Dovecot on loopback
+// and the same commands are timed there; both figures and the ratio are printed.
+//   bun bench/imap.ts [--messages N] [--runs R]
+// The IMAP client is a lean raw TLS client so that the figures measure the servers.
+import tls from "node:tls";
+import net from "node:net";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { json, startInboxd } from "../test/harness";
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const TOTAL = arg("messages", 1000);
+const RUNS = arg("runs", 5);
+const NEEDLE = "needle-in-message-777";
+
+function message(i: number, to: string): string {
+  const head =
+    `From: Bench <bench@example.com>\r\nTo: <${to}>\r\nSubject: bench message ${i}\r\n` +
+    `Message-ID: <imap-bench-${i}@example.com>\r\nDate: Mon, 02 Mar 2026 10:00:00 +0000\r\n` +
+    `MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n`;
+  const tag = i === 777 ? NEEDLE : `message-${i}`;
+  const line = `Line of ${tag}: your verification code is ${100000 + i}. Visit https://example.com/v/${i}\r\n`;
+  let body = "";
+  while (head.length + body.length < 10 * 1024) body += line;
+  return head + body.slice(0, 10 * 1024 - head.length - 2) + "\r\n";
+}
+
+/** A minimal IMAP client: writes a tagged command and waits for its completion, counting bytes. */
+class Client {
+  private chunks: Buffer[] = [];
+  private tail = "";
+  private received = 0;
+  private waiter: { tag: string; resolve: (s: string) => void } | null = null;
+  private n = 0;
+  private constructor(private readonly socket: tls.TLSSocket) {
+    socket.on("data", (d: Buffer) => {
+      this.received += d.length;
+      this.chunks.push(d);
+      this.tail = (this.tail + d.toString("latin1")).slice(-4096);
+      const w = this.waiter;
+      if (w) {
+        const m = new RegExp(`(?:^|\\r\\n)${w.tag} (OK|NO|BAD)[^\\r]*\\r\\n$`).exec(this.tail);
+        if (m) {
+          this.waiter = null;
+          w.resolve(m[0].trim());
+        }
+      }
+    });
+  }
+
+  static async open(port: number): Promise<Client> {
+    const s = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false });
+    await new Promise<void>((res, rej) => {
+      s.once("secureConnect", () => res());
+      s.once("error", rej);
+    });
+    const c = new Client(s);
+    await new Promise((r) => setTimeout(r, 50)); // greeting
+    return c;
+  }
+
+  /** Runs a command; returns the completion line, the response bytes and the text if small. */
+  async cmd(command: string): Promise<{ status: string; bytes: number; text: string }> {
+    const tag = `b${++this.n}`;
+    this.chunks = [];
+    this.received = 0;
+    const done = new Promise<string>((resolve) => (this.waiter = { tag, resolve }));
+    this.socket.write(`${tag} ${command}\r\n`);
+    const status = await done;
+    const bytes = this.received;
+    const text = bytes < 1_000_000 ? Buffer.concat(this.chunks).toString("latin1") : "";
+    if (!status.includes(" OK")) throw new Error(`${command}: ${status}`);
+    return { status, bytes, text };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+interface Result {
+  fetchMs: number[];
+  fetchBytes: number;
+  searchMs: number[];
+  searchHits: string;
+}
+
+async function measure(port: number, user: string, pass: string): Promise<Result> {
+  const c = await Client.open(port);
+  await c.cmd(`LOGIN "${user}" "${pass}"`);
+  const sel = await c.cmd("SELECT INBOX");
+  const exists = Number(/\* (\d+) EXISTS/.exec(sel.text)?.[1]);
+  if (exists !== TOTAL) throw new Error(`expected ${TOTAL} messages, the server has ${exists}`);
+  const res: Result = { fetchMs: [], fetchBytes: 0, searchMs: [], searchHits: "" };
+  for (let r = 0; r < RUNS; r++) {
+    let t = performance.now();
+    const f = await c.cmd("FETCH 1:* (BODY[])");
+    res.fetchMs.push(performance.now() - t);
+    res.fetchBytes = f.bytes;
+    t = performance.now();
+    const s = await c.cmd(`SEARCH BODY "${NEEDLE}"`);
+    res.searchMs.push(performance.now() - t);
+    const hits = (/\* SEARCH([^\r]*)/.exec(s.text)?.[1] ?? "").trim().split(" ").filter(Boolean);
+    res.searchHits = `${hits.length} hit${hits.length === 1 ? "" : "s"}`;
+  }
+  await c.cmd("LOGOUT").catch(() => {});
+  c.close();
+  return res;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function report(name: string, r: Result): { fetch: number; search: number } {
+  const fetch = median(r.fetchMs);
+  const search = median(r.searchMs);
+  console.log(
+    `${name}: FETCH 1:* (BODY[]) median ${fetch.toFixed(1)} ms (first ${r.fetchMs[0]!.toFixed(1)} ms) = ${Math.round((TOTAL / fetch) * 1000)} messages/s, ` +
+      `${(r.fetchBytes / 1024 / 1024).toFixed(1)} MiB; SEARCH BODY median ${search.toFixed(1)} ms = ${Math.round((TOTAL / search) * 1000)} messages/s (${r.searchHits})`,
+  );
+  return { fetch, search };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function waitForPort(port: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = net.connect(port, "127.0.0.1");
+      s.once("connect", () => (s.destroy(), r(true)));
+      s.once("error", () => r(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A throw-away Dovecot serving a Maildir holding exactly `messages`, with implicit TLS. */
+async function startDovecot(messages: string[], cert: string, key: string): Promise<{ port: number; stop(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), "imap-bench-dovecot-"));
+  const maildir = join(dir, "Maildir");
+  for (const sub of ["cur", "new", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
+  const now = Math.floor(Date.now() / 1000);
+  messages.forEach((m, i) => writeFileSync(join(maildir, "cur", `${now}.M${i}P1.bench,S=${m.length}:2,`), m));
+  spawnSync("chown", ["-R", "65534:65534", maildir]);
+  chownSync(dir, 65534, 65534);
+  writeFileSync(join(dir, "tls.crt"), cert);
+  writeFileSync(join(dir, "tls.key"), key, { mode: 0o600 });
+  const port = await freePort();
+  writeFileSync(
+    join(dir, "dovecot.conf"),
+    `base_dir = ${dir}/run
+state_dir = ${dir}/state
+log_path = ${dir}/dovecot.log
+protocols = imap
+listen = 127.0.0.1
+ssl = required
+ssl_cert = <${dir}/tls.crt
+ssl_key = <${dir}/tls.key
+auth_mechanisms = plain
+disable_plaintext_auth = no
+mail_location = maildir:${maildir}
+passdb {
+  driver = static
+  args = password=benchpass
+}
+userdb {
+  driver = static
+  args = uid=65534 gid=65534 home=${dir}
+}
+service imap-login {
+  inet_listener imap {
+    port = 0
+  }
+  inet_listener imaps {
+    port = ${port}
+    ssl = yes
+  }
+}
+service anvil {
+  chroot =
+}
+service imap-login {
+  chroot =
+}
+`,
+  );
+  const proc: ChildProcess = spawn("dovecot", ["-F", "-c", join(dir, "dovecot.conf")], { stdio: "ignore" });
+  try {
+    await waitForPort(port, 10_000);
+  } catch (e) {
+    proc.kill("SIGKILL");
+    const log = existsSync(join(dir, "dovecot.log")) ? readFileSync(join(dir, "dovecot.log"), "utf8") : "";
+    throw new Error(`Dovecot did not start: ${(e as Error).message}\n${log.slice(-2000)}`);
+  }
+  return {
+    port,
+    stop: () => {
+      proc.kill("SIGTERM");
+      setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500);
+    },
+  };
+}
+
+// -- inboxd -----------------------------------------------------------------------------------
+const inst = await startInboxd();
+let exitCode = 0;
+try {
+  const ib = await json(inst.api("/v1/inboxes", { method: "POST", json: {} }));
+  const cr = await json(inst.api(`/v1/inboxes/${ib.body.data.id}/credentials`));
+  const { username, password } = cr.body.data;
+  const messages = Array.from({ length: TOTAL }, (_, i) => message(i + 1, username));
+  const t0 = performance.now();
+  const transport = nodemailer.createTransport({
+    host: "127.0.0.1",
+    port: inst.ports.smtp,
+    secure: false,
+    pool: true,
+    maxConnections: 8,
+    maxMessages: Infinity,
+    tls: { rejectUnauthorized: false },
+  } as any);
+  // 8 at a time (arrival order within a batch may vary, so UIDs only roughly follow i).
+  for (let i = 0; i < TOTAL; i += 8) {
+    await Promise.all(
+      messages.slice(i, i + 8).map((raw) => transport.sendMail({ envelope: { from: "bench@example.com", to: [username] }, raw })),
+    );
+  }
+  transport.close();
+  console.log(`loaded ${TOTAL} messages of 10 KB through SMTP in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const ours = report("inboxd ", await measure(inst.ports.imap!, username, password));
+
+  const haveDovecot = spawnSync("sh", ["-c", "command -v dovecot"]).status === 0 && existsSync("/usr/lib/dovecot/imap");
+  if (!haveDovecot) {
+    console.log("Dovecot is not installed (apt-get install dovecot-imapd): no comparison");
+  } else {
+    const cert = readFileSync(join(inst.dataDir, "tls.crt"), "utf8");
+    const key = readFileSync(join(inst.dataDir, "tls.key"), "utf8");
+    const dc = await startDovecot(messages, cert, key);
+    try {
+      const theirs = report("dovecot", await measure(dc.port, "bench", "benchpass"));
+      console.log(
+        `ratio inboxd/dovecot: FETCH ${(ours.fetch / theirs.fetch).toFixed(2)}x, SEARCH ${(ours.search / theirs.search).toFixed(2)}x (goal: FETCH within 1.5x)`,
+      );
+    } finally {
+      dc.stop();
+    }
+  }
+} catch (e) {
+  console.error(e);
+  exitCode = 1;
+} finally {
+  await inst.stop();
+  inst.cleanup();
+}
+process.exit(exitCode);
