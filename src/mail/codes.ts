@@ -36,7 +36,7 @@ const NOT_A_CODE_AFTER =
 
 // Words after which a number identifies something else (an order, a phone line, an address).
 const OTHER_NUMBER_BEFORE =
-  /(?:order|invoice|receipt|ticket|tracking|shipment|parcel|reference|ref|account|acct|customer|member|booking|reservation|case|transaction|sku|item|art|bestellung|bestellnummer|rechnung|auftrag|kundennummer|sendung|commande|facture|pedido|factura|ordine|fattura|bestelling|заказ\p{L}*|注文|订单|訂單|phone|tel|telefon|téléphone|teléfono|telefone|fax|call|mobile|handy|hotline|whatsapp|zip|postal|plz|apt|suite|unit|room|flight|gate|seat|version|v|build|model|invoice no)\b[^\n\d]{0,12}$/iu;
+  /(?:order|invoice|receipt|ticket|tracking|shipment|parcel|reference|ref|account|acct|customer|member|booking|reservation|case|transaction|sku|item|art|bestellung|bestellnummer|rechnung|auftrag|kundennummer|sendung|commande|facture|pedido|factura|ordine|fattura|bestelling|заказ\p{L}*|注文|订单|訂單|phone|tel|telefon|téléphone|teléfono|telefone|fax|call|mobile|handy|hotline|whatsapp|zip|postal|plz|apt|suite|unit|room|flight|gate|seat|version|v|build|model|invoice no|card|ending(?: in)?|endet auf|karte|carte|tarjeta|cartão|carta|iban|bic|swift)\b[^\n\d]{0,12}$/iu;
 
 const CURRENCY_BEFORE = /(?:[$€£¥₹₽₩₺¢]|usd|eur|gbp|chf|jpy|cad|aud|r\$|rs\.?|kr|zł|total|price|preis|prix|precio|amount|betrag|balance|sum|cost)\s*:?\s*$/i;
 const UNIT_AFTER =
