@@ -9,7 +9,8 @@ let app: SignupApp;
 let agentId: string;
 
 beforeAll(async () => {
-  inst = await startInboxd();
+  // A small wait cap, to show INBOXD_RUN_WAIT_CAP is honoured.
+  inst = await startInboxd({ INBOXD_RUN_WAIT_CAP: "5" });
   app = startSignupApp(() => inst.ports.smtp!);
   agentId = await standardAgent(inst);
   await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: app.url } }));
@@ -78,4 +79,17 @@ describe("restart mid-run", () => {
     expect(app.slowHits).toBe(1);
     expect(run.cleanup_status).toBe("completed");
   }, 60_000);
+});
+
+describe("INBOXD_RUN_WAIT_CAP", () => {
+  test("the deployment's cap bounds wait: above it is 422, at it is accepted", async () => {
+    const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "sleep", seconds: 0 }] }, "capped");
+    const over = await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 6);
+    expect(over.status).toBe(422);
+    expect(over.body.code).toBe("validation_error");
+    expect(over.body.details.max).toBe(5);
+    const at = await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 5);
+    expect(at.status).toBe(201);
+    expect(at.body.data.status).toBe("succeeded");
+  });
 });
