@@ -12,7 +12,13 @@ export interface Received {
 }
 
 /** What the receiver answers for a request: a status, optionally after a delay (ms), or hang. */
-export type Behaviour = (r: Received, nth: number) => { status: number; delayMs?: number; hang?: boolean; body?: string };
+export interface Answer {
+  status: number;
+  delayMs?: number;
+  hang?: boolean;
+  body?: string;
+}
+export type Behaviour = (r: Received, nth: number) => Answer;
 
 export class Receiver {
   readonly got: Received[] = [];
@@ -60,7 +66,7 @@ export class Receiver {
     this.active.set(path, act);
     this.maxConcurrent.set(path, Math.max(this.maxConcurrent.get(path) ?? 0, act));
     try {
-      const b = (this.behaviours.get(path) ?? (() => ({ status: 200 })))(rec, nth);
+      const b: Answer = (this.behaviours.get(path) ?? (() => ({ status: 200 })))(rec, nth);
       if (b.hang) {
         // Record the try, then never answer (until the test ends).
         this.got.push(rec);

@@ -21,6 +21,18 @@ const MAX_DELAY_FACTOR = 7200;
 /** The retry timer never sleeps longer than this (the sweep would catch it anyway). */
 const MAX_TIMER_MS = 60_000;
 
+interface Outcome {
+  attempt: number;
+  ok: boolean;
+  done: boolean;
+  nextAt: number;
+  status: number | null;
+  error: string | null;
+  excerpt: string | null;
+  startedIso: string;
+  duration: number;
+}
+
 export class WebhookDispatcher {
   private inflight = new Map<string, number>();
   private total = 0;
@@ -29,6 +41,7 @@ export class WebhookDispatcher {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerDue = Infinity;
   private readonly aborts = new Set<AbortController>();
+  private outcomes: { d: DeliveryRow; o: Outcome; resolve: () => void }[] = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -160,37 +173,48 @@ export class WebhookDispatcher {
     const attempt = d.attempts + 1;
     const done = ok || attempt >= d.max_attempts;
     const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
-    try {
-      this.record(d, { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration });
-    } catch (e) {
-      console.error("webhook delivery outcome not recorded", d.id, e);
-    }
+    await new Promise<void>((resolve) => {
+      this.outcomes.push({ d, o: { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration }, resolve });
+      if (this.outcomes.length === 1) setImmediate(() => this.flushOutcomes());
+    });
   }
 
-  private record(
-    d: DeliveryRow,
-    o: { attempt: number; ok: boolean; done: boolean; nextAt: number; status: number | null; error: string | null; excerpt: string | null; startedIso: string; duration: number },
-  ): void {
+  /**
+   * Group commit of outcomes: tries that finish in the same turn share one transaction (one
+   * fsync), so a busy dispatcher does not compete with ingest for the write lock once per send.
+   */
+  private flushOutcomes(): void {
+    const batch = this.outcomes;
+    this.outcomes = [];
+    try {
+      this.ctx.db.tx(() => {
+        for (const b of batch) this.record(b.d, b.o);
+      });
+    } catch (e) {
+      console.error("webhook delivery outcomes not recorded", e);
+    }
+    for (const b of batch) b.resolve();
+  }
+
+  private record(d: DeliveryRow, o: Outcome): void {
     const { sqlite } = this.ctx.db;
     const { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration } = o;
-    this.ctx.db.tx(() => {
-      const changed = sqlite
-        .query(
+    const changed = sqlite
+      .query(
           `UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, claimed_until = 0, claimed_by = NULL,
              last_status_code = ?, last_error = ?, completed_at = ?
            WHERE id = ? AND claimed_by = ? AND attempts = ?`,
-        )
-        .run(attempt, ok ? "succeeded" : done ? "failed" : "pending", nextAt, status, ok ? null : error,
+      )
+      .run(attempt, ok ? "succeeded" : done ? "failed" : "pending", nextAt, status, ok ? null : error,
           done ? nowIso() : null, d.id, d.claimed_by, d.attempts).changes;
-      // Lost the claim (it lapsed and another worker took over): that worker's record counts.
-      if (changed === 0) return;
-      sqlite
-        .query(
-          `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(newId(), d.id, attempt, startedIso, duration, status, ok ? 1 : 0, ok ? null : error, excerpt);
-    });
+    // Lost the claim (it lapsed and another worker took over): that worker's record counts.
+    if (changed === 0) return;
+    sqlite
+      .query(
+        `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(newId(), d.id, attempt, startedIso, duration, status, ok ? 1 : 0, ok ? null : error, excerpt);
   }
 
   private eventBody(d: DeliveryRow): string | null {
