@@ -88,9 +88,10 @@ export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[
       }
     }
     if (flagsChanged) parts.push(` FLAGS ${flagList(msg)}`);
-    await s.write(`* ${seq} FETCH (`);
-    for (const p of parts) await s.write(p);
-    await s.write(")\r\n");
+    parts.unshift(`* ${seq} FETCH (`);
+    parts.push(")\r\n");
+    const pending = s.writeAll(parts);
+    if (pending) await pending;
   }
   if (seen.length) persistFlags(s, seen);
 }

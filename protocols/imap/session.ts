@@ -13,7 +13,7 @@ import { Mailbox } from "./mailbox";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
-const FLUSH_AT = 64 * 1024;
+const FLUSH_AT = 128 * 1024;
 
 export interface SessionHost {
   ctx: AppContext;
@@ -201,6 +201,13 @@ export class Session {
     if (this.closed) return;
     this.queueOut(data);
     if (this.outLen >= FLUSH_AT) await this.flush();
+  }
+
+  /** Like write() for the pieces of one response; one await at most (the hot path of FETCH). */
+  writeAll(parts: (string | Buffer)[]): Promise<void> | void {
+    if (this.closed) return;
+    for (const p of parts) this.queueOut(p);
+    if (this.outLen >= FLUSH_AT) return this.flush();
   }
 
   async flush(): Promise<void> {
