@@ -9,12 +9,14 @@ export interface SignupApp {
   tokens: string[];
   /** Requests that reached /slow. */
   slowHits: number;
+  /** The last code mailed. */
+  lastCode: string;
   stop(): void;
 }
 
 export function startSignupApp(smtpPort: () => number): SignupApp {
   const pending = new Map<string, string>();
-  const app: SignupApp = { url: "", tokens: [], slowHits: 0, stop: () => server.stop(true) };
+  const app: SignupApp = { url: "", tokens: [], slowHits: 0, lastCode: "", stop: () => server.stop(true) };
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -24,13 +26,14 @@ export function startSignupApp(smtpPort: () => number): SignupApp {
         const { email } = (await req.json()) as { email: string };
         const code = String(100000 + Math.floor(Math.random() * 900000));
         pending.set(email, code);
+        app.lastCode = code;
         const t = nodemailer.createTransport({ host: "127.0.0.1", port: smtpPort(), secure: false, tls: { rejectUnauthorized: false } } as any);
         try {
           await t.sendMail({
             from: "Signup App <noreply@signup.test>",
             to: email,
             subject: "Your verification code",
-            text: `Welcome! Your code is ${code}. It expires in 10 minutes.`,
+            text: `Welcome! Your code is ${code}. It expires in 10 minutes.\n\nOr open https://signup.test/verify?code=${code} to confirm.\nHelp: https://signup.test/help`,
           });
         } finally {
           t.close();

@@ -391,3 +391,49 @@ describe("approval: true parks the run", () => {
     expect(c.body.data.error.code).toBe("cancelled");
   });
 });
+
+describe("message.extract", () => {
+  test("extracts the parsed verification code (no pattern) and a link by pattern", async () => {
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
+        { id: "mail", type: "message.wait", inbox: "${steps.inbox.id}", timeout_seconds: 20 },
+        { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code" },
+        { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "/verify\\?" },
+        { id: "first", type: "message.extract", message: "${steps.mail.id}", extract: "link" },
+        { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "nowhere" },
+      ],
+    }, "extract");
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 30)).body.data;
+    expect(run.steps[3].output.value).toBe(app.lastCode);
+    expect(run.steps[4].output.value).toBe(`https://signup.test/verify?code=${app.lastCode}`);
+    expect(run.steps[5].output.value).toBe(`https://signup.test/verify?code=${app.lastCode}`);
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("nothing_extracted");
+    expect(run.current_step_index).toBe(6);
+  });
+});
+
+describe("inbox steps", () => {
+  test("inbox.delete removes the run's inbox (the ledger counts it removed); an unknown inbox fails with inbox_not_found", async () => {
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create", inbox_name: "short-lived", ttl_seconds: 600 },
+        { id: "del", type: "inbox.delete", inbox: "${steps.inbox.id}" },
+        { type: "assert", value: "${steps.del.deleted}", equals: true },
+        { type: "inbox.delete", inbox: "${steps.inbox.id}" },
+      ],
+    }, "inbox steps");
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 20)).body.data;
+    expect(run.steps[0].output.address).toContain("@");
+    expect(run.steps.slice(0, 3).map((s: any) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("inbox_not_found");
+    expect(run.cleanup_status).toBe("completed");
+    const events = (await json(inst.api(`/v1/runs/${run.id}/events?limit=100`))).body.data.map((e: any) => e.type);
+    expect(events).not.toContain("cleanup.started");
+  });
+});
