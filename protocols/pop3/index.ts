@@ -128,7 +128,11 @@ class Connection {
       start = lf + 1;
     }
     if (this.queue.length >= MAX_QUEUED_LINES) this.socket.pause();
-    void this.pump();
+    this.pump().catch((e) => {
+      // Never an unhandled rejection: one broken connection must not take the server down.
+      console.error("pop3: connection failed", e);
+      this.socket.destroy();
+    });
   }
 
   /** Runs queued commands strictly in order (PIPELINING), one at a time. */
