@@ -49,6 +49,9 @@ export async function launch(): Promise<Browser> {
 /** Saves test-output/screenshots/<name>-desktop.png and -phone.png of the page as it stands. */
 export async function screenshots(page: Page, name: string, phone = true): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
+  // Toasts from earlier steps would cover the page.
+  await page.evaluate(() => document.querySelector(".toasts")?.remove());
+  await page.mouse.move(1, 1);
   await page.setViewportSize(DESKTOP);
   await page.waitForTimeout(150);
   await page.screenshot({ path: join(SHOTS, `${name}-desktop.png`) });

@@ -3,7 +3,7 @@
 import { api, ApiFailure, clearSession, projectId, session, setProjectId, setUnauthorizedHandler, describe } from "./api";
 import { h, icon, replace, toast } from "./dom";
 import { installKeys } from "./keys";
-import { connectLive, disconnectLive, onLiveStatus } from "./live";
+import { connectLive, debounce, disconnectLive, onLive, onLiveStatus } from "./live";
 import { renderLogin } from "./pages/login";
 import { AlertsBell } from "./pages/alerts";
 import { MailPage } from "./pages/mail";
@@ -30,6 +30,7 @@ let current: { key: string; page: Page } | null = null;
 let view: HTMLElement | null = null;
 let nav: HTMLElement | null = null;
 let bell: AlertsBell | null = null;
+let stopApprovalCount: (() => void) | null = null;
 
 const ROUTES: { key: string; match: RegExp; make: () => Page; nav: string }[] = [
   { key: "mail", match: /^\/inboxes(?:\/([^/]+))?(?:\/([^/]+))?$/, make: () => new MailPage(), nav: "inboxes" },
@@ -107,6 +108,7 @@ async function start() {
   if (!projects.some((p) => p.id === projectId())) setProjectId(projects[0]!.id);
   (window as any).__inboxd = { me, projects };
 
+  let recount = () => {};
   const select = h(
     "select.project",
     {
@@ -116,6 +118,7 @@ async function start() {
         setProjectId(select.value);
         connectLive();
         bell?.refresh();
+        recount();
         current?.page.unmount?.();
         current = null;
         go("/inboxes");
@@ -139,6 +142,23 @@ async function start() {
     link("/runs", "runs", "Runs", "play"),
     link("/keys", "keys", "API keys", "key"),
   );
+  // Pending approvals counted on the nav item (owners and admins; hidden when not permitted or absent).
+  const approvalsBadge = h("span.badge.hidden", { dataset: { test: "approvals-count" } });
+  nav.querySelector('a[data-nav="approvals"]')!.appendChild(approvalsBadge);
+  const countApprovals = debounce(async () => {
+    try {
+      const r = await api("/v1/approvals?status=pending&limit=100");
+      const n = r.data.length;
+      approvalsBadge.textContent = r.meta.has_more ? "99+" : String(n);
+      approvalsBadge.classList.toggle("hidden", n === 0);
+    } catch {
+      approvalsBadge.classList.add("hidden");
+    }
+  }, 300);
+  stopApprovalCount?.();
+  stopApprovalCount = onLive((e) => (e.type === "poll" || e.type.startsWith("approval") || e.type.startsWith("run.")) && countApprovals());
+  countApprovals();
+  recount = countApprovals;
   bell = new AlertsBell();
   const user = h(
     "div.user",

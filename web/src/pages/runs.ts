@@ -215,7 +215,7 @@ export class RunsPage implements Page {
                 events.map((ev) =>
                   h(
                     "li",
-                    { class: /fail|error|reject|expired/.test(ev.type) ? "bad" : /finish|succeed|pass|approved|complete/.test(ev.type) ? "good" : "" },
+                    { class: /fail|error|reject|expired|cancel/.test(ev.type) ? "bad" : /await|park|pending/.test(ev.type) ? "wait" : /finish|succeed|pass|approved|complete/.test(ev.type) ? "good" : "" },
                     h("span.tl-dot"),
                     h(
                       "div.tl-body",
