@@ -9,17 +9,25 @@ const MAX_CODES = 5;
 const MAX_CANDIDATES = 1000;
 
 // "code"-words: a candidate close to one of these is probably a code.
-// Separate expressions: one big case-insensitive Unicode alternation is several times slower.
-const STRONG_KEYWORDS = [
+// Separate expressions, each run only when the lower-cased text contains one of its stems (null:
+// when it contains CJK/Hangul): one big case-insensitive Unicode alternation is several times slower.
+const STRONG_KEYWORDS: Array<[string[] | null, RegExp]> = (
+  [
     // Compounds in Germanic languages ("Bestätigungscode", "verificatiecode", "engangskode").
-    String.raw`(?<!\p{L})(?:bestätigungs|sicherheits|verifizierungs|verifikations|anmelde|einmal|zugangs|login|aktivierungs|freischalt|verificatie|bevestigings|beveiligings|inlog|toegangs|pass|auth|engangs|engångs|bekræftelses|sikkerheds|verifiserings|verifierings|säkerhets|aktiverings|bekreftelses)-?(?:code|kode|kod)(?:s|en|e)?(?!\p{L})`,
-    String.raw`(?<!\p{L})(?:codes?|code's|kode|koden|kod|koden|kodu|kodunuz|kodem|codice|código|codigo|códigos|otp|pin|tan|mtan|2fa|mfa)(?!\p{L})`,
-    String.raw`(?<!\p{L})(?:one[- ]time[- ](?:pass(?:word|code)?|pin)|einmal-?passwort|mot de passe (?:à usage unique|temporaire)|contraseña (?:de un solo uso|temporal)|senha (?:de uso único|temporária)|password (?:monouso|temporanea)|eenmalig wachtwoord)(?!\p{L})`,
-    String.raw`(?<!\p{L})(?:код\p{L}{0,3}|одноразов\p{L}* парол\p{L}*|пин-код\p{L}{0,2})(?!\p{L})`,
-    String.raw`(?:認証コード|確認コード|認証番号|確認番号|ワンタイムパスワード|セキュリティコード|パスコード|暗証番号|コード|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|确认码|確認碼|安全码|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드)`,
-].map((source) => new RegExp(source, "giu"));
+    [["code", "kode", "kod"], String.raw`(?<!\p{L})(?:bestätigungs|sicherheits|verifizierungs|verifikations|anmelde|einmal|zugangs|login|aktivierungs|freischalt|verificatie|bevestigings|beveiligings|inlog|toegangs|pass|auth|engangs|engångs|bekræftelses|sikkerheds|verifiserings|verifierings|säkerhets|aktiverings|bekreftelses)-?(?:code|kode|kod)(?:s|en|e)?(?!\p{L})`],
+    [["cod", "kod", "otp", "pin", "tan", "2fa", "mfa", "códig"], String.raw`(?<!\p{L})(?:codes?|code's|kode|koden|kod|koden|kodu|kodunuz|kodem|codice|código|codigo|códigos|otp|pin|tan|mtan|2fa|mfa)(?!\p{L})`],
+    [["one", "einmal", "mot de passe", "contraseña", "senha", "password", "eenmalig"], String.raw`(?<!\p{L})(?:one[- ]time[- ](?:pass(?:word|code)?|pin)|einmal-?passwort|mot de passe (?:à usage unique|temporaire)|contraseña (?:de un solo uso|temporal)|senha (?:de uso único|temporária)|password (?:monouso|temporanea)|eenmalig wachtwoord)(?!\p{L})`],
+    [["код", "одноразов"], String.raw`(?<!\p{L})(?:код\p{L}{0,3}|одноразов\p{L}* парол\p{L}*|пин-код\p{L}{0,2})(?!\p{L})`],
+    [null, String.raw`(?:認証コード|確認コード|認証番号|確認番号|ワンタイムパスワード|セキュリティコード|パスコード|暗証番号|コード|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|确认码|確認碼|安全码|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드)`],
+  ] as Array<[string[] | null, string]>
+).map(([stems, source]) => [stems, new RegExp(source, "giu")]);
 
 // Context words: weaker evidence, only digit codes and only at a shorter distance.
+const WEAK_STEMS = [
+  "verif", "confirm", "authent", "factor", "log", "sign", "bestätig", "verifizier", "anmeld", "vérifi", "connexion",
+  "conferma", "accesso", "bevestig", "weryfikac", "doğrulama", "подтвержд", "проверк", "вход",
+];
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
 const WEAK_KEYWORD = new RegExp(
   [
     String.raw`(?<!\p{L})(?:verif(?:y|ication|ied)|confirm(?:ation)?|authenticat(?:e|ion)|two[- ]factor|log[- ]?in|sign[- ]?in|bestätig(?:en|ung)|verifizier(?:en|ung)|anmeld(?:en|ung)|vérifi(?:er|cation)|confirm(?:er|ación|ação|ar|are|a)|connexion|verificaci[oó]n|verifica(?:ção|cao|re)?|conferma|accesso|verificatie|bevestig(?:en|ing)?|inloggen|weryfikac\p{L}*|doğrulama|подтвержд\p{L}*|проверк\p{L}*|вход\p{L}*)(?!\p{L})`,
@@ -89,7 +97,11 @@ export function htmlToPlain(html: string): string {
 
 function findKeywords(s: string): Keyword[] {
   const out: Keyword[] = [];
-  for (const m of STRONG_KEYWORDS.flatMap((re) => [...s.matchAll(re)])) {
+  const lower = s.toLowerCase();
+  const cjk = CJK.test(s);
+  const wanted = (stems: string[] | null) => (stems === null ? cjk : stems.some((st) => lower.includes(st)));
+  const strong = STRONG_KEYWORDS.filter(([stems]) => wanted(stems)).flatMap(([, re]) => [...s.matchAll(re)]);
+  for (const m of strong) {
     const start = m.index!;
     const end = start + m[0].length;
     const before = s.slice(Math.max(0, start - 24), start);
@@ -97,7 +109,9 @@ function findKeywords(s: string): Keyword[] {
     if (/code|kode|kod|codice|código|codigo/i.test(m[0]) && (NOT_A_CODE_BEFORE.test(before) || NOT_A_CODE_AFTER.test(after))) continue;
     out.push({ start, end, strong: true });
   }
-  for (const m of s.matchAll(WEAK_KEYWORD)) out.push({ start: m.index!, end: m.index! + m[0].length, strong: false });
+  if (cjk || wanted(WEAK_STEMS)) {
+    for (const m of s.matchAll(WEAK_KEYWORD)) out.push({ start: m.index!, end: m.index! + m[0].length, strong: false });
+  }
   return out.sort((a, b) => a.start - b.start);
 }
 

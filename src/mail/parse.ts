@@ -24,9 +24,25 @@ export interface ParseOptions {
 /** Whitespace-collapsed text, at most 200 characters (code points). */
 export function makePreview(text: string | null): string {
   if (!text) return "";
-  const collapsed = text.slice(0, PREVIEW_CHARS * 50).replace(/\s+/gu, " ").trim();
-  const chars = Array.from(collapsed);
-  return chars.length <= PREVIEW_CHARS ? collapsed : chars.slice(0, PREVIEW_CHARS).join("").trimEnd();
+  // One pass that stops at 200 code points: bodies can be megabytes.
+  let out = "";
+  let count = 0;
+  let space = false;
+  for (const ch of text) {
+    if (/\s/u.test(ch)) {
+      space = count > 0;
+      continue;
+    }
+    if (space) {
+      if (count + 1 >= PREVIEW_CHARS) break;
+      out += " ";
+      count++;
+      space = false;
+    }
+    out += ch;
+    if (++count >= PREVIEW_CHARS) break;
+  }
+  return out;
 }
 
 function flatten(list: EmailAddress[] | undefined, into: Address[] = []): Address[] {
