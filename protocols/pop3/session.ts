@@ -144,13 +144,13 @@ export class Pop3Session {
       }
       case "LIST":
       case "UIDL": {
-        const value = (n: number, m: DropMessage) => (c.name === "LIST" ? String(m.size) : m.id);
+        const value = (m: DropMessage) => (c.name === "LIST" ? String(m.size) : m.id);
         if (c.msg !== null) {
           const m = this.message(c.msg);
-          return m ? this.ok(`${c.msg} ${value(c.msg, m)}`) : undefined;
+          return m ? this.ok(`${c.msg} ${value(m)}`) : undefined;
         }
         const live = this.live();
-        const lines = live.map(([n, m]) => `${n} ${value(n, m)}${CRLF}`).join("");
+        const lines = live.map(([n, m]) => `${n} ${value(m)}${CRLF}`).join("");
         this.io.send(`+OK ${live.length} messages${CRLF}${lines}.${CRLF}`);
         return;
       }
