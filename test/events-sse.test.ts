@@ -132,6 +132,10 @@ describe("live stream", () => {
     expect(f.data.data.id).toMatch(ULID);
     expect(f.data.data.text).toBeUndefined();
     expect(f.data.data.html).toBeUndefined();
+    // Deleting the inbox is announced too (live views drop it).
+    expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
+    await s.waitFor((x) => x.events("inbox.deleted").some((f) => f.data.data.inbox_id === inbox.id));
+    expect(Number(s.events("inbox.deleted").at(-1)!.id)).toBeGreaterThan(Number(f.id));
     s.close();
   });
 

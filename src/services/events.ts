@@ -38,6 +38,11 @@ export function attachEventProducers(
       s.alerts.onInboxExpiring(inbox);
     }),
   );
+  // Live-view changes that producers only announce on the bus: logged so SSE clients can resume.
+  ctx.bus.subscribe((e) => {
+    if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId });
+    else if (e.type === "inbox.deleted") s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId });
+  });
   expiryHooks.inboxExpired.push((i) =>
     s.events.emit(i.project_id, "inbox.expired", { inbox_id: i.id, address: i.address, expired_at: i.expires_at }, { inboxId: i.id }),
   );

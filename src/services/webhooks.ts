@@ -16,7 +16,6 @@ export const WEBHOOK_EVENT_TYPES = [
   "inbox.expired",
   "run.finished",
   "approval.pending",
-  "approval.decided",
 ] as const;
 
 /** Tries per delivery (the first one included); with the default 5 s base they span ~28 h. */
