@@ -200,9 +200,9 @@ describe("selected state", () => {
     for (let i = 0; i < 3; i++) {
       expect(Math.abs(new Date(got[i].internalDate).getTime() - new Date(msgs[i].received_at).getTime())).toBeLessThan(1000);
     }
-    const two = await c.fetchOne("2", { source: true });
+    const two = await (c as any).fetchOne("2", { source: true });
     expect(two.source.toString("latin1")).toBe(rawTwo(box.address));
-    const byUid = await c.fetchOne("3", { source: true }, { uid: true });
+    const byUid = await (c as any).fetchOne("3", { source: true }, { uid: true });
     expect(byUid.source.length).toBe(msgs[2].size_bytes);
     await c.logout();
   });
@@ -210,7 +210,7 @@ describe("selected state", () => {
   test("BODYSTRUCTURE of multipart/alternative with attachments, and fetching its parts", async () => {
     const c = await connected(inst, box);
     await c.mailboxOpen("INBOX");
-    const m = await c.fetchOne("1", { bodyStructure: true });
+    const m = await (c as any).fetchOne("1", { bodyStructure: true });
     const bs = m.bodyStructure;
     expect(bs.type).toBe("multipart/mixed");
     expect(bs.childNodes.map((n: any) => n.type)).toEqual(["multipart/alternative", "application/pdf", "text/plain"]);
@@ -220,7 +220,7 @@ describe("selected state", () => {
     ]);
     expect(bs.childNodes[1]).toMatchObject({ part: "2", disposition: "attachment", dispositionParameters: { filename: "report.pdf" } });
     expect(bs.childNodes[2]).toMatchObject({ part: "3", disposition: "attachment", dispositionParameters: { filename: "notes.txt" } });
-    const parts = await c.fetchOne("1", { bodyParts: ["1.1", "1.2", "2", "2.mime"] });
+    const parts = await (c as any).fetchOne("1", { bodyParts: ["1.1", "1.2", "2", "2.mime"] });
     expect(parts.bodyParts.get("1.1").toString()).toContain("Your code is 123456");
     expect(parts.bodyParts.get("1.2").toString()).toContain("<b>123456</b>");
     expect(Buffer.from(parts.bodyParts.get("2").toString(), "base64").toString()).toBe("%PDF-1.4 fake");
@@ -347,7 +347,7 @@ describe("selected state", () => {
     const c = await connected(inst, box);
     await c.mailboxOpen("INBOX");
     await c.messageFlagsAdd("3", ["\\Seen", "\\Flagged"], { uid: true });
-    expect((await c.fetchOne("3", { flags: true })).flags).toEqual(new Set(["\\Seen", "\\Flagged"]));
+    expect((await (c as any).fetchOne("3", { flags: true })).flags).toEqual(new Set(["\\Seen", "\\Flagged"]));
     await c.messageFlagsSet("3", ["\\Flagged"]);
     expect((await rest(box))[2].read).toBe(false);
     await c.messageFlagsRemove("1:*", ["\\Flagged"]);

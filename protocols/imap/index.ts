@@ -18,6 +18,8 @@ interface Shared {
 }
 
 const sharedByCtx = new WeakMap<AppContext, Shared>();
+const PREAUTH_TIMEOUT_MS = 60_000;
+const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 function shared(ctx: AppContext): Shared {
   let sh = sharedByCtx.get(ctx);
@@ -75,7 +77,9 @@ function started(sh: Shared, server: Server, secure: boolean, proto: string, por
       () => {
         const now = Date.now();
         for (const s of sh.sessions) {
-          if (now - s.lastActivity > sh.options.idleTimeoutMs) void s.end("* BYE Autologout; idle for too long");
+          // Before log-in a connection gets a minute at most: it costs a slot and has no right yet.
+          const limit = s.state === "not-authenticated" ? Math.min(PREAUTH_TIMEOUT_MS, sh.options.idleTimeoutMs) : sh.options.idleTimeoutMs;
+          if (now - s.lastActivity > limit) void s.end("* BYE Autologout; idle for too long");
         }
       },
       Math.min(30_000, Math.max(250, sh.options.idleTimeoutMs / 4)),
@@ -96,7 +100,9 @@ function started(sh: Shared, server: Server, secure: boolean, proto: string, por
 
 export const imapListener: ListenerFactory = async (ctx, services) => {
   const sh = shared(ctx);
-  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key }, (socket) => accept(ctx, services, sh, socket, null));
+  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, (socket) =>
+    accept(ctx, services, sh, socket, null),
+  );
   // Failed handshakes (scanners, plain-text clients on the TLS port) just drop the socket.
   server.on("tlsClientError", (_e, socket) => socket.destroy());
   ctx.ports.imap = await listen(server, ctx.config.imapPort, ctx.config.host);

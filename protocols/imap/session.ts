@@ -233,11 +233,15 @@ export class Session {
     await this.flush();
   }
 
-  /** Says goodbye and closes. */
+  /** Says goodbye and closes, without waiting on a client that no longer reads. */
   async end(bye: string): Promise<void> {
     if (this.closed) return;
-    await this.sendNow(bye);
-    this.close(false);
+    this.queueOut(bye + "\r\n");
+    const buf = Buffer.concat(this.out, this.outLen);
+    this.out = [];
+    this.outLen = 0;
+    this.socket.write(buf);
+    this.close(true);
   }
 
   // -- Log-in and the bus -----------------------------------------------------------------

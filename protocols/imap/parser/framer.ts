@@ -35,9 +35,6 @@ export class Framer {
 
   constructor(private readonly limits: FramerLimits = DEFAULT_LIMITS) {}
 
-  /** Raw-line mode is used by IDLE and AUTHENTICATE: the next line is taken as is, no literals. */
-  rawLine = false;
-
   push(chunk: Buffer): Frame[] {
     const out: Frame[] = [];
     this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
@@ -74,7 +71,7 @@ export class Framer {
         this.reset();
         continue;
       }
-      const lit = this.rawLine && this.parts.length === 0 ? null : LITERAL_AT_END.exec(line.subarray(Math.max(0, line.length - 16)).toString("latin1"));
+      const lit = LITERAL_AT_END.exec(line.subarray(Math.max(0, line.length - 16)).toString("latin1"));
       if (!lit) {
         this.add(line);
         out.push({ kind: "command", bytes: Buffer.concat(this.parts, this.partsLen) });
