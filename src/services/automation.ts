@@ -10,6 +10,7 @@ import { ScenarioSecretService } from "./scenario-secrets";
 import { ScenarioService } from "./scenarios";
 import { RunService } from "./runs";
 import { RunExecutor } from "./run-executor";
+import { RunLedger } from "./run-ledger";
 
 export function buildAutomation(
   ctx: AppContext,
@@ -20,6 +21,6 @@ export function buildAutomation(
   const scenarioSecrets = new ScenarioSecretService(ctx);
   const scenarios = new ScenarioService(ctx, scenarioSecrets);
   const runs = new RunService(ctx, base.agents, scenarios);
-  const runExecutor = new RunExecutor(ctx, runs, scenarios, base.agents, scenarioSecrets, base.auth, { inboxes: base.inboxes, removal: base.removal, origins }, emit);
+  const runExecutor = new RunExecutor(ctx, runs, scenarios, base.agents, scenarioSecrets, base.auth, { inboxes: base.inboxes, removal: base.removal, origins }, new RunLedger(ctx, runs, base.removal), emit);
   return { agents: base.agents, origins, scenarioSecrets, scenarios, runs, runExecutor };
 }

@@ -5,7 +5,6 @@
 // step, so resuming never repeats a finished step. A step marked `approval: true` parks the run
 // (awaiting_approval, no lease held) until resume() or failParked().
 import type { AppContext } from "../context";
-import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import type { ProjectRef } from "./auth";
 import type { AuthService } from "./auth";
@@ -18,6 +17,7 @@ import { DEFAULT_RUN_TIMEOUT } from "./scenario-definition";
 import { interpolate, references, scrub, UnresolvedReference, type Scope } from "./interpolate";
 import { isRepeatable, STEP_HANDLERS } from "./steps";
 import { StepError, type FailedAssertion, type StepDeps } from "./steps/types";
+import type { RunLedger } from "./run-ledger";
 
 const LEASE_MS = 10_000;
 const HEARTBEAT_MS = 3_000;
@@ -53,6 +53,7 @@ export class RunExecutor {
     private readonly secrets: ScenarioSecretService,
     private readonly auth: AuthService,
     private readonly deps: StepDeps,
+    private readonly ledger: RunLedger,
     private readonly emit: Emit,
   ) {
     runs.kick = (id) => this.kick(id);
@@ -260,9 +261,8 @@ export class RunExecutor {
               agentPermissions,
               startedAt: Date.parse(state.started_at!),
               signal: ac.signal,
-              ledger: (type, id) => this.ledger(row, type, id),
-              ledgerRemoved: (type, id) =>
-                this.sql.query("UPDATE run_cleanup SET removed_at = ? WHERE run_id = ? AND resource_type = ? AND resource_id = ?").run(nowIso(), row.id, type, id),
+              ledger: (type, id) => this.ledger.record(row, type, id),
+              ledgerRemoved: (type, id) => this.ledger.markRemoved(row.id, type, id),
             },
             params,
           ),
@@ -334,13 +334,6 @@ export class RunExecutor {
     return { action: type, ...target, inputs };
   }
 
-  private ledger(row: Pick<RunRow, "id" | "project_id">, resourceType: string, resourceId: string): void {
-    this.sql
-      .query("INSERT INTO run_cleanup (id, run_id, project_id, resource_type, resource_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(newId(), row.id, row.project_id, resourceType, resourceId, nowIso());
-    this.event(row, "resource.created", { resource_type: resourceType, resource_id: resourceId });
-  }
-
   /**
    * Ends a run: records the intended status first (so a worker dying here is finished by the
    * next one), removes what the ledger holds, then makes the status terminal.
@@ -360,32 +353,14 @@ export class RunExecutor {
       .query("UPDATE runs SET finishing_status = ?, error_code = ?, error_message = ?, steps = ?, failed_assertions = ?, updated_at = ? WHERE id = ?")
       .run(status, error?.code ?? null, error?.message ?? null, JSON.stringify(steps), JSON.stringify(failed), nowIso(), row.id);
 
-    const ledger = this.sql.query("SELECT * FROM run_cleanup WHERE run_id = ?").all(row.id) as { id: string; resource_type: string; resource_id: string; removed_at: string | null }[];
-    const open = ledger.filter((l) => !l.removed_at);
-    const errors: string[] = [];
-    if (open.length) this.event(row, "cleanup.started", { resources: open.map((l) => ({ resource_type: l.resource_type, resource_id: l.resource_id })) });
-    for (const l of open) {
-      try {
-        // Already gone (expired, deleted by hand) counts as removed.
-        if (l.resource_type === "inbox") await this.deps.removal.deleteInbox(row.project_id, l.resource_id);
-        this.sql.query("UPDATE run_cleanup SET removed_at = ?, error = NULL WHERE id = ?").run(nowIso(), l.id);
-      } catch (e) {
-        const msg = `${l.resource_type} ${l.resource_id}: ${(e as Error)?.message ?? e}`;
-        errors.push(msg);
-        this.sql.query("UPDATE run_cleanup SET error = ? WHERE id = ?").run(msg, l.id);
-      }
-    }
-    const cleanupStatus = ledger.length === 0 ? "not_needed" : errors.length ? "failed" : "completed";
-    if (open.length) {
-      this.event(row, errors.length ? "cleanup.failed" : "cleanup.completed", { removed: open.length - errors.length, ...(errors.length ? { errors } : {}) });
-    }
+    const cleanup = await this.ledger.apply(row);
     const now = nowIso();
     this.sql
       .query(
         `UPDATE runs SET status = ?, finished_at = ?, started_at = COALESCE(started_at, ?), cleanup_status = ?, cleanup_error = ?, finishing_status = NULL,
            claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ?`,
       )
-      .run(status, now, now, cleanupStatus, errors.length ? errors.join("; ") : null, now, row.id);
+      .run(status, now, now, cleanup.status, cleanup.error, now, row.id);
     this.event(row, "run.finished", { status, ...(error ? { error } : {}), failed_assertions: failed.length });
     const done = this.runs.byId(row.id)!;
     this.changed(done);

@@ -33,7 +33,7 @@ export interface Definition {
 }
 
 type FieldKind = "string" | "integer" | "number" | "boolean" | "object" | "any" | "regex" | "enum";
-interface FieldSpec {
+export interface FieldSpec {
   kind: FieldKind;
   required?: boolean;
   min?: number;
@@ -42,7 +42,7 @@ interface FieldSpec {
   description: string;
 }
 
-const COMMON: Record<string, FieldSpec> = {
+export const COMMON: Record<string, FieldSpec> = {
   id: { kind: "string", description: "step id (letters, digits, _ ; unique): later steps read its output as ${steps.ID.…}" },
   type: { kind: "string", required: true, description: "the step kind" },
   name: { kind: "string", description: "human-readable label" },
@@ -123,8 +123,8 @@ export const STEP_KINDS = {
 export type StepType = keyof typeof STEP_KINDS;
 export const STEP_TYPES = Object.keys(STEP_KINDS) as StepType[];
 
-const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
-const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+export const STEP_ID = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+export const INPUT_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export interface Analysis {
   valid: boolean;
@@ -301,75 +301,4 @@ export function canonicalJson(v: unknown): string {
 
 export function definitionHash(def: unknown): string {
   return createHash("sha256").update(canonicalJson(def)).digest("hex");
-}
-
-/** JSON Schema (draft 2020-12) of schema_version 1, served at GET /v1/scenarios/schema. */
-export function definitionJsonSchema(): Record<string, unknown> {
-  const fieldSchema = (s: FieldSpec): Record<string, unknown> => {
-    const ref = { type: "string", pattern: "^\\$\\{.+\\}$", description: "a ${…} reference" };
-    switch (s.kind) {
-      case "string":
-      case "regex":
-        return { type: "string", description: s.description };
-      case "boolean":
-        return { type: "boolean", description: s.description };
-      case "enum":
-        return { enum: s.values, description: s.description };
-      case "object":
-        return { type: "object", additionalProperties: { type: "string" }, description: s.description };
-      case "any":
-        return { description: s.description };
-      default:
-        return { anyOf: [{ type: s.kind, minimum: s.min, maximum: s.max }, ref], description: s.description };
-    }
-  };
-  const common = {
-    id: { type: "string", pattern: STEP_ID.source, description: COMMON.id!.description },
-    name: { type: "string", description: COMMON.name!.description },
-    approval: { type: "boolean", description: COMMON.approval!.description },
-  };
-  const steps = STEP_TYPES.map((type) => {
-    const k = STEP_KINDS[type];
-    const fields = k.fields as Record<string, FieldSpec>;
-    const props: Record<string, unknown> = { type: { const: type }, ...common };
-    for (const [name, spec] of Object.entries(fields)) props[name] = fieldSchema(spec);
-    return {
-      title: type,
-      description: `${k.summary}. Needs: ${k.permissions.join(", ") || "nothing"}.`,
-      type: "object",
-      properties: props,
-      required: ["type", ...Object.entries(fields).filter(([, s]) => s.required).map(([n]) => n)],
-      additionalProperties: false,
-    };
-  });
-  return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    $id: "inboxd:scenario-definition:1",
-    title: "inboxd scenario definition",
-    description: "See docs/scenarios.md. Strings may carry ${inputs.X}, ${secrets.X}, ${steps.ID.path} and ${run.id} references.",
-    type: "object",
-    required: ["schema_version", "steps"],
-    additionalProperties: false,
-    properties: {
-      schema_version: { const: SCHEMA_VERSION },
-      description: { type: "string" },
-      timeout_seconds: { type: "integer", minimum: 1, maximum: MAX_RUN_TIMEOUT, default: DEFAULT_RUN_TIMEOUT },
-      inputs: {
-        type: "object",
-        propertyNames: { pattern: INPUT_NAME.source },
-        additionalProperties: {
-          type: "object",
-          required: ["type"],
-          additionalProperties: false,
-          properties: {
-            type: { enum: ["string", "number", "boolean"] },
-            required: { type: "boolean" },
-            default: {},
-            description: { type: "string" },
-          },
-        },
-      },
-      steps: { type: "array", minItems: 1, maxItems: MAX_STEPS, items: { oneOf: steps } },
-    },
-  };
 }

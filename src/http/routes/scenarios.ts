@@ -6,7 +6,7 @@ import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../services/auth";
 import { idempotent } from "../idempotency";
 import { parseIfMatch } from "../../services/scenarios";
-import { definitionJsonSchema } from "../../services/scenario-definition";
+import { definitionJsonSchema } from "../../services/scenario-schema";
 
 const tags = ["scenarios"];
 const Definition = t.Unknown({ description: "scenario definition (GET /v1/scenarios/schema; docs/scenarios.md)" });
