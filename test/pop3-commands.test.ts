@@ -268,6 +268,19 @@ describe("transaction state", () => {
     expect((await restMessages(box.id)).map((m) => m.id)).toEqual([rest[1].id]);
   });
 
+  test("a message retrieved and then deleted through REST: QUIT still succeeds and marks the rest read", async () => {
+    const box = await inboxWith([simple("fetched-then-gone"), simple("fetched")]);
+    const rest = await restMessages(box.id);
+    const c = await session(box);
+    expect((await c.multi("RETR 1")).status).toStartWith("+OK");
+    expect((await c.multi("RETR 2")).status).toStartWith("+OK");
+    expect((await inst.api(`/v1/messages/${rest[0].id}`, { method: "DELETE" })).status).toBe(204);
+    expect(await c.cmd("QUIT")).toBe("+OK inboxd signing off (0 messages deleted)");
+    await c.closed;
+    const after = await restMessages(box.id);
+    expect(after.map((m) => [m.id, m.read])).toEqual([[rest[1].id, true]]);
+  });
+
   test("an inbox deleted during the session ends it with -ERR [SYS/PERM]", async () => {
     const box = await inboxWith([simple("x")]);
     const c = await session(box);

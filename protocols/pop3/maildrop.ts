@@ -4,6 +4,7 @@
 import type { AppContext } from "../../src/context";
 import type { Services } from "../../src/services";
 import type { InboxRow } from "../../src/services/inboxes";
+import { ApiError } from "../../src/http/errors";
 
 export interface DropMessage {
   id: string;
@@ -37,21 +38,19 @@ export class Maildrop {
   }
 
   /**
-   * The UPDATE state: retrieved messages become read (as Dovecot does by default; \Seen and the
-   * REST read field are one fact), then the deleted ones go through the same removal service as
-   * the REST delete. Returns how many messages were deleted.
+   * The UPDATE state: retrieved messages become read through the message service (as Dovecot
+   * does by default; \Seen and the REST read field are one fact), then the deleted ones go
+   * through the same removal service as the REST delete. Returns how many were deleted.
    */
   async commit(deleted: string[], retrieved: string[]): Promise<number> {
     const gone = new Set(deleted);
     const toRead = retrieved.filter((id) => !gone.has(id));
-    if (toRead.length > 0) {
-      const { sqlite } = this.ctx.db;
-      const changed = this.ctx.db.tx(() => {
-        const upd = sqlite.query("UPDATE messages SET read = 1 WHERE id = ? AND inbox_id = ? AND read = 0 RETURNING id");
-        return toRead.filter((id) => upd.get(id, this.inbox.id) !== null);
-      });
-      for (const id of changed) {
-        this.ctx.bus.publish({ type: "message.flags", projectId: this.inbox.projectId, inboxId: this.inbox.id, messageId: id });
+    for (const id of toRead) {
+      try {
+        this.services.messages.setRead(this.inbox.projectId, id, true);
+      } catch (e) {
+        // Deleted through another channel since it was retrieved: nothing left to mark.
+        if (!(e instanceof ApiError && e.status === 404)) throw e;
       }
     }
     return this.services.removal.deleteMessages(this.inbox.projectId, deleted);
