@@ -393,13 +393,13 @@ describe("approval: true parks the run", () => {
 });
 
 describe("message.extract", () => {
-  test("extracts the parsed verification code (no pattern) and a link by pattern", async () => {
+  test("waits by inbox address; extracts the parsed verification code (no pattern) and a link by pattern", async () => {
     const scenarioId = await publishScenario(inst, {
       schema_version: 1,
       steps: [
         { id: "inbox", type: "inbox.create" },
         { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
-        { id: "mail", type: "message.wait", inbox: "${steps.inbox.id}", timeout_seconds: 20 },
+        { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
         { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code" },
         { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "/verify\\?" },
         { id: "first", type: "message.extract", message: "${steps.mail.id}", extract: "link" },

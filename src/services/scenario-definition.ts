@@ -71,7 +71,7 @@ export const STEP_KINDS = {
     summary: "wait for a message matching every given filter; output {id, subject, from, from_name, text, html, codes, links, received_at}",
     permissions: ["messages:read"],
     fields: {
-      inbox: { kind: "string", required: true, description: "inbox id, e.g. ${steps.inbox.id}" },
+      inbox: { kind: "string", required: true, description: "inbox id or address, e.g. ${steps.inbox.id}" },
       subject: { kind: "string", description: "case-insensitive substring of the subject" },
       from: { kind: "string", description: "case-insensitive substring of the sender address" },
       contains: { kind: "string", description: "case-insensitive substring of the text or HTML body" },

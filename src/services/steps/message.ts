@@ -20,11 +20,13 @@ interface MessageRow {
 const ci = (hay: string | null | undefined, needle: string) => (hay ?? "").toLowerCase().includes(needle.toLowerCase());
 
 export const messageWait: StepHandler = async (sc, p) => {
-  const inboxId = String(p.inbox);
   const { sqlite } = sc.ctx.db;
-  if (!sqlite.query("SELECT 1 FROM inboxes WHERE id = ? AND project_id = ?").get(inboxId, sc.project.id)) {
-    throw new StepError("inbox_not_found", `message.wait: no inbox ${inboxId} in this project`);
-  }
+  // By id, or by address (a persistent mailbox is easier to name by its address).
+  const found = sqlite
+    .query("SELECT id FROM inboxes WHERE (id = ? OR address = lower(?)) AND project_id = ?")
+    .get(String(p.inbox), String(p.inbox), sc.project.id) as { id: string } | null;
+  if (!found) throw new StepError("inbox_not_found", `message.wait: no inbox ${String(p.inbox)} in this project`);
+  const inboxId = found.id;
   const timeoutMs = (p.timeout_seconds ?? 60) * 1000;
   const remaining = sc.startedAt + timeoutMs - Date.now();
   const q = sqlite.query(
