@@ -395,6 +395,18 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     if (process.env.INBOXD_UPDATE_README_SHOT === "1") copyFileSync(shot, join(ROOT, "docs/screenshot.png"));
   });
 
+  test("dark mode follows the system color scheme", async () => {
+    const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await bg();
+    await page.emulateMedia({ colorScheme: "dark" });
+    const dark = await bg();
+    expect(light).toBe("rgb(246, 247, 249)");
+    expect(dark).toBe("rgb(15, 17, 23)");
+    await screenshots(page, "overview-dark", false);
+    await page.emulateMedia({ colorScheme: "light" });
+  });
+
   test("log out ends the device session", async () => {
     const token = await page.evaluate(() => localStorage.getItem("inboxd.token"));
     await page.click("[data-test=logout]");

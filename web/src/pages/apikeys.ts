@@ -68,12 +68,12 @@ export class KeysPage implements Page {
             h(
               "tr",
               { class: k.revoked_at ? "revoked" : "", dataset: { id: k.id, test: "key-row" } },
-              h("td", null, h("strong", null, k.name), k.revoked_at ? h("span.pill.revoked", null, "revoked") : null),
-              h("td", null, h("code", null, `…${k.last_four}`)),
-              h("td", null, k.scopes.includes("*") ? h("span.chip", null, "full access") : h("span.scopes", { title: k.scopes.join(", ") }, k.scopes.length > 3 ? `${k.scopes.slice(0, 3).join(", ")} +${k.scopes.length - 3}` : k.scopes.join(", "))),
-              h("td", null, k.last_used_at ? relTime(k.last_used_at) : "never"),
-              h("td", null, k.expires_at ? relTime(k.expires_at) : "never"),
-              h("td", null, relTime(k.created_at)),
+              h("td.primary-cell", null, h("strong", null, k.name), k.revoked_at ? h("span.pill.revoked", null, "revoked") : null),
+              h("td", { dataset: { label: "Key" } }, h("code", null, `…${k.last_four}`)),
+              h("td", { dataset: { label: "Scopes" } }, k.scopes.includes("*") ? h("span.chip", null, "full access") : h("span.scopes", { title: k.scopes.join(", ") }, k.scopes.length > 3 ? `${k.scopes.slice(0, 3).join(", ")} +${k.scopes.length - 3}` : k.scopes.join(", "))),
+              h("td", { dataset: { label: "Last used" } }, k.last_used_at ? relTime(k.last_used_at) : "never"),
+              h("td", { dataset: { label: "Expires" } }, k.expires_at ? relTime(k.expires_at) : "never"),
+              h("td", { dataset: { label: "Created" } }, relTime(k.created_at)),
               h(
                 "td.actions",
                 null,
