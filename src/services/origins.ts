@@ -126,6 +126,13 @@ export class OriginService {
     return rows.find((o) => originMatches(o, url)) ?? null;
   }
 
+  /** For other callers of allowed origins (webhook delivery): records the use of whichever entry admits `url`. */
+  recordUse(projectId: string, url: URL): boolean {
+    const o = this.match(projectId, url);
+    if (o) this.touch(o.id);
+    return o !== null;
+  }
+
   touch(id: string): void {
     this.sql.query("UPDATE http_origins SET last_used_at = ? WHERE id = ?").run(nowIso(), id);
   }
