@@ -251,3 +251,18 @@ describe("restart", () => {
     r2.close();
    }, 30_000);
 });
+
+// Last in this file: it uses up 127.0.0.1's failure budget on `tight` (shared with POP3).
+describe("failed log-ins", () => {
+  test("after 10 failures from one address even the right password is refused with NO [UNAVAILABLE]", async () => {
+    const box = await newBox(tight);
+    const r = await RawImap.open(tight.ports.imap!);
+    await r.until("* OK");
+    for (let i = 0; i < 10; i++) expect(await r.cmd(`f${i}`, `LOGIN "${box.address}" "wrong-${i}"`)).toContain(`f${i} NO [AUTHENTICATIONFAILED]`);
+    expect(await r.cmd("g1", `LOGIN "${box.address}" "${box.password}"`)).toContain("g1 NO [UNAVAILABLE]");
+    const ir = Buffer.from(`\0${box.address}\0${box.password}`).toString("base64");
+    expect(await r.cmd("g2", `AUTHENTICATE PLAIN ${ir}`)).toContain("g2 NO [UNAVAILABLE]");
+    expect(await r.cmd("g3", "NOOP")).toContain("g3 OK");
+    r.close();
+  });
+});

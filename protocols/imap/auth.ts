@@ -4,6 +4,7 @@
 import type { Session } from "./session";
 
 export function completeLogin(s: Session, username: string, password: string, what: string): string {
+  if (s.services.mailAccess.isThrottled(s.ip)) return "NO [UNAVAILABLE] Too many failed log-ins from your address; try again later";
   const inbox = s.services.mailAccess.login(username, password, s.ip);
   if (!inbox) return "NO [AUTHENTICATIONFAILED] Invalid credentials";
   if (!s.authenticated(inbox)) return "NO [LIMIT] Too many connections to this inbox";
