@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import type { AppContext } from "./context";
 import { openDb } from "../storage/db";
 import { FsBlobStore } from "../storage/blobs";
+import { TieredBlobStore } from "../storage/blobs-tiered";
 import { lockDataDir } from "../storage/lock";
 import { LocalBus } from "./events/bus";
 import { Sealer } from "./lib/crypto";
@@ -36,7 +37,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
     const ctx: AppContext = {
       config: { ...config, dataDir },
       db,
-      blobs: new FsBlobStore(join(dataDir, "blobs")),
+      blobs: new TieredBlobStore(new FsBlobStore(join(dataDir, "blobs")), db.sqlite),
       bus: new LocalBus(),
       sealer: Sealer.fromDataDir(dataDir, config.secretKey),
       tls: await loadTls({ ...config, dataDir }),

@@ -8,7 +8,9 @@
 // SAVEPOINT, so one that fails (quota, a failing hook) does not take its neighbours down.
 import type { AppContext } from "../context";
 import type { ParsedMessage } from "../mail/types";
+import { parseMessage } from "../mail/parse";
 import { newId } from "../lib/ids";
+import { TieredBlobStore } from "../../storage/blobs-tiered";
 import { sha256Hex } from "../../storage/blobs";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "./plans";
@@ -68,6 +70,9 @@ export interface DeliveryResult {
 
 interface PendingWrite {
   raw: Uint8Array;
+  /** raw, then each attachment's bytes; inline[i] says whether it is written in the transaction. */
+  blobs: Uint8Array[];
+  inline: boolean[];
   blobKey: string;
   attachmentKeys: string[];
   parsed: ParsedMessage;
@@ -87,12 +92,15 @@ export class IngestService {
   readonly recipientResolvers: Array<(address: string) => InboxRow | null> = [];
 
   private queue: PendingWrite[] = [];
+  private readonly tiered: TieredBlobStore | null;
   private flushScheduled = false;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly projectOf: (id: string) => ProjectRef | null,
-  ) {}
+  ) {
+    this.tiered = ctx.blobs instanceof TieredBlobStore ? ctx.blobs : null;
+  }
 
   /** The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). */
   resolveRecipient(address: string): InboxRow | null {
@@ -130,8 +138,6 @@ export class IngestService {
     if (recipients.length === 0) return { messageIds: [] };
     let parsed: ParsedMessage;
     try {
-      // TEMP dynamic import until src/mail/parse.ts lands (another helper writes it).
-      const { parseMessage } = (await import("../mail/parse" as string)) as any;
       parsed = await parseMessage(raw);
     } catch (e) {
       parsed = unparsed(raw, e);
@@ -142,13 +148,18 @@ export class IngestService {
     const attachmentKeys = parsed.attachments.map((a) => a.sha256);
     const unpins = [blobKey, ...attachmentKeys].map((k) => pinBlob(k));
     try {
-      const puts = [this.ctx.blobs.put(raw), ...parsed.attachments.map((a) => this.ctx.blobs.put(a.content))];
-      const keys = await Promise.all(puts);
+      // Small blobs are written inside the commit (one WAL fsync for the whole group); large
+      // ones are fsynced to files first, so the commit never points at bytes not yet durable.
+      const blobs = [raw, ...parsed.attachments.map((a) => a.content)];
+      const inline = blobs.map((b) => this.tiered !== null && this.tiered.isInline(b.byteLength));
+      await Promise.all(blobs.map((b, i) => (inline[i] ? null : this.ctx.blobs.put(b))));
       const ids = await new Promise<string[]>((resolve, reject) => {
         this.queue.push({
           raw,
-          blobKey: keys[0]!,
-          attachmentKeys: keys.slice(1),
+          blobs,
+          inline,
+          blobKey,
+          attachmentKeys,
           parsed,
           envelopeFrom,
           recipients,
@@ -229,6 +240,10 @@ export class IngestService {
       `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
          disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
     );
+    const keys = [w.blobKey, ...w.attachmentKeys];
+    w.blobs.forEach((b, i) => {
+      if (w.inline[i]) this.tiered!.putInTx(b, keys[i]);
+    });
     const toJson = JSON.stringify(p.to);
     const ccJson = JSON.stringify(p.cc);
     const codes = JSON.stringify(p.codes);

@@ -4,9 +4,7 @@
 // The views' extra fields (what the contract leaves open) are documented in docs/messages.md.
 import type { AppContext } from "../context";
 import type { HeaderLine } from "../mail/types";
-// TEMP until src/mail/parse.ts lands (another helper writes it): keep the server loadable.
-let projectHeaders: (h: HeaderLine[]) => unknown = (h) => h;
-import("../mail/parse" as string).then((m: any) => (projectHeaders = m.projectHeaders)).catch(() => {});
+import { projectHeaders } from "../mail/parse";
 import { sanitizeHtml } from "../mail/sanitize";
 import { agentAttachment } from "../mail/attachment-agent";
 import { notFound } from "../http/errors";

@@ -2,6 +2,7 @@
 // Append only: a released migration is never edited; add the next number instead.
 import m0001 from "./0001_core";
 import m0002 from "./0002_mail";
+import m0003 from "./0003_inline_blobs";
 import m0004 from "./0004_events";
 import m0005 from "./0005_domains";
 import m0006 from "./0006_automation";
@@ -9,6 +10,7 @@ import m0006 from "./0006_automation";
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
   { version: 2, name: "mail", sql: m0002 },
+  { version: 3, name: "inline_blobs", sql: m0003 },
   { version: 4, name: "events", sql: m0004 },
   { version: 5, name: "domains", sql: m0005 },
   { version: 6, name: "automation", sql: m0006 },

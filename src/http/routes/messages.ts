@@ -30,7 +30,7 @@ const AttParams = t.Object({ id: Ulid(), attachmentId: Ulid() });
 
 /** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
 const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
-  new Response(body, {
+  new Response(body as unknown as BodyInit, {
     headers: { ...(set.headers as Record<string, string>), "x-content-type-options": "nosniff", "cache-control": "private, no-store", ...headers },
   });
 
