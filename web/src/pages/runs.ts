@@ -39,6 +39,15 @@ function duration(a: string | null, b: string | null): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** One line from an event's payload: its message, else the step it concerns. */
+function eventSummary(ev: RunEvent): string {
+  const p = (ev.payload ?? {}) as Record<string, unknown>;
+  if (typeof p.message === "string") return p.message;
+  const step = p.step_id ?? p.step_name ?? (typeof p.step_index === "number" ? `#${p.step_index + 1}` : null);
+  const parts = [step ? `step ${step}` : "", typeof p.status === "string" ? p.status.replaceAll("_", " ") : "", typeof p.type === "string" ? p.type : ""];
+  return parts.filter(Boolean).join(" · ");
+}
+
 const statusPill = (s: string) => h("span.pill", { class: s }, s.replaceAll("_", " "));
 
 function notAvailable(e: unknown, what: string) {
@@ -179,7 +188,7 @@ export class RunsPage implements Page {
             ["Finished", fullTime(run.finished_at)],
             ["Duration", duration(run.started_at, run.finished_at)],
             ["Steps", run.step_count ? `${run.current_step_index + 1} of ${run.step_count}` : "–"],
-            ["Cleanup", run.cleanup_status || "–"],
+            ["Cleanup", (run.cleanup_status || "–").replaceAll("_", " ")],
           ].map(([k, v]) => h("div.fact", null, h("span.muted.small", null, k), h("strong", null, v))),
         ),
         run.status === "awaiting_approval" ? h("div.notice", null, icon("shield", 16), h("span", null, "This run waits for a decision. "), h("a", { href: "#/approvals" }, "Open approvals")) : null,
@@ -221,6 +230,7 @@ export class RunsPage implements Page {
                       "div.tl-body",
                       null,
                       h("div.tl-head", null, h("strong", null, ev.type), h("span.muted.small", { title: fullTime(ev.occurred_at) }, `#${ev.sequence} · ${new Date(ev.occurred_at).toLocaleTimeString()}`)),
+                      eventSummary(ev) ? h("div.small.muted", null, eventSummary(ev)) : null,
                       ev.payload && Object.keys(ev.payload).length ? h("details", null, h("summary", null, "payload"), h("pre.json", null, json(ev.payload))) : null,
                     ),
                   ),
