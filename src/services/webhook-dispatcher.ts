@@ -94,25 +94,36 @@ export class WebhookDispatcher {
         `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
          WHERE id IN (
            SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until < ?3 AND w.enabled = 1
+           WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
              AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                              WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
            ORDER BY d.next_attempt_at LIMIT ?5)
-         AND claimed_until < ?3
+         AND claimed_until <= ?3
          RETURNING *`,
       )
       .all(until, this.ctx.workerId, now, JSON.stringify(excluded), limit) as DeliveryRow[];
   }
 
-  /** Sleeps until the earliest future retry (or a minute), then pumps. */
+  /**
+   * Sleeps until the earliest future try (or a minute), then pumps. Only queue heads count: rows
+   * waiting behind a head in backoff are not due before it. A head already due here was left
+   * unclaimed only for want of a free slot; a finishing send wakes the pump, and a slow timer backs it up.
+   */
   private armTimer(): void {
     const r = this.ctx.db.sqlite
-      .query("SELECT MIN(MAX(next_attempt_at, claimed_until)) AS due FROM webhook_deliveries WHERE status = 'pending'")
+      .query(
+        `SELECT MIN(MAX(d.next_attempt_at, d.claimed_until)) AS due
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
+         WHERE d.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)`,
+      )
       .get() as { due: number | null };
-    if (r.due === null) return;
     const now = Date.now();
-    const due = Math.min(Math.max(r.due, now + 5), now + MAX_TIMER_MS);
+    if (r.due === null) return;
+    // Due yet unclaimed: waiting for a slot; look again in a second in case no send finishes here.
+    const due = r.due <= now ? now + 1000 : Math.min(r.due + 1, now + MAX_TIMER_MS);
     if (this.timer && this.timerDue <= due) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
