@@ -437,3 +437,22 @@ describe("inbox steps", () => {
     expect(events).not.toContain("cleanup.started");
   });
 });
+
+describe("the agent is checked before every step", () => {
+  test("revoking the agent mid-run fails the run at its next step with agent_revoked", async () => {
+    const a = (await json(inst.api("/v1/agents", { method: "POST", json: { name: "short-lived agent", permissions: ["inboxes:write", "inboxes:read"] } }))).body.data;
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [{ id: "inbox", type: "inbox.create" }, { id: "nap", type: "sleep", seconds: 1 }, { type: "assert", value: 1, equals: 1 }],
+    }, "agent check");
+    const id = (await launch(inst, { agent_id: a.id, scenario_id: scenarioId }, 0)).body.data.id;
+    await until(inst, id, (run) => run.steps[1].status === "running");
+    expect((await inst.api(`/v1/agents/${a.id}`, { method: "DELETE" })).status).toBe(204);
+    const { run } = await until(inst, id, (run) => TERMINAL.includes(run.status));
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("agent_revoked");
+    expect(run.current_step_index).toBe(2);
+    expect(run.agent.name).toBe("short-lived agent");
+    expect(run.cleanup_status).toBe("completed");
+  });
+});

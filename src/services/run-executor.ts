@@ -16,6 +16,7 @@ import type { Definition, Step } from "./scenario-definition";
 import { DEFAULT_RUN_TIMEOUT } from "./scenario-definition";
 import { interpolate, references, scrub, UnresolvedReference, type Scope } from "./interpolate";
 import { isRepeatable, STEP_HANDLERS } from "./steps";
+import { hasScope } from "./scopes";
 import { StepError, type FailedAssertion, type StepDeps } from "./steps/types";
 import type { RunLedger } from "./run-ledger";
 
@@ -204,8 +205,19 @@ export class RunExecutor {
       if (left <= 0) throw new Interrupt("deadline");
       deadlineTimer = setTimeout(() => ac.abort(new Interrupt("deadline")), left);
 
-      const agent = this.sql.query("SELECT permissions FROM agents WHERE id = ?").get(row.agent_id) as { permissions: string } | null;
-      const agentPermissions = agent ? (JSON.parse(agent.permissions) as string[]) : [];
+      const required = JSON.parse(version.required_permissions) as string[];
+      let agentPermissions: string[] = [];
+      // The agent is looked at again before every step: revoking or narrowing it stops its runs.
+      const checkAgent = () => {
+        const agent = this.sql.query("SELECT permissions, revoked_at FROM agents WHERE id = ?").get(row.agent_id) as {
+          permissions: string;
+          revoked_at: string | null;
+        } | null;
+        if (!agent || agent.revoked_at) throw new StepError("agent_revoked", "the run's agent was revoked");
+        agentPermissions = JSON.parse(agent.permissions) as string[];
+        const missing = required.filter((p) => !hasScope(agentPermissions, p));
+        if (missing.length) throw new StepError("agent_permission_denied", `the run's agent no longer holds ${missing.join(", ")}`);
+      };
       const outputs = JSON.parse(row.outputs) as Record<string, unknown>;
       const inputs = JSON.parse(row.inputs) as Record<string, unknown>;
 
@@ -217,6 +229,7 @@ export class RunExecutor {
       for (; current < def.steps.length; current++) {
         const st = def.steps[current]!;
         const state = steps[current]!;
+        checkAgent();
         const scope: Scope = { inputs, steps: outputs, run: { id: row.id }, secrets: secretValues };
         const names = references(st)
           .map((r) => r.ref.split("."))

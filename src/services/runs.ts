@@ -229,6 +229,11 @@ export class RunService {
     if (TERMINAL.includes(row.status)) {
       throw new ApiError(409, "invalid_state", `the run is already ${row.status}`, { status: row.status });
     }
+    if (row.trigger_type === "mcp") {
+      throw new ApiError(409, "invalid_state", "an MCP agent session's run ends when the session is released (POST /v1/agent-sessions/{id}/release)", {
+        trigger_type: "mcp",
+      });
+    }
     const first = this.sql
       .query("UPDATE runs SET cancel_requested = 1, updated_at = ? WHERE id = ? AND cancel_requested = 0 RETURNING id")
       .get(nowIso(), id);
