@@ -259,3 +259,43 @@ describe("isolation and tenancy", () => {
     expect(theirs.body.data).toEqual([]);
   });
 });
+
+describe("HTTP origins", () => {
+  test("when the project lists origins, a webhook URL must match one (checked at registration and at send)", async () => {
+    const { addUser, login } = await import("./harness");
+    await addUser(inst, "origins@example.com", "origins-password-1", "owner", "origins-team");
+    const tok = await login(inst, "origins@example.com", "origins-password-1");
+    const pid = (await json(inst.api("/v1/projects", { token: tok }))).body.data[0].id;
+    const as = (path: string, method = "GET", body?: unknown) => json(inst.api(path, { method, token: tok, project: pid, json: body }));
+
+    // Empty list: anything goes (private targets included).
+    const before = await as("/v1/webhooks", "POST", { url: rx.url("/origins") });
+    expect(before.status).toBe(201);
+
+    const o1 = await as("/v1/http-origins", "POST", { origin: "https://*.example.com" });
+    expect(o1.status).toBe(201);
+    const denied = await as("/v1/webhooks", "POST", { url: rx.url("/origins") });
+    expect(denied.status).toBe(422);
+    expect(denied.body.code).toBe("origin_not_allowed");
+    expect((await as(`/v1/webhooks/${before.body.data.id}`, "PATCH", { url: rx.url("/origins2") })).body.code).toBe("origin_not_allowed");
+    // Wildcards cover subdomains (not the apex); scheme and port must match.
+    expect((await as("/v1/webhooks", "POST", { url: "https://hooks.example.com/in" })).status).toBe(201);
+    expect((await as("/v1/webhooks", "POST", { url: "https://example.com/in" })).body.code).toBe("origin_not_allowed");
+    expect((await as("/v1/webhooks", "POST", { url: "http://hooks.example.com/in" })).body.code).toBe("origin_not_allowed");
+    expect((await as("/v1/webhooks", "POST", { url: "https://hooks.example.com:8443/in" })).body.code).toBe("origin_not_allowed");
+
+    // The webhook registered before the list existed is refused at send time, and logged as such.
+    const t = await as(`/v1/webhooks/${before.body.data.id}/test`, "POST");
+    expect(t.status).toBe(200);
+    expect(t.body.data.status).toBe("failed");
+    expect(t.body.data.attempts[0].error).toStartWith("origin_not_allowed");
+    expect(rx.of("/origins")).toHaveLength(0);
+
+    const o2 = await as("/v1/http-origins", "POST", { origin: `http://127.0.0.1:${rx.server.port}` });
+    expect(o2.status).toBe(201);
+    expect((await as("/v1/webhooks", "POST", { url: rx.url("/origins") })).status).toBe(201);
+    const ok = await as(`/v1/webhooks/${before.body.data.id}/test`, "POST");
+    expect(ok.body.data.status).toBe("succeeded");
+    expect(rx.of("/origins")).toHaveLength(1);
+  });
+});
