@@ -47,6 +47,7 @@ export class Session {
   private outLen = 0;
   private closed = false;
   private dirty = false;
+  private fullRefresh = false;
   private unsubscribe: (() => void) | null = null;
   private idleRefresh: ReturnType<typeof setTimeout> | null = null;
 
@@ -176,16 +177,19 @@ export class Session {
   }
 
   /** Queues the untagged responses that describe what changed since the client last heard. */
-  pushUpdates(allowExpunge: boolean, force = false): void {
-    if (!this.mailbox || (!this.dirty && !force)) return;
+  pushUpdates(allowExpunge: boolean): void {
+    if (!this.mailbox || !this.dirty) return;
     this.dirty = false;
-    const lines = this.mailbox.refresh(allowExpunge);
+    const lines = this.mailbox.refresh(allowExpunge, this.fullRefresh);
+    this.fullRefresh = false;
     if (!allowExpunge && this.mailbox.msgs.some((m) => m.gone)) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }
 
-  markDirty(): void {
+  /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
+  markDirty(full = false): void {
     this.dirty = true;
+    if (full) this.fullRefresh = true;
   }
 
   // -- Output ---------------------------------------------------------------------------
@@ -261,7 +265,11 @@ export class Session {
       void this.end("* BYE The inbox was deleted");
       return;
     }
-    if (e.type !== "message.received" && e.type !== "message.deleted" && e.type !== "message.flags") return;
+    const mb = this.mailbox;
+    if (e.type === "message.received") mb?.noteArrived();
+    else if (e.type === "message.deleted") mb?.noteDeleted(e.uid);
+    else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
+    else return;
     this.dirty = true;
     if (this.idling && !this.idleRefresh) {
       // Coalesces a burst (e.g. a bulk delete) into one refresh.

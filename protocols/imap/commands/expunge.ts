@@ -10,7 +10,7 @@ export async function expungeDeleted(s: Session, uids: SeqRange[] | null, announ
   const mb = s.mailbox!;
   // Flags set by other sessions or by REST count too: bring the view up to date first
   // (CLOSE does so silently: it answers with no untagged responses).
-  if (announce) s.pushUpdates(true, true);
+  if (announce) s.pushUpdates(true);
   else mb.refresh(true);
   const doomed = (uids ? mb.select(uids, true).map((t) => t.msg) : mb.msgs).filter((m) => m.deleted && !m.gone);
   if (doomed.length === 0) return [];

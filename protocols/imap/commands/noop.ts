@@ -1,4 +1,4 @@
-// NOOP (RFC 3501 §6.1.2): the way a client polls; always re-reads the mailbox.
+// NOOP (RFC 3501 §6.1.2): the way a client polls; reports what changed since the last reply.
 import { ANY, type CommandDef } from "./types";
 
 export default {
