@@ -220,6 +220,9 @@ export class RunExecutor {
       };
       const outputs = JSON.parse(row.outputs) as Record<string, unknown>;
       const inputs = JSON.parse(row.inputs) as Record<string, unknown>;
+      // Every secret the definition uses is known up front, so outputs that echo one are redacted
+      // even when the step that echoes it does not reference it (and after a restart).
+      for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(def.steps))) secretValues.set(k, v);
 
       const persist = (index = current) =>
         this.sql
@@ -231,11 +234,8 @@ export class RunExecutor {
         const state = steps[current]!;
         checkAgent();
         const scope: Scope = { inputs, steps: outputs, run: { id: row.id }, secrets: secretValues };
-        const names = references(st)
-          .map((r) => r.ref.split("."))
-          .filter((p) => p[0] === "secrets" && p.length === 2)
-          .map((p) => p[1]!);
-        for (const [k, v] of this.secrets.resolve(row.project_id, names)) secretValues.set(k, v);
+        // Resolved again per step: a rotation during the run applies from the next step on.
+        for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(st))) secretValues.set(k, v);
 
         if (st.approval === true && row.approved_step_index !== current) {
           Object.assign(state, { status: "awaiting_approval", parked_at: nowIso() });
@@ -299,7 +299,7 @@ export class RunExecutor {
         return await this.finish(row, "timed_out", { code: "run_timeout", message: "the run did not finish within its timeout_seconds" }, { steps });
       }
       const err = e instanceof StepError ? e : new StepError("internal", `internal error in step ${current}: ${(e as Error)?.message ?? e}`);
-      if (!(e instanceof StepError)) console.error(`run ${row.id} step ${current}`, e);
+      if (!(e instanceof StepError)) console.error(`run ${row.id} step ${current}:`, scrub(String((e as Error)?.stack ?? e), secretValues.values()));
       const message = String(scrub(err.message, secretValues.values()));
       if (state) Object.assign(state, { status: "failed", finished_at: now, error: { code: err.code, message } });
       const failedAssertions = err.failedAssertions.map((f) =>
@@ -383,6 +383,13 @@ export class RunExecutor {
       console.error("run.finished emit failed", e);
     }
   }
+}
+
+function secretNames(v: unknown): string[] {
+  return references(v)
+    .map((r) => r.ref.split("."))
+    .filter((p) => p[0] === "secrets" && p.length === 2)
+    .map((p) => p[1]!);
 }
 
 /** Event payloads carry outputs with long strings shortened. */
