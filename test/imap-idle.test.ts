@@ -2,6 +2,8 @@
 // REST deletes as EXPUNGE with the right sequence numbers, REST mark-read and other sessions'
 // STOREs as FETCH FLAGS; EXPUNGE is held back during FETCH/STORE/SEARCH (RFC 3501 §7.4.1).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { json, startInboxd, type Instance } from "./harness";
 import { connected, newBox, RawImap, send, type Box } from "./imap-support";
 
@@ -119,6 +121,21 @@ describe("IDLE", () => {
     expect(events).toContainEqual({ type: "expunge", seq: 1 });
     await c.logout();
     await idle.catch(() => {});
+  });
+
+  test("CHECK compares every row: it catches a change made without a bus event, NOOP does not look", async () => {
+    const box = await withMessages(2);
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("a1", "SELECT INBOX");
+    const ids = await restIds(box);
+    const db = new Database(join(inst.dataDir, "inboxd.db"));
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.query("UPDATE messages SET flagged = 1 WHERE id = ?").run(ids[1]!);
+    db.close();
+    expect(await r.cmd("a2", "NOOP")).toBe("a2 OK NOOP completed\r\n");
+    expect(await r.cmd("a3", "CHECK")).toBe("* 2 FETCH (UID 2 FLAGS (\\Flagged))\r\na3 OK CHECK completed\r\n");
+    r.close();
   });
 
   test("deleting the inbox over REST ends its sessions with BYE", async () => {
