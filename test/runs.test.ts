@@ -317,11 +317,18 @@ describe("reading runs", () => {
     expect(seen.length).toBeGreaterThan(3);
   });
 
-  test("a key without runs:read gets 403 insufficient_scope", async () => {
+  test("scopes: runs:read to read runs and events, runs:write to cancel (403 insufficient_scope)", async () => {
     const k = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "no runs", scopes: ["inboxes:read"] } }));
     const r = await json(inst.api("/v1/runs", { token: k.body.data.secret }));
     expect(r.status).toBe(403);
     expect(r.body.code).toBe("insufficient_scope");
+    const anyRun = (await json(inst.api("/v1/runs?limit=1"))).body.data[0].id;
+    expect((await json(inst.api(`/v1/runs/${anyRun}/events`, { token: k.body.data.secret }))).status).toBe(403);
+    const reader = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "runs reader", scopes: ["runs:read"] } }));
+    expect((await json(inst.api(`/v1/runs/${anyRun}`, { token: reader.body.data.secret }))).status).toBe(200);
+    const c = await json(inst.api(`/v1/runs/${anyRun}/cancel`, { method: "POST", token: reader.body.data.secret }));
+    expect(c.status).toBe(403);
+    expect(c.body.code).toBe("insufficient_scope");
   });
 });
 

@@ -175,6 +175,8 @@ describe("scenarios", () => {
     expect(list.body.data.map((v: any) => v.version)).toEqual([3, 2, 1]);
     const page = await json(inst.api(`/v1/scenarios/${s.id}/versions?limit=2`));
     expect(page.body.links.next).toBe(page.body.data[1].id);
+    // Published versions are immutable: editing the draft changed none of them.
+    expect((await json(inst.api(`/v1/scenarios/${s.id}/versions/1`))).body.data).toEqual(v1.body.data);
     const one = await json(inst.api(`/v1/scenarios/${s.id}/versions/2`));
     expect(one.body.data).toEqual(v2.body.data);
     expect((await json(inst.api(`/v1/scenarios/${s.id}/versions/9`))).status).toBe(404);
