@@ -37,8 +37,8 @@ export interface StoredEvent {
   occurred_at: string;
 }
 
-/** How long the log keeps events: long enough for SSE resume and for every webhook retry. */
-export const EVENT_RETENTION_MS = 3 * 86_400_000;
+/** How long the log keeps events: long enough for SSE resume and for every webhook retry (~28 h). */
+export const EVENT_RETENTION_MS = 2 * 86_400_000;
 
 export class EventLog {
   /** Called inside the emitting transaction with each appended event (webhook outbox). */
@@ -79,9 +79,21 @@ export class EventLog {
     return ev;
   }
 
+  /**
+   * Whether a message event of this inbox will be delivered somewhere that needs the bodies (a
+   * webhook). Set by the webhook service; without it the log stores no bodies (the stream omits
+   * them anyway, and they are in the message itself).
+   */
+  bodiesWanted: (projectId: string, inboxId: string) => boolean = () => false;
+
   /** The event a message.received webhook/stream carries: the parsed message with links to the rest. */
   messageReceived(m: StoredMessage): AppendedEvent {
-    return this.emit(m.projectId, "message.received", messageEventData(m, this.baseUrl()), { inboxId: m.inbox.id });
+    const data = messageEventData(m, this.baseUrl());
+    if (!this.bodiesWanted(m.projectId, m.inbox.id)) {
+      delete data.text;
+      delete data.html;
+    }
+    return this.emit(m.projectId, "message.received", data, { inboxId: m.inbox.id });
   }
 
   baseUrl(): string {
@@ -103,9 +115,17 @@ export class EventLog {
       .all(projectId, seq, userId ?? "", limit) as StoredEvent[];
   }
 
+  /** Deletes what is past retention, in batches so that writers (ingest) are never held up long. */
   prune(now = Date.now()): number {
     const before = new Date(now - EVENT_RETENTION_MS).toISOString();
-    return this.ctx.db.sqlite.query("DELETE FROM events WHERE occurred_at < ?").run(before).changes;
+    const del = this.ctx.db.sqlite.query("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)");
+    let total = 0;
+    let n: number;
+    do {
+      n = del.run(before).changes;
+      total += n;
+    } while (n > 0);
+    return total;
   }
 
   /**

@@ -76,6 +76,13 @@ export class WebhookService {
     private readonly inboxes: InboxService,
   ) {
     events.fanout.push((e) => this.enqueue(e));
+    events.bodiesWanted = (projectId, inboxId) =>
+      !!this.sqlite
+        .query(
+          `SELECT 1 FROM webhooks w, json_each(w.event_types) t
+           WHERE w.project_id = ? AND w.enabled = 1 AND t.value = 'message.received' AND (w.inbox_id IS NULL OR w.inbox_id = ?) LIMIT 1`,
+        )
+        .get(projectId, inboxId);
   }
 
   private get sqlite() {
@@ -270,7 +277,16 @@ export class WebhookService {
   /** Finished deliveries older than a week go (their attempts cascade). */
   prune(now = Date.now()): number {
     const before = new Date(now - 7 * 86_400_000).toISOString();
-    return this.sqlite.query("DELETE FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ?").run(before).changes;
+    const del = this.sqlite.query(
+      "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 2000)",
+    );
+    let total = 0;
+    let n: number;
+    do {
+      n = del.run(before).changes;
+      total += n;
+    } while (n > 0);
+    return total;
   }
 
   /**
