@@ -143,7 +143,7 @@ describe("a rich multipart message", () => {
     expect(h.html).not.toContain("<script");
     expect(h.html).not.toContain("onclick");
     expect(h.html).not.toContain("javascript:");
-    expect(h.html).not.toMatch(/src="https:\/\/tracker/);
+    expect(h.html).not.toMatch(/\ssrc="https:\/\/tracker/);
     expect(h.html).toContain("https://example.com/verify?t=1");
     expect(h.remote_blocked).toBe(1);
     expect(h.truncated).toBe(false);
