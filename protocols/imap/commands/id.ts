@@ -1,5 +1,6 @@
 // ID (RFC 2971): the client's parameters are accepted and ignored; ours name the server.
 import { ANY, type CommandDef } from "./types";
+import pkg from "../../../package.json";
 
 export default {
   names: ["ID"],
@@ -9,7 +10,7 @@ export default {
     if (c.args.length !== 1 || !a || (a.t !== "list" && !(a.t === "atom" && a.v.toUpperCase() === "NIL"))) {
       return "BAD ID takes a parameter list or NIL";
     }
-    await s.write('* ID ("name" "inboxd" "vendor" "inboxd" "support-url" "https://github.com/inboxd")\r\n');
+    await s.write(`* ID ("name" "inboxd" "vendor" "inboxd" "version" "${pkg.version}")\r\n`);
     return "OK ID completed";
   },
 } satisfies CommandDef;
