@@ -337,6 +337,10 @@ describe("selected state", () => {
     expect(await r.cmd("t9", "FETCH 1:3 FLAGS")).toBe(
       "* 1 FETCH (FLAGS (\\Seen))\r\n* 2 FETCH (FLAGS (\\Seen))\r\n* 3 FETCH (FLAGS ())\r\nt9 OK FETCH completed\r\n",
     );
+    // …and so does un-reading one message (PATCH read=false).
+    const patched = await json(inst.api(`/v1/messages/${inbox[0].id}`, { method: "PATCH", json: { read: false } }));
+    expect(patched.status).toBe(200);
+    expect(await r.cmd("t9a", "NOOP")).toBe("* 1 FETCH (UID 1 FLAGS ())\r\nt9a OK NOOP completed\r\n");
     expect(await r.cmd("t10", "STORE 1:2 -FLAGS.SILENT (\\Seen)")).toContain("t10 OK");
     expect((await rest(box)).map((m) => m.read)).toEqual([false, false, false]);
     const unread = (await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.unread_count;
