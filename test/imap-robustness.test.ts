@@ -104,6 +104,21 @@ describe("errors answer BAD and the session goes on", () => {
     expect(await r.waitClosed()).toBe(true);
   });
 
+  test("junk while IDLE does not wedge the session: DONE still ends it", async () => {
+    const box = await newBox(inst);
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("i0", "SELECT INBOX");
+    r.write("i1 IDLE\r\n");
+    await r.until("+ ");
+    r.write(`${"x".repeat(70_000)}\r\n`);
+    await Bun.sleep(50);
+    r.write("DONE\r\n");
+    expect(await r.until("i1 ")).toBe("i1 OK IDLE terminated\r\n");
+    expect(await r.cmd("i2", "NOOP")).toContain("i2 OK");
+    r.close();
+  });
+
   test("garbage bytes never crash the server; it keeps serving", async () => {
     let seed = 42;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 8) % 256;

@@ -69,7 +69,6 @@ export class Session {
     return this.host.services;
   }
 
-
   private attach(socket: Socket): void {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", () => this.close());
@@ -101,12 +100,17 @@ export class Session {
       this.close();
       return;
     }
-    for (const f of frames) {
-      if (this.lineWaiter && f.kind === "command" && this.queue.length === 0) {
+    this.queue.push(...frames);
+    if (this.lineWaiter) {
+      // IDLE or AUTHENTICATE waits for a line: hand it the first one (anything framed before it
+      // is not a command and is dropped).
+      const next = this.queue.findIndex((f) => f.kind === "command");
+      if (next >= 0) {
+        const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
         const w = this.lineWaiter;
         this.lineWaiter = null;
         w(f.bytes);
-      } else this.queue.push(f);
+      }
     }
     // Pipelining without bound would buffer without bound: stop reading until the queue drains.
     if (this.queue.length > 64) this.socket.pause();
