@@ -137,7 +137,7 @@ export class ApprovalsPage implements Page {
         null,
         h("span.pill", { class: a.status }, a.status),
         h("h3", null, a.action),
-        h("span.muted", null, "on ", h("code", null, `${a.target_resource_type} ${a.target_resource_id}`)),
+        a.target_resource_type ? h("span.muted", null, "on ", h("code", null, [a.target_resource_type, a.target_resource_id].filter(Boolean).join(" "))) : null,
         h("div.spacer"),
         pending ? h("span.chip.expiry", { title: new Date(a.expires_at).toLocaleString() }, icon("clock", 12), `expires in ${countdown(a.expires_at)}`) : h("span.muted.small", null, a.decided_at ? `decided ${relTime(a.decided_at)}` : ""),
       ),

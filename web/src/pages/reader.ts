@@ -61,6 +61,7 @@ export class Reader {
   private tab: Tab = "html";
   private headersMode: "projected" | "full" = "projected";
   private fullHeaders: unknown = null;
+  private fullTruncated = false;
   private remote: "strip" | "allow" = "strip";
   private htmlResult: { html: string; remote_blocked: number; truncated: boolean } | null = null;
   private raw: string | null = null;
@@ -363,7 +364,9 @@ export class Reader {
       if (!this.fullHeaders) {
         replace(this.body, spinner());
         try {
-          this.fullHeaders = (await api(`/v1/messages/${m.id}?headers=full`)).data.headers ?? null;
+          const full = (await api(`/v1/messages/${m.id}?headers=full`)).data;
+          this.fullHeaders = full.headers ?? null;
+          this.fullTruncated = !!full.headers_truncated;
         } catch (e) {
           replace(this.body, empty("Headers unavailable", describe(e), "mail"));
           return;
@@ -372,6 +375,7 @@ export class Reader {
       hd = this.fullHeaders;
     }
     const pairs = headerPairs(hd);
+    const truncated = this.headersMode === "full" ? this.fullTruncated : !!m.headers_truncated;
     const seg = (mode: "projected" | "full", label: string) =>
       h(
         "button.seg",
@@ -388,6 +392,7 @@ export class Reader {
     replace(
       this.body,
       h("div.segmented", null, seg("projected", "Main headers"), seg("full", "All headers")),
+      truncated ? h("div.notice.warn", null, "The headers were long and are shown truncated; the Source tab has all of them.") : null,
       pairs.length
         ? h("table.headers", null, h("tbody", null, pairs.map(([k, v]) => h("tr", null, h("th", null, k), h("td", null, v)))))
         : empty("No headers", "This view carries no headers.", "mail"),
