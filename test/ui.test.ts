@@ -401,13 +401,15 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await card.locator("[data-test=approve]").click();
     await page.waitForFunction(() => !document.querySelector("[data-test=approval][data-status=pending]"), null, { timeout: 10_000 });
 
-    let status = "";
-    for (let i = 0; i < 100 && !["succeeded", "completed", "passed", "failed"].includes(status); i++) {
+    const settled = await json(inst.api(`/v1/runs/${runId}`));
+    let status = settled.body.data.status;
+    for (let i = 0; i < 100 && !["succeeded", "failed", "cancelled", "timed_out"].includes(status); i++) {
+      await Bun.sleep(100);
       status = (await json(inst.api(`/v1/runs/${runId}`))).body.data.status;
-      if (status === "awaiting_approval" || status === "running" || status === "queued") await Bun.sleep(100);
     }
-    expect(status).not.toBe("awaiting_approval");
-    expect(status).not.toBe("failed");
+    expect(status).toBe("succeeded");
+    const decided = await json(inst.api(`/v1/approvals?status=approved`, { token, project }));
+    expect(decided.body.data.find((a: any) => a.run_ulid === runId)?.status).toBe("approved");
 
     await page.click("nav a[data-nav=runs]");
     await page.waitForSelector(`tr.run-row[data-id="${runId}"]`);
@@ -416,6 +418,29 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const types = await page.$$eval("[data-test=timeline] li strong", (els) => els.map((e) => e.textContent));
     expect(types).toContain("run.finished");
     await screenshots(page, "run-approved");
+
+    // A second run of the same scenario: reject it with a reason.
+    const run2 = await json(inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }));
+    expect(run2.body.data.status).toBe("awaiting_approval");
+    await page.click("nav a[data-nav=approvals]");
+    const card2 = page.locator(`[data-test=approval][data-status=pending]`);
+    await card2.waitFor({ timeout: 10_000 });
+    await card2.locator("[data-test=reject]").click();
+    await page.fill("dialog textarea", "not during the release freeze");
+    await page.click("dialog button[type=submit]");
+    await page.waitForFunction(() => !document.querySelector("[data-test=approval][data-status=pending]"), null, { timeout: 10_000 });
+    const rejected = await json(inst.api(`/v1/approvals?status=rejected`, { token, project }));
+    const row = rejected.body.data.find((a: any) => a.run_ulid === run2.body.data.id);
+    expect(row.decision_reason).toBe("not during the release freeze");
+    let status2 = "";
+    for (let i = 0; i < 100 && status2 !== "failed"; i++) {
+      status2 = (await json(inst.api(`/v1/runs/${run2.body.data.id}`))).body.data.status;
+      if (status2 !== "failed") await Bun.sleep(100);
+    }
+    expect(status2).toBe("failed");
+    await page.click(".seg:has-text('Rejected')");
+    await page.waitForSelector(`[data-test=approval][data-status=rejected]`);
+    expect(await page.textContent("[data-test=approval][data-status=rejected]")).toContain("not during the release freeze");
   });
 
   test("phone width: one pane at a time with a way back", async () => {
