@@ -35,6 +35,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     server.once("error", reject);
     server.listen(port, host, () => {
       server.off("error", reject);
+      // Later errors (EMFILE under a connection flood, say) are logged; the listener stays up.
+      server.on("error", (e) => console.error("imap listener error", e));
       resolve((server.address() as net.AddressInfo).port);
     });
   });

@@ -141,6 +141,10 @@ export class Session {
           if (f.fatal) await this.end("* BYE Protocol error");
         } else await this.execute(f.bytes);
       }
+    } catch (e) {
+      // Whatever went wrong (a database error while refreshing, say) ends this session, never the server.
+      console.error("imap session failed", e);
+      void this.end("* BYE Internal error");
     } finally {
       this.running = false;
     }
@@ -280,8 +284,13 @@ export class Session {
       this.idleRefresh = setTimeout(() => {
         this.idleRefresh = null;
         if (!this.idling || this.closed) return;
-        this.pushUpdates(true);
-        void this.flush();
+        try {
+          this.pushUpdates(true);
+          void this.flush();
+        } catch (err) {
+          console.error("imap idle refresh failed", err);
+          void this.end("* BYE Internal error");
+        }
       }, 15);
     }
   }
