@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, json, startInboxd, type Instance } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, addUser, json, startInboxd, type Instance } from "./harness";
 import { transport } from "./mail-helpers";
 import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser } from "./ui-browser";
 
@@ -495,5 +495,19 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.waitForSelector("form.login-card");
     expect(await page.evaluate(() => localStorage.getItem("inboxd.token"))).toBeNull();
     expect((await json(inst.api("/v1/me", { token }))).status).toBe(401);
+  });
+
+  test("a member sees that approvals are for owners and admins", async () => {
+    await addUser(inst, "member@example.com", "member-password-1", "member");
+    await page.fill("input[type=email]", "member@example.com");
+    await page.fill("input[type=password]", "member-password-1");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("header.topbar");
+    await page.click("nav a[data-nav=approvals]");
+    await page.waitForSelector(".empty");
+    expect(await page.textContent(".empty")).toContain("Only team owners and admins");
+    expect(await page.getAttribute("[data-test=approvals-count]", "class")).toContain("hidden");
+    await page.click("[data-test=logout]");
+    await page.waitForSelector("form.login-card");
   });
 });
