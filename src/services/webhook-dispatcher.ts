@@ -89,20 +89,37 @@ export class WebhookDispatcher {
   private claim(now: number, limit: number, excluded: string[]): DeliveryRow[] {
     // Outlasts one try (timeout + time to record it); a crashed worker's claim lapses soon after.
     const until = now + this.ctx.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
-    return this.ctx.db.sqlite
-      .query(
-        `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
-         WHERE id IN (
-           SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-           WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
-             AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                             WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
-           ORDER BY d.next_attempt_at LIMIT ?5)
-         AND claimed_until <= ?3
-         RETURNING *`,
-      )
-      .all(until, this.ctx.workerId, now, JSON.stringify(excluded), limit) as DeliveryRow[];
+    const stmt = this.ctx.db.sqlite.query(
+      `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
+       WHERE id IN (
+         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
+           AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
+         ORDER BY d.next_attempt_at LIMIT ?5)
+       AND claimed_until <= ?3
+       RETURNING *`,
+    );
+    return this.relaxed(() => stmt.all(until, this.ctx.workerId, now, JSON.stringify(excluded), limit) as DeliveryRow[]);
+  }
+
+  /**
+   * Runs a write of the dispatcher's own bookkeeping (claims, outcomes) without the per-commit
+   * fsync (WAL + synchronous=NORMAL: durable across a process crash, not a power cut). Losing one
+   * to a power cut only means a try is made again, which at-least-once delivery allows, and it
+   * halves the fsyncs that compete with ingest for the write lock.
+   */
+  private relaxed<T>(fn: () => T): T {
+    const { sqlite } = this.ctx.db;
+    if (sqlite.inTransaction) return fn();
+    const prev = (sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    try {
+      return fn();
+    } finally {
+      sqlite.exec(`PRAGMA synchronous = ${prev}`);
+    }
   }
 
   /**
@@ -198,9 +215,11 @@ export class WebhookDispatcher {
     const batch = this.outcomes;
     this.outcomes = [];
     try {
-      this.ctx.db.tx(() => {
-        for (const b of batch) this.record(b.d, b.o);
-      });
+      this.relaxed(() =>
+        this.ctx.db.tx(() => {
+          for (const b of batch) this.record(b.d, b.o);
+        }),
+      );
     } catch (e) {
       console.error("webhook delivery outcomes not recorded", e);
     }
