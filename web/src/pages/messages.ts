@@ -34,7 +34,11 @@ export class MessageList {
   private error: string | null = null;
   private loaded = false;
   private openId: string | null = null;
-  selected = -1;
+  /** The keyboard selection, kept by id so that arrivals above it do not move it. */
+  private selectedId: string | null = null;
+  get selected(): number {
+    return this.selectedId ? this.items.findIndex((m) => m.id === this.selectedId) : -1;
+  }
   private head = h("div.pane-head.inbox-head");
   private listEl = h("div.rows", { role: "listbox", "aria-label": "Messages", dataset: { test: "message-list" } });
   private off: () => void;
@@ -69,7 +73,7 @@ export class MessageList {
   }
 
   select(i: number) {
-    this.selected = i;
+    this.selectedId = this.items[i]?.id ?? null;
     this.rows().forEach((r, j) => r.classList.toggle("selected", j === i));
     reveal(this.rows()[i]);
   }
@@ -83,7 +87,7 @@ export class MessageList {
     this.openId = id;
     const i = id ? this.items.findIndex((m) => m.id === id) : -1;
     if (i >= 0) {
-      this.selected = i;
+      this.selectedId = id;
       if (!this.items[i]!.read) this.items[i]!.read = true;
     }
     this.render();
@@ -104,7 +108,7 @@ export class MessageList {
         const nextMsg = this.items[Math.min(i, this.items.length - 1)];
         location.hash = nextMsg ? `/inboxes/${this.inboxId}/${nextMsg.id}` : `/inboxes/${this.inboxId}`;
       }
-      this.selected = Math.min(i, this.items.length - 1);
+      this.selectedId = this.items[Math.min(i, this.items.length - 1)]?.id ?? null;
       this.render();
       this.hooks.onInboxChanged();
     } catch (e) {
@@ -131,6 +135,7 @@ export class MessageList {
     if (this.openId) {
       const m = this.items.find((x) => x.id === this.openId);
       if (m) m.read = true;
+      if (m && !this.selectedId) this.selectedId = m.id;
     }
     this.render();
   }
@@ -203,7 +208,7 @@ export class MessageList {
         href: `#/inboxes/${this.inboxId}/${m.id}`,
         role: "option",
         "aria-selected": String(m.id === this.openId),
-        class: [m.read ? "read" : "unread", i === this.selected ? "selected" : "", m.id === this.openId ? "active" : "", this.fresh.has(m.id) ? "fresh" : ""].join(" "),
+        class: [m.read ? "read" : "unread", m.id === this.selectedId ? "selected" : "", m.id === this.openId ? "active" : "", this.fresh.has(m.id) ? "fresh" : ""].join(" "),
         dataset: { id: m.id, test: "message-row" },
       },
       h("span.dot", { title: m.read ? "read" : "unread" }),
