@@ -119,6 +119,52 @@ describe("errors answer BAD and the session goes on", () => {
     r.close();
   });
 
+  test("random commands built from IMAP's own vocabulary get OK, NO or BAD, never an internal error", async () => {
+    const box = await newBox(inst);
+    await send(inst, box.address, {
+      subject: "fuzz",
+      text: "t",
+      html: "<p>h</p>",
+      attachments: [{ filename: "a.bin", content: Buffer.from([0, 1, 2]) }, { filename: "m.eml", content: "Subject: in\r\n\r\nbody", contentType: "message/rfc822" }],
+    });
+    await send(inst, box.address, { subject: "plain", text: "x" });
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("s0", "SELECT INBOX");
+    let seed = 1234;
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    const pick = <T,>(xs: T[]) => xs[rnd(xs.length)]!;
+    const sets = ["1", "2", "*", "1:*", "2:1", "3", "1,2", "99", "0", "1:", "*:*", "4294967295", "1:2,*"];
+    const sections = ["", "1", "2", "3", "4", "1.1", "1.2", "3.1", "3.HEADER", "3.TEXT", "1.MIME", "HEADER", "TEXT", "MIME", "HEADER.FIELDS (FROM)", "HEADER.FIELDS.NOT (TO)", "HEADER.FIELDS ()", "9.9.9", "1.2.3.4.5"];
+    const partials = ["", "<0.1>", "<5.100000>", "<99999999.1>", "<0>", "<1.0>"];
+    const items = () =>
+      pick([
+        "FLAGS", "UID", "ENVELOPE", "BODYSTRUCTURE", "BODY", "RFC822", "RFC822.SIZE", "RFC822.HEADER", "RFC822.TEXT", "INTERNALDATE", "ALL", "FAST", "FULL",
+        `BODY[${pick(sections)}]${pick(partials)}`, `BODY.PEEK[${pick(sections)}]${pick(partials)}`, "BINARY[1]", "(FLAGS", "()",
+      ]);
+    const keys = ["ALL", "SEEN", "UNSEEN", "NEW", "OLD", "RECENT", "ANSWERED", "DELETED", "FLAGGED", "FROM x", "TO \"\"", "BODY h", "TEXT t", "SUBJECT {4+}\r\nfuzz", "HEADER Subject fuzz", "BCC a", "SINCE 1-Jan-2020", "BEFORE 31-Dec-2099", "ON 1-Jan-2020", "SENTON 30-Feb-2020", "LARGER 10", "SMALLER 0", "UID 1:*", "NOT", "OR ALL", "KEYWORD $x", "UNKEYWORD $x", "(", ")", "1:*", "CHARSET UTF-8 ALL"];
+    const cmds = () =>
+      pick([
+        () => `FETCH ${pick(sets)} (${items()} ${items()})`,
+        () => `UID FETCH ${pick(sets)} ${items()}`,
+        () => `SEARCH ${pick(keys)} ${pick(keys)}`,
+        () => `UID SEARCH ${pick(["OR", "NOT", ""])} ${pick(keys)} ${pick(keys)}`,
+        () => `STORE ${pick(sets)} ${pick(["FLAGS", "+FLAGS", "-FLAGS.SILENT", "+FLAGS.SILENT", "FLAGS.X"])} (${pick(["\\Seen", "\\Flagged", "\\Draft", "$k", "\\Deleted", ""])})`,
+        () => `UID STORE ${pick(sets)} -FLAGS ${pick(["\\Seen", "\\Deleted"])}`,
+        () => `STATUS ${pick(["INBOX", "inbox", "x", '""'])} (${pick(["MESSAGES", "UIDNEXT UNSEEN", "BOGUS", ""])})`,
+        () => `LIST ${pick(['""', "INBOX", "%"])} ${pick(["*", "%", '""', "INBOX/*"])}`,
+        () => pick(["NOOP", "CHECK", "CAPABILITY", "NAMESPACE", "ID NIL", "ENABLE X", "LSUB \"\" *", "EXAMINE INBOX", "SELECT INBOX", "UID EXPUNGE 99"]),
+      ])();
+    for (let i = 0; i < 400; i++) {
+      const tag = `z${i}`;
+      const out = await r.cmd(tag, cmds());
+      expect(out).toMatch(new RegExp(`(^|\\r\\n)${tag} (OK|NO|BAD) `));
+      expect(out).not.toContain("SERVERBUG");
+    }
+    expect(await r.cmd("end", "LOGOUT")).toContain("end OK");
+    expect(inst.output()).not.toMatch(/imap [\w ]+ failed/);
+  }, 30_000);
+
   test("garbage bytes never crash the server; it keeps serving", async () => {
     let seed = 42;
     const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) >> 8) % 256;
