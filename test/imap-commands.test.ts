@@ -359,6 +359,30 @@ describe("selected state", () => {
   });
 });
 
+describe("non-ASCII", () => {
+  test("SEARCH finds encoded-word subjects and UTF-8 bodies; ENVELOPE keeps the encoded form", async () => {
+    const box = await newBox(inst);
+    await send(inst, box.address, { from: "Jürgen Groß <jg@example.com>", subject: "Grüße aus Köln", text: "Schöne Grüße, ½ € and 日本語" });
+    await send(inst, box.address, { subject: "plain ascii", text: "nothing special" });
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("n0", "SELECT INBOX");
+    const lit = (v: string) => `{${Buffer.byteLength(v)}+}\r\n${v}`;
+    expect(await r.cmd("n1", `SEARCH CHARSET UTF-8 SUBJECT ${lit("grüße")}`)).toContain("* SEARCH 1\r\n");
+    expect(await r.cmd("n2", `SEARCH CHARSET UTF-8 BODY ${lit("日本語")}`)).toContain("* SEARCH 1\r\n");
+    expect(await r.cmd("n3", `SEARCH CHARSET UTF-8 FROM ${lit("Jürgen")}`)).toContain("* SEARCH 1\r\n");
+    const env = await r.cmd("n4", "FETCH 1 (ENVELOPE)");
+    expect(env).toMatch(/ENVELOPE \("[^"]+" "=\?UTF-8\?Q\?Gr=C3=BC=C3=9Fe/i);
+    r.close();
+    const c = await connected(inst, box);
+    await c.mailboxOpen("INBOX");
+    const m = await (c as any).fetchOne("1", { envelope: true });
+    expect(m.envelope.subject).toBe("Grüße aus Köln");
+    expect(m.envelope.from[0]).toEqual({ name: "Jürgen Groß", address: "jg@example.com" });
+    await c.logout();
+  });
+});
+
 describe("expunge", () => {
   test("EXPUNGE removes \\Deleted messages everywhere (REST 404, counts), UID EXPUNGE only the named UIDs", async () => {
     const box = await newBox(inst);
