@@ -383,6 +383,31 @@ describe("non-ASCII", () => {
   });
 });
 
+describe("large messages", () => {
+  test("a 6 MB message comes back byte-identical to REST's raw, whole and in partial chunks", async () => {
+    const box = await newBox(inst);
+    const big = Buffer.alloc(4.5 * 1024 * 1024);
+    for (let i = 0; i < big.length; i++) big[i] = (i * 7919) & 0xff;
+    await send(inst, box.address, { subject: "big one", text: "see attachment", attachments: [{ filename: "big.bin", content: big }] });
+    const raw = Buffer.from(await (await inst.api(`/v1/messages/${(await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id}/raw`)).arrayBuffer());
+    expect(raw.length).toBeGreaterThan(6_000_000);
+    const c = await connected(inst, box);
+    await c.mailboxOpen("INBOX");
+    const m = await (c as any).fetchOne("1", { source: true, size: true });
+    expect(m.size).toBe(raw.length);
+    expect(Buffer.compare(m.source, raw)).toBe(0);
+    const chunks: Buffer[] = [];
+    for (let start = 0; start < raw.length; start += 2_000_000) {
+      const part = await (c as any).fetchOne("1", { source: { start, maxLength: 2_000_000 } });
+      chunks.push(part.source);
+    }
+    expect(Buffer.compare(Buffer.concat(chunks), raw)).toBe(0);
+    const att = await c.download("1", "2");
+    expect(Buffer.compare(Buffer.from(await new Response(att.content as any).arrayBuffer()), big)).toBe(0);
+    await c.logout();
+  }, 30_000);
+});
+
 describe("expunge", () => {
   test("EXPUNGE removes \\Deleted messages everywhere (REST 404, counts), UID EXPUNGE only the named UIDs", async () => {
     const box = await newBox(inst);
