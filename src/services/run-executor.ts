@@ -232,6 +232,8 @@ export class RunExecutor {
       for (; current < def.steps.length; current++) {
         const st = def.steps[current]!;
         const state = steps[current]!;
+        // Steps that never wait (assert, extract) do not look at the signal themselves.
+        if (ac.signal.aborted) throw ac.signal.reason;
         checkAgent();
         const scope: Scope = { inputs, steps: outputs, run: { id: row.id }, secrets: secretValues };
         // Resolved again per step: a rotation during the run applies from the next step on.
