@@ -154,9 +154,9 @@ describe("watch rules", () => {
   test("a watch delivers that inbox's expiry alert (inbox.expiring, channel failures)", async () => {
     const inbox = await newInbox(memberA, projectA, { watch: true });
     await Bun.sleep(1000);
-    expect((await as(memberA, projectA).patch(`/v1/inboxes/${inbox.id}`, { ttl_seconds: 2 })).status).toBe(200);
+    expect((await as(memberA, projectA).patch(`/v1/inboxes/${inbox.id}`, { ttl_seconds: 4 })).status).toBe(200);
     let found: any;
-    for (let i = 0; i < 60 && !found; i++) {
+    for (let i = 0; i < 100 && !found; i++) {
       found = (await alerts(memberA, projectA, "?type=inbox.expiring")).data.find((a) => a.inbox.id === inbox.id);
       if (!found) await Bun.sleep(100);
     }

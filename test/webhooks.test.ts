@@ -228,7 +228,7 @@ describe("delivery", () => {
     const inbox = await createInbox(inst);
     await createWebhook({ url: rx.url("/expiry"), inbox_id: inbox.id, event_types: ["inbox.expiring", "inbox.expired"] });
     await Bun.sleep(1000);
-    const p = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 2 } }));
+    const p = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 4 } }));
     expect(p.status).toBe(200);
     await rx.waitFor((g) => g.filter((x) => x.path === "/expiry").length >= 2, 10_000);
     const [expiring, expired] = rx.of("/expiry").map((x) => x.json);
