@@ -5,7 +5,7 @@ import { json, startInboxd, type Instance } from "./harness";
 import { createInbox, transport } from "./mail-helpers";
 import { Receiver, verifyStandardWebhook } from "./webhook-receiver";
 
-const ENV = { INBOXD_WEBHOOK_TIMEOUT_MS: "700", INBOXD_WEBHOOK_BACKOFF_BASE_MS: "150" };
+const ENV = { INBOXD_WEBHOOK_TIMEOUT_MS: "700", INBOXD_WEBHOOK_BACKOFF_BASE_MS: "150", INBOXD_WEBHOOK_MAX_ATTEMPTS: "4" };
 let inst: Instance;
 let rx: Receiver;
 
@@ -73,6 +73,33 @@ describe("retries", () => {
     expect(d.attempts[0].response_excerpt).toBe("fail 1");
     expect(d.attempts[0].error).toContain("500");
     expect(d.next_attempt_at).toBeNull();
+  });
+
+  test("after the last try the delivery is failed, and the inbox's next delivery goes out", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await createWebhook({ url: rx.url("/down"), inbox_id: inbox.id });
+    rx.on("/down", (r) => (r.json.data.subject === "doomed" ? { status: 502, body: "bad gateway" } : { status: 200 }));
+    await send(inbox.address, "doomed");
+    await send(inbox.address, "next");
+    const got = await rx.waitFor((g) => {
+      const d = g.filter((x) => x.path === "/down");
+      return d.some((x) => x.json.data.subject === "next") ? d : null;
+    });
+    // Four tries of the first (INBOXD_WEBHOOK_MAX_ATTEMPTS=4), only then the second: order holds.
+    expect(got.map((x) => x.json.data.subject)).toEqual(["doomed", "doomed", "doomed", "doomed", "next"]);
+    let list: any[] = [];
+    for (let i = 0; i < 50; i++) {
+      list = await deliveries(wh.id);
+      if (list.length === 2 && list.every((d) => d.status !== "pending")) break;
+      await Bun.sleep(50);
+    }
+    const [next, doomed] = list;
+    expect(doomed).toMatchObject({ status: "failed", attempt_count: 4, max_attempts: 4, next_attempt_at: null, last_status_code: 502 });
+    expect(doomed.attempts.map((a: any) => a.status_code)).toEqual([502, 502, 502, 502]);
+    expect(Date.parse(doomed.completed_at)).toBeGreaterThan(0);
+    expect(next).toMatchObject({ status: "succeeded", attempt_count: 1 });
+    const failed = await json(inst.api(`/v1/webhooks/${wh.id}/deliveries?status=failed`));
+    expect(failed.body.data.map((d: any) => d.id)).toEqual([doomed.id]);
   });
 
   test("a receiver that does not answer in time is retried; it stalls neither ingest nor other receivers", async () => {

@@ -18,8 +18,6 @@ export const WEBHOOK_EVENT_TYPES = [
   "approval.pending",
 ] as const;
 
-/** Tries per delivery (the first one included); with the default 5 s base they span ~28 h. */
-export const MAX_ATTEMPTS = 10;
 /** After rotation the previous secret keeps signing for this long. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
@@ -204,7 +202,8 @@ export class WebhookService {
        VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
     );
     const now = Date.now();
-    for (const h of hooks) ins.run(newId(), h.id, e.projectId, e.id, e.type, e.orderKey, MAX_ATTEMPTS, now, e.occurredAt);
+    const tries = this.ctx.config.webhookMaxAttempts;
+    for (const h of hooks) ins.run(newId(), h.id, e.projectId, e.id, e.type, e.orderKey, tries, now, e.occurredAt);
   }
 
   /** The test operation: a sample event to this webhook alone, one try, sent before answering. */
