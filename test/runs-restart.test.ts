@@ -1,7 +1,7 @@
 // Runs survive restarts: a crash (SIGKILL) or a clean stop mid-run leaves the run to be resumed
 // at its current step by the next start; a step whose effect is unknown fails cleanly instead.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { json, startInboxd, type Instance } from "./harness";
+import { json, login, startInboxd, type Instance } from "./harness";
 import { launch, publishScenario, standardAgent, startSignupApp, until, type SignupApp } from "./automation-helpers";
 
 let inst: Instance;
@@ -92,4 +92,42 @@ describe("INBOXD_RUN_WAIT_CAP", () => {
     expect(at.status).toBe(201);
     expect(at.body.data.status).toBe("succeeded");
   });
+});
+
+describe("a parked run across a restart", () => {
+  test("parked for approval, the server restarts, approve resumes it at the same step; reject fails another", async () => {
+    const scenarioId = await publishScenario(inst, {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        { id: "gate", type: "sleep", seconds: 0, approval: true },
+        { type: "assert", value: "${steps.inbox.address}", contains: "@" },
+      ],
+    }, "gated");
+    const a = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 5)).body.data;
+    const b = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 5)).body.data;
+    expect([a.status, b.status]).toEqual(["awaiting_approval", "awaiting_approval"]);
+    await inst.stop();
+    inst = await inst.restart();
+    expect((await json(inst.api(`/v1/runs/${a.id}`))).body.data.status).toBe("awaiting_approval");
+
+    const token = await login(inst);
+    const project = (await json(inst.api("/v1/projects", { token }))).body.data[0].id;
+    const pending = (await json(inst.api("/v1/approvals?status=pending", { token, project }))).body.data;
+    const forA = pending.find((x: any) => x.run_ulid === a.id);
+    const forB = pending.find((x: any) => x.run_ulid === b.id);
+    expect(forA.step_index).toBe(1);
+    expect((await json(inst.api(`/v1/approvals/${forA.ulid}/approve`, { method: "POST", token, project }))).status).toBe(200);
+    const done = await until(inst, a.id, (run) => run.status === "succeeded", 20);
+    expect(done.run.steps.map((s: any) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
+    expect(done.events.filter((e: any) => e.type === "resource.created")).toHaveLength(1);
+    expect(done.events.find((e: any) => e.type === "run.resumed").payload).toEqual({ step_index: 1, reason: "approved" });
+    expect(done.run.cleanup_status).toBe("completed");
+
+    expect((await json(inst.api(`/v1/approvals/${forB.ulid}/reject`, { method: "POST", token, project, json: { reason: "not today" } }))).status).toBe(200);
+    const rejected = await until(inst, b.id, (run) => run.status === "failed", 20);
+    expect(rejected.run.error).toEqual({ code: "approval_rejected", message: "not today" });
+    expect(rejected.run.steps[1].status).toBe("failed");
+    expect(rejected.run.cleanup_status).toBe("completed");
+  }, 60_000);
 });
