@@ -2,7 +2,7 @@
 // already verify with the reference libraries: the signed content is `${id}.${timestamp}.${body}`,
 // the key is the base64 part of `whsec_<base64>`, the signature is HMAC-SHA256 in base64, sent as
 // `v1,<sig>`; several signatures (secret rotation) are space-separated.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 
 export const SECRET_PREFIX = "whsec_";
 
@@ -27,17 +27,4 @@ export function signedHeaders(secrets: string[], id: string, body: string, now =
     "webhook-timestamp": String(timestamp),
     "webhook-signature": secrets.map((s) => signOne(s, id, timestamp, body)).join(" "),
   };
-}
-
-/** Receiver side (used by `inboxd` nowhere but handy for docs and tools): true when any v1 signature matches. */
-export function verify(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string, toleranceS = 300): boolean {
-  const ts = Number(headers.timestamp);
-  if (!Number.isInteger(ts) || Math.abs(Date.now() / 1000 - ts) > toleranceS) return false;
-  const expected = Buffer.from(signOne(secret, headers.id, ts, body).slice(3), "base64");
-  return headers.signature.split(" ").some((part) => {
-    const [v, sig] = part.split(",", 2);
-    if (v !== "v1" || !sig) return false;
-    const got = Buffer.from(sig, "base64");
-    return got.length === expected.length && timingSafeEqual(got, expected);
-  });
 }
