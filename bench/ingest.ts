@@ -20,15 +20,24 @@ const CONNECTIONS = arg("connections", 8);
 const LATENCY_SAMPLES = arg("latency-samples", 300);
 const ROOT = resolve(import.meta.dir, "..");
 
+const WORDS =
+  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat".split(" ");
+
+/** A realistic 10 KB transactional mail: one code, one link, prose filler. */
 function message(i: number, to: string): string {
   const head =
-    `From: Bench <bench@example.com>\r\nTo: <${to}>\r\nSubject: bench message ${i}\r\n` +
+    `From: Bench <bench@example.com>\r\nTo: <${to}>\r\nSubject: Your sign-in code (${i})\r\n` +
     `Message-ID: <bench-${i}-${Date.now()}@example.com>\r\nDate: ${new Date().toUTCString()}\r\n` +
     `MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n`;
-  const line = `Your verification code is ${100000 + (i % 900000)}. Visit https://example.com/v/${i} to continue.\r\n`;
-  let body = "";
-  while (head.length + body.length < 10 * 1024) body += line;
-  return head + body.slice(0, 10 * 1024 - head.length - 2) + "\r\n";
+  let body = `Hello,\r\n\r\nYour verification code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\n` +
+    `Or open https://example.com/verify?t=${i} to continue.\r\n\r\n`;
+  let w = i;
+  while (head.length + body.length < 10 * 1024 - 80) {
+    let line = "";
+    while (line.length < 70) line += WORDS[(w++ * 7) % WORDS.length] + " ";
+    body += line.trim() + "\r\n";
+  }
+  return head + body;
 }
 
 class Conn {

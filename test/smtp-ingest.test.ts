@@ -191,3 +191,42 @@ describe("limits", () => {
     expect(latest.subject).toBe("room again");
   });
 });
+
+describe("parse worker threads (INBOXD_PARSE_WORKERS)", () => {
+  test("mail parsed in worker threads reads back the same as in-thread parsing", async () => {
+    const pooled = await startInboxd({ INBOXD_PARSE_WORKERS: "2" });
+    try {
+      const read = async (i: Instance) => {
+        const inbox = await createInbox(i);
+        const t = transport(i);
+        try {
+          await t.sendMail({
+            from: "Ann <ann@example.com>",
+            to: inbox.address,
+            subject: "=?UTF-8?B?w5xiZXJ3ZWlzdW5n?= code",
+            text: "Your code is 739104. https://example.com/a",
+            html: "<p>Your code is <b>739104</b> <a href='https://example.com/b'>b</a></p>",
+            attachments: [{ filename: "a.bin", content: Buffer.from([0, 1, 2, 250, 251, 252]) }],
+          });
+        } finally {
+          t.close();
+        }
+        const m = await nextMessage(i, inbox.id);
+        const att = new Uint8Array(await (await i.api(`/v1/messages/${m.id}/attachments/${m.attachments[0].id}`)).arrayBuffer());
+        const { id, inbox_id, received_at, expires_at, envelope, attachments, ...rest } = m;
+        return { rest, att: [...att], sha: attachments[0].sha256, to: envelope.to === inbox.address };
+      };
+      const [a, b] = await Promise.all([read(pooled), read(inst)]);
+      expect(a.att).toEqual([0, 1, 2, 250, 251, 252]);
+      expect(a.rest.codes).toEqual(["739104"]);
+      expect(a.rest.subject).toBe("Überweisung code");
+      expect(a.rest.headers.length).toBe(b.rest.headers.length);
+      const norm = (r: any) => ({ ...r, headers: null, to: null, size_bytes: null, message_id: null, sent_at: null });
+      expect(norm(a.rest)).toEqual(norm(b.rest));
+      expect(a.sha).toBe(b.sha);
+    } finally {
+      await pooled.stop();
+      pooled.cleanup();
+    }
+  });
+});

@@ -4,13 +4,16 @@
 // are committed in one transaction, and only then does the caller get its answer (SMTP 250).
 //
 // Group commit: deliveries that reach the commit step in the same event-loop turn share one
-// IMMEDIATE transaction, so one WAL fsync covers many messages. Each delivery sits in its own
-// SAVEPOINT, so one that fails (quota, a failing hook) does not take its neighbours down.
+// IMMEDIATE transaction, and the WAL flush that makes it durable runs on the thread pool and is
+// shared by every transaction committed before it starts (storage/wal-sync.ts), so the event
+// loop never waits on the disk. Each delivery sits in its own SAVEPOINT, so one that fails
+// (quota, a failing hook) does not take its neighbours down.
 import type { AppContext } from "../context";
 import type { ParsedMessage } from "../mail/types";
-import { parseMessage } from "../mail/parse";
+import { ParsePool } from "./parse-pool";
 import { newId } from "../lib/ids";
 import { TieredBlobStore } from "../../storage/blobs-tiered";
+import { WalSyncer } from "../../storage/wal-sync";
 import { sha256Hex } from "../../storage/blobs";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "./plans";
@@ -93,6 +96,8 @@ export class IngestService {
 
   private queue: PendingWrite[] = [];
   private readonly tiered: TieredBlobStore | null;
+  private readonly wal: WalSyncer;
+  private readonly parser: ParsePool;
   private flushScheduled = false;
 
   constructor(
@@ -100,6 +105,8 @@ export class IngestService {
     private readonly projectOf: (id: string) => ProjectRef | null,
   ) {
     this.tiered = ctx.blobs instanceof TieredBlobStore ? ctx.blobs : null;
+    this.wal = new WalSyncer(ctx.db);
+    this.parser = new ParsePool(ctx.config.parseWorkers);
   }
 
   /** The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). */
@@ -138,7 +145,7 @@ export class IngestService {
     if (recipients.length === 0) return { messageIds: [] };
     let parsed: ParsedMessage;
     try {
-      parsed = await parseMessage(raw);
+      parsed = await this.parser.parse(raw);
     } catch (e) {
       parsed = unparsed(raw, e);
     }
@@ -179,18 +186,18 @@ export class IngestService {
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      this.flush();
+      void this.flush();
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; stored: StoredMessage[] } | { ok: false; error: unknown }> = [];
     const { sqlite } = this.ctx.db;
     try {
-      this.ctx.db.tx(() => {
+      await this.wal.commitDurably(() => {
         for (const w of batch) {
           sqlite.exec("SAVEPOINT ingest_one");
           try {
@@ -205,7 +212,7 @@ export class IngestService {
         }
       });
     } catch (error) {
-      // The commit itself failed: nothing of this batch is durable.
+      // The commit or the flush failed: nobody of this batch may be told "stored".
       for (const w of batch) w.reject(error);
       return;
     }
