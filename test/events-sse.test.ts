@@ -215,4 +215,14 @@ describe("live stream", () => {
     const noProject = await Stream.open({ token: owner });
     expect(noProject.status).toBe(400);
   });
+
+  test("EventSource-style access: credential and project as query parameters", async () => {
+    const res = await fetch(`${inst.url}/v1/events?access_token=${encodeURIComponent(owner)}&project=${projectA}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/event-stream");
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toContain("retry:");
+    await reader.cancel();
+  });
 });
