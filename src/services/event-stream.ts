@@ -139,52 +139,72 @@ export class EventLog {
     let cursor = lastEventId ?? this.lastSeq(projectId);
     let closed = false;
     let wake: (() => void) | null = null;
+    let drained: (() => void) | null = null;
     let unsubscribe: () => void = () => {};
     const stop = () => {
       closed = true;
       unsubscribe();
       wake?.();
+      drained?.();
     };
-    return new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        unsubscribe = this.ctx.bus.subscribe((e) => {
-          if (e.type === "event.appended" && e.projectId === projectId) wake?.();
-        });
-        signal.addEventListener("abort", stop, { once: true });
-        const send = (s: string) => {
-          try {
-            controller.enqueue(enc.encode(s));
-          } catch {
-            stop();
-          }
-        };
-        send(`retry: 2000\n: connected, resuming after ${cursor}\n\n`);
-        void (async () => {
-          while (!closed) {
-            const rows = this.after(projectId, cursor, userId);
-            for (const r of rows) {
-              cursor = r.seq;
-              if (!visibleTo(principal, r.type)) continue;
-              send(`id: ${r.seq}\nevent: ${r.type}\ndata: ${streamData(r)}\n\n`);
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          unsubscribe = this.ctx.bus.subscribe((e) => {
+            if (e.type === "event.appended" && e.projectId === projectId) wake?.();
+          });
+          signal.addEventListener("abort", stop, { once: true });
+          const send = (s: string) => {
+            try {
+              controller.enqueue(enc.encode(s));
+            } catch {
+              stop();
             }
-            if (rows.length > 0) continue;
-            const woke = await new Promise<boolean>((resolve) => {
-              const t = setTimeout(() => resolve(false), heartbeatMs);
-              wake = () => {
-                clearTimeout(t);
-                resolve(true);
-              };
-            });
-            wake = null;
-            if (!woke && !closed) send(`: heartbeat ${new Date().toISOString()}\n\n`);
-          }
-          try {
-            controller.close();
-          } catch {}
-        })();
+          };
+          send(`retry: 2000\n: connected, resuming after ${cursor}\n\n`);
+          void (async () => {
+            try {
+              while (!closed) {
+                // Backpressure: read on from the log only when the client has taken what it got.
+                // The cursor lives in the database, so a slow client costs no memory here.
+                if ((controller.desiredSize ?? 1) <= 0) {
+                  await new Promise<void>((resolve) => (drained = resolve));
+                  drained = null;
+                  continue;
+                }
+                const rows = this.after(projectId, cursor, userId);
+                let out = "";
+                for (const r of rows) {
+                  cursor = r.seq;
+                  if (visibleTo(principal, r.type)) out += `id: ${r.seq}\nevent: ${r.type}\ndata: ${streamData(r)}\n\n`;
+                }
+                if (out) send(out);
+                if (rows.length > 0) continue;
+                const woke = await new Promise<boolean>((resolve) => {
+                  const t = setTimeout(() => resolve(false), heartbeatMs);
+                  wake = () => {
+                    clearTimeout(t);
+                    resolve(true);
+                  };
+                });
+                wake = null;
+                if (!woke && !closed) send(`: heartbeat ${new Date().toISOString()}\n\n`);
+              }
+            } catch (e) {
+              // The database went away under us (shutdown); the client reconnects with Last-Event-ID.
+              if (!closed) console.error("event stream stopped", e);
+              stop();
+            }
+            try {
+              controller.close();
+            } catch {}
+          })();
+        },
+        pull: () => drained?.(),
+        cancel: () => stop(),
       },
-      cancel: () => stop(),
-    });
+      { highWaterMark: 8 },
+    );
   }
 }
 
