@@ -21,4 +21,6 @@ export interface AppContext {
   workerId: string;
   /** Ports actually bound (port 0 resolves at listen time); filled in by the server. */
   ports: { http: number; smtp: number; imap: number; pop3: number };
+  /** Calls the HTTP API in-process (MCP tools go through the same routes as REST clients). */
+  internalFetch?: (req: Request) => Promise<Response>;
 }

@@ -14,6 +14,11 @@ import { docsPage } from "./docs-page";
 
 /** Routes that bind no project (API.md: user-plane). */
 const USER_PLANE = /^\/v1\/(me|projects|devices)(\/|$)/;
+/**
+ * Routes where X-Service-Agent-Session binds the call to an agent session: the contract's inbox and
+ * message routes, plus scenarios and runs so that MCP's run_scenario/get_run are checked and recorded too.
+ */
+const SESSION_ROUTES = /^\/v1\/(inboxes|messages|scenarios|runs)(\/|$)/;
 /** Routes reachable without credentials. */
 const isPublic = (method: string, path: string) => method === "POST" && path === "/v1/devices";
 
@@ -29,6 +34,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
 
   const envelope = (req: Request, e: ApiError, extraHeaders: Record<string, string> = {}) => {
     const s = stateOf(req);
+    if (s) s.errorStatus = e.status;
     const requestId = s?.id ?? newId();
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -109,13 +115,22 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       }
       if (s.principal && !USER_PLANE.test(path)) {
         s.project = services.auth.resolveProject(s.principal, request.headers.get("x-service-project") ?? streamQuery(request, path, "project"));
+        const session = request.headers.get("x-service-agent-session");
+        if (session !== null && SESSION_ROUTES.test(path)) {
+          const bound = services.agentSessions.bind(s.principal, s.project, session);
+          s.principal = bound.principal;
+          s.agentSession = bound.binding;
+        }
       }
     })
-    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+    .onAfterResponse({ as: "global" }, ({ request, route, set, path }) => {
       const s = stateOf(request);
       if (!s) return;
-      const status = typeof set.status === "number" ? set.status : 200;
+      const status = s.errorStatus ?? (typeof set.status === "number" ? set.status : 200);
       metrics.observe(request.method, route || "unmatched", status, (performance.now() - s.startedAt) / 1000);
+      if (s.agentSession) {
+        services.agentSessions.recordCall(s.agentSession, { method: request.method, route: route || path, path, status, request_id: s.id });
+      }
     })
     .onError({ as: "global" }, ({ code, error, request, path }) => {
       if (error instanceof ApiError) return envelope(request, error);
@@ -166,6 +181,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     });
 
   for (const mod of routeModules) app.use(mod(ctx, services));
+
+  ctx.internalFetch = (req) => app.handle(req);
 
   knownRoutes = app.routes.map((r: any) => ({
     method: String(r.method).toUpperCase(),

@@ -1,6 +1,7 @@
 // Per-request state the global hooks compute once (request id, principal, bound project) and
 // route handlers read with `reqOf(c.request)`. A WeakMap keeps it off Elysia's typed context.
 import type { Principal, ProjectRef } from "../services/auth";
+import type { SessionBinding } from "../services/agent-sessions";
 import { ApiError } from "./errors";
 
 export interface RequestState {
@@ -10,12 +11,16 @@ export interface RequestState {
   principal: Principal | null;
   project: ProjectRef | null;
   rateHeaders: Record<string, string> | null;
+  /** Set when the call carries a valid X-Service-Agent-Session. */
+  agentSession: SessionBinding | null;
+  /** Status of an error answer (set by the error envelope, read by metrics and session recording). */
+  errorStatus: number | null;
 }
 
 const states = new WeakMap<Request, RequestState>();
 
 export function initRequest(req: Request, id: string, ip: string): RequestState {
-  const s: RequestState = { id, ip, startedAt: performance.now(), principal: null, project: null, rateHeaders: null };
+  const s: RequestState = { id, ip, startedAt: performance.now(), principal: null, project: null, rateHeaders: null, agentSession: null, errorStatus: null };
   states.set(req, s);
   return s;
 }
@@ -36,4 +41,9 @@ export function principalOf(req: Request): { principal: Principal; id: string } 
   const s = states.get(req);
   if (!s?.principal) throw new ApiError(500, "internal", "request reached an authenticated route without a principal");
   return { principal: s.principal, id: s.id };
+}
+
+/** The agent session a call is bound to, if any. */
+export function sessionOf(req: Request): SessionBinding | null {
+  return states.get(req)?.agentSession ?? null;
 }

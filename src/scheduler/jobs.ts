@@ -9,8 +9,10 @@ export const jobs: Job[] = [
   // Safety net only (dispatch is woken by the bus): restarts, lapsed claims of a crashed worker.
   { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
   { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => [s.events.prune(), s.webhooks.prune()] },
-  // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
-  { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
+  { name: "approval-expiry", everyMs: 1_000, run: (_ctx, s) => s.approvals.expireDue() },
+  { name: "agent-session-expiry", everyMs: 5_000, run: (_ctx, s) => s.agentSessions.expireDue() },
   // Claims queued runs and runs whose worker died (lapsed lease); launches also start at once.
   { name: "run-executor", everyMs: 1_000, run: (_ctx, s) => s.runExecutor.tick() },
+  // Cheap tick; which domains are due is decided by INBOXD_DOMAIN_CHECK_INTERVAL.
+  { name: "domain-verify", everyMs: 5_000, run: (_ctx, s) => s.domains.checkDue() },
 ];

@@ -19,7 +19,10 @@ export interface Principal {
   role: Role | null;
   /** The key's own project; null for a device session. */
   projectId: string | null;
+  /** Effective scopes (narrowed to the three-axis intersection inside an agent session). */
   scopes: string[];
+  /** Inside an agent session: the axes `scopes` was computed from, for error details. */
+  axes?: { credential: string[]; agent: string[]; session: string[] };
 }
 
 export interface ProjectRef {
@@ -186,9 +189,17 @@ function parseBearer(h: string | null): string | null {
 }
 
 export function requireScope(p: Principal, scope: string): void {
-  if (!hasScope(p.scopes, scope)) {
-    throw new ApiError(403, "insufficient_scope", `this credential lacks the scope ${scope}`, { required: scope });
+  if (hasScope(p.scopes, scope)) return;
+  if (p.axes) {
+    const missing = Object.entries(p.axes)
+      .filter(([, held]) => !hasScope(held, scope))
+      .map(([axis]) => axis);
+    throw new ApiError(403, "insufficient_scope", `scope ${scope} is not granted on every axis of this agent session (missing on: ${missing.join(", ")})`, {
+      required: scope,
+      missing_on: missing,
+    });
   }
+  throw new ApiError(403, "insufficient_scope", `this credential lacks the scope ${scope}`, { required: scope });
 }
 
 export function requireDevice(p: Principal, code = "principal_not_permitted", what = "this operation"): void {

@@ -12,6 +12,8 @@ import { IngestService } from "./ingest";
 import { MessageService } from "./messages";
 import { LatestService } from "./latest";
 import { DomainService } from "./domains";
+import { AgentSessionService } from "./agent-sessions";
+import { ApprovalService } from "./approvals";
 import { AgentService } from "./agents";
 import { buildAutomation } from "./automation";
 import { attachEventProducers, buildEventServices } from "./events";
@@ -38,11 +40,29 @@ export function buildServices(ctx: AppContext) {
     messages,
     latest: new LatestService(ctx, messages),
     ...buildEventServices(ctx, inboxes),
+    agentSessions: new AgentSessionService(ctx, agents, removal),
     ...buildAutomation(ctx, { auth, inboxes, removal, agents }, (projectId, type, payload) => (services as any).events?.emit(projectId, type, payload)),
+    approvals: new ApprovalService(ctx),
   };
   inboxes.domains = domains;
   services.ingest.recipientResolvers.push((address) => domains.catchAllFor(address));
   attachEventProducers(ctx, services);
+  // Approvals park and resume scenario runs through the run executor.
+  services.approvals.runs = {
+    resume: (runId) => void services.runExecutor.resume(runId),
+    failParked: async (runId, reason, code) => void (await services.runExecutor.failParked(runId, reason, code)),
+  };
+  services.approvals.emit ??= (projectId, type, payload) => void services.events.emit(projectId, type, payload);
+  services.runExecutor.onPark = (p) =>
+    void services.approvals.park({
+      runId: p.run.id,
+      projectId: p.run.project_id,
+      stepIndex: p.stepIndex,
+      action: p.snapshot.action,
+      targetResourceType: p.snapshot.target_resource_type,
+      targetResourceId: p.snapshot.target_resource_id,
+      snapshot: p.snapshot,
+    });
   return services;
 }
 

@@ -6,6 +6,7 @@ import m0003 from "./0003_inline_blobs";
 import m0004 from "./0004_events";
 import m0005 from "./0005_domains";
 import m0006 from "./0006_automation";
+import m0010 from "./0010_agent_sessions";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -14,4 +15,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 4, name: "events", sql: m0004 },
   { version: 5, name: "domains", sql: m0005 },
   { version: 6, name: "automation", sql: m0006 },
+  { version: 10, name: "agent_sessions", sql: m0010 },
 ];

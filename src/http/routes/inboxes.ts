@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
-import { reqOf } from "../request";
+import { reqOf, sessionOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireDevice, requireScope } from "../../services/auth";
 import { idempotent } from "../idempotency";
-import { ApiError, notFound } from "../errors";
+import { notFound } from "../errors";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({
@@ -20,7 +20,9 @@ const mod: RouteModule = (ctx, s) =>
         idempotent(ctx, c, 201, () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "inboxes:write");
-          const row = s.inboxes.create(principal, project, c.body ?? {});
+          const session = sessionOf(c.request);
+          const row = s.inboxes.create(principal, project, c.body ?? {}, session?.sessionId ?? null);
+          if (session) s.agentSessions.recordCreated(session, "inbox", row.id);
           return { data: s.inboxes.view(row, project, c.body?.watch === true) };
         }),
       {

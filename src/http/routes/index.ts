@@ -6,9 +6,12 @@ import account from "./account";
 import alerts from "./alerts";
 import events from "./events";
 import webhooks from "./webhooks";
+import agentSessions from "./agent-sessions";
+import approvals from "./approvals";
 import apiKeys from "./api-keys";
 import domains from "./domains";
 import inboxes from "./inboxes";
+import mcp from "./mcp";
 import messages from "./messages";
 import usage from "./usage";
 import ui from "./ui";
@@ -20,4 +23,4 @@ import runs from "./runs";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, alerts, events, webhooks, apiKeys, domains, inboxes, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs, ui];
+export const routeModules: RouteModule[] = [account, alerts, events, webhooks, agentSessions, approvals, apiKeys, domains, inboxes, mcp, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs, ui];
