@@ -207,15 +207,21 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   test("keyboard: Escape goes back, j/k select, Enter opens, Delete removes", async () => {
     await send("Second message", { html: "<p>second</p>", text: "second" });
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 2, null, { timeout: 15_000 });
+    const selectedSubject = () => page.evaluate(() => document.querySelector(".msg-row.selected .subject")?.textContent ?? null);
     await page.keyboard.press("Escape");
-    await page.waitForFunction((id) => location.hash === `#/inboxes/${id}`, inboxId);
-    await page.keyboard.press("k"); // from the opened (second) row up to the newest
+    await page.waitForFunction((id) => location.hash === `#/inboxes/${id}` && !document.querySelector("[data-test=message-subject]"), inboxId);
+    // The selection stayed on the message that was open (now the second row), though mail arrived above it.
+    expect(await selectedSubject()).toBe("Confirm your account");
+    await page.keyboard.press("k");
+    await page.waitForFunction(() => document.querySelector(".msg-row.selected .subject")?.textContent === "Second message");
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => document.querySelector("[data-test=message-subject]")?.textContent === "Second message");
     await page.keyboard.press("j");
+    await page.waitForFunction(() => document.querySelector(".msg-row.selected .subject")?.textContent === "Confirm your account");
     await page.keyboard.press("Enter");
     await page.waitForFunction(() => document.querySelector("[data-test=message-subject]")?.textContent === "Confirm your account");
     await page.keyboard.press("k");
+    await page.waitForFunction(() => document.querySelector(".msg-row.selected .subject")?.textContent === "Second message");
     await page.keyboard.press("Delete");
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 1);
     const left = await json(inst.api(`/v1/inboxes/${inboxId}/messages`));
@@ -468,10 +474,13 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     } finally {
       t.close();
     }
+    expect((await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "Password reset", ttl_seconds: 86400 } }))).status).toBe(201);
     await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 4, null, { timeout: 15_000 });
+    await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 2);
     await page.click("[data-test=message-row]:has-text('Your sign-in code')");
     await page.waitForSelector("[data-test=copy-code][data-code='771204']");
+    expect(await page.frameLocator("[data-test=html-frame]").locator("p").textContent()).toContain("771204");
     await screenshots(page, "overview");
     const shot = join(SHOTS, "overview-desktop.png");
     if (process.env.INBOXD_UPDATE_README_SHOT === "1") copyFileSync(shot, join(ROOT, "docs/screenshot.png"));
