@@ -59,7 +59,6 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Comment line sent on idle SSE streams so proxies and clients keep them open. */
   sseHeartbeatMs: number;
-  logLevel: "debug" | "info" | "warn" | "error";
 }
 
 export class ConfigError extends Error {}
@@ -193,6 +192,5 @@ export function loadConfig(env: Env = process.env): Config {
     webhookConcurrency: int(env, "INBOXD_WEBHOOK_CONCURRENCY", 32, 1, 10_000),
     webhookMaxAttempts: int(env, "INBOXD_WEBHOOK_MAX_ATTEMPTS", 10, 1, 50),
     sseHeartbeatMs: int(env, "INBOXD_SSE_HEARTBEAT_MS", 15_000, 10, 3_600_000),
-    logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", ["debug", "info", "warn", "error"] as const),
   };
 }
