@@ -180,6 +180,17 @@ describe("delivery", () => {
     expect(ids.size).toBe(subjects.length);
   });
 
+  test("different inboxes are delivered in parallel, at most 8 at a time to one webhook", async () => {
+    const inboxes = await Promise.all(Array.from({ length: 12 }, () => createInbox(inst)));
+    await createWebhook({ url: rx.url("/parallel") });
+    rx.on("/parallel", () => ({ status: 200, delayMs: 600 }));
+    await Promise.all(inboxes.map((i) => send(i.address, `parallel ${i.id}`)));
+    await rx.waitFor((g) => g.filter((x) => x.path === "/parallel").length >= 12);
+    expect(new Set(rx.of("/parallel").map((x) => x.json.data.inbox_id))).toEqual(new Set(inboxes.map((i) => i.id)));
+    expect(rx.maxConcurrent.get("/parallel")).toBeGreaterThan(1);
+    expect(rx.maxConcurrent.get("/parallel")).toBeLessThanOrEqual(8);
+  });
+
   test("the test operation sends a signed sample now and logs it with the deliveries", async () => {
     const wh = await createWebhook({ url: rx.url("/sample") });
     rx.on("/sample", () => ({ status: 202, body: "thanks, sample received" }));

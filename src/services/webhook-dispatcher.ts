@@ -66,11 +66,20 @@ export class WebhookDispatcher {
   /** Claims what is due and may be sent now, and starts sending it. */
   pump(): void {
     if (this.stopped) return;
+    try {
+      this.pumpOnce();
+    } catch (e) {
+      // Only when the database is gone (shutdown) or broken; the sweep tries again later.
+      console.error("webhook dispatch pump failed", e);
+    }
+  }
+
+  private pumpOnce(): void {
     const free = this.ctx.config.webhookConcurrency - this.total;
     if (free > 0) {
       const now = Date.now();
       const full = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK).map(([id]) => id);
-      const claimed = this.claim(now, free, full);
+      const claimed = this.withinWebhookCap(this.claim(now, free, full));
       for (const d of claimed) {
         this.total++;
         this.inflight.set(d.webhook_id, (this.inflight.get(d.webhook_id) ?? 0) + 1);
@@ -84,6 +93,26 @@ export class WebhookDispatcher {
       }
     }
     this.armTimer();
+  }
+
+  /** One claim can take several queue heads of one webhook; beyond its cap they go back. */
+  private withinWebhookCap(claimed: DeliveryRow[]): DeliveryRow[] {
+    const count = new Map<string, number>();
+    const keep: DeliveryRow[] = [];
+    const release: string[] = [];
+    for (const d of claimed) {
+      const n = (count.get(d.webhook_id) ?? this.inflight.get(d.webhook_id) ?? 0) + 1;
+      count.set(d.webhook_id, n);
+      if (n <= PER_WEBHOOK) keep.push(d);
+      else release.push(d.id);
+    }
+    if (release.length > 0) {
+      const stmt = this.ctx.db.sqlite.query(
+        "UPDATE webhook_deliveries SET claimed_until = 0, claimed_by = NULL WHERE claimed_by = ? AND id IN (SELECT value FROM json_each(?))",
+      );
+      this.relaxed(() => stmt.run(this.ctx.workerId, JSON.stringify(release)));
+    }
+    return keep;
   }
 
   private claim(now: number, limit: number, excluded: string[]): DeliveryRow[] {
