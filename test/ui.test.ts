@@ -101,6 +101,20 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.waitForSelector(".waiting");
   });
 
+  test("IMAP/POP3 access: the credentials dialog copies the password without showing it", async () => {
+    await page.click("[data-test=credentials]");
+    await page.waitForSelector("dialog.modal[open] [data-test=cred-username]");
+    const creds = (await json(inst.api(`/v1/inboxes/${inboxId}/credentials`))).body.data;
+    expect(await page.textContent("[data-test=cred-username]")).toBe(creds.username);
+    expect(await page.textContent("[data-test=cred-imap]")).toBe(`${creds.imap.host}:${creds.imap.port}`);
+    expect(await page.textContent("[data-test=cred-password]")).not.toContain(creds.password);
+    await page.click("dialog .cred-row:has([data-test=cred-password]) button");
+    await page.waitForFunction((p) => (window as any).__lastCopied === p, creds.password);
+    await screenshots(page, "credentials", false);
+    await page.click("dialog button[type=submit]");
+    await page.waitForSelector("dialog.modal", { state: "detached" });
+  });
+
   test("copying the address puts it on the clipboard", async () => {
     await page.click(`.inbox-row[data-id="${inboxId}"] [data-test=copy-address]`);
     await page.waitForFunction((a) => (window as any).__lastCopied === a, inboxAddress);

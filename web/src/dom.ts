@@ -162,7 +162,7 @@ export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
 }
 
 /** A modal built on <dialog>; resolves with the form's values, or null when cancelled. */
-export function dialog<T>(title: string, body: Child, opts: { submit: string; danger?: boolean; collect?: () => T | null }): Promise<T | null> {
+export function dialog<T>(title: string, body: Child, opts: { submit: string; danger?: boolean; noCancel?: boolean; collect?: () => T | null }): Promise<T | null> {
   return new Promise((resolve) => {
     const dlg = h("dialog.modal");
     const form = h(
@@ -173,7 +173,7 @@ export function dialog<T>(title: string, body: Child, opts: { submit: string; da
       h(
         "div.modal-actions",
         null,
-        h("button.btn", { type: "button", value: "cancel", onclick: () => dlg.close("cancel") }, "Cancel"),
+        opts.noCancel ? null : h("button.btn", { type: "button", value: "cancel", onclick: () => dlg.close("cancel") }, "Cancel"),
         h(`button.btn.${opts.danger ? "danger" : "primary"}`, { type: "submit", value: "ok" }, opts.submit),
       ),
     );

@@ -1,6 +1,6 @@
 // The message list of one inbox (GET /v1/inboxes/{id}/messages), refetched on live events.
 import { api, ApiFailure, describe, list } from "../api";
-import { copyText, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
+import { copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
 import { reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { expiryChip, storageBar, type Inbox } from "./mail";
@@ -167,11 +167,44 @@ export class MessageList {
             { title: ib.watched ? "Stop watching" : "Watch this inbox", "aria-pressed": String(ib.watched), class: ib.watched ? "on" : "", onclick: () => this.hooks.onToggleWatch(ib) },
             icon(ib.watched ? "eye" : "eyeOff"),
           ),
+          h("button.icon-btn", { title: "IMAP and POP3 access", "aria-label": "IMAP and POP3 access", onclick: () => void this.showCredentials(ib), dataset: { test: "credentials" } }, icon("key")),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
           h("button.icon-btn.danger", { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) }, icon("trash")),
         ),
       ),
       ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,
+    );
+  }
+
+  /** IMAP/POP3 connection details for mail clients (GET /v1/inboxes/{id}/credentials). */
+  private async showCredentials(ib: Inbox) {
+    let c: { username: string; password: string; imap: { host: string; port: number }; pop3: { host: string; port: number } };
+    try {
+      c = (await api(`/v1/inboxes/${ib.id}/credentials`)).data;
+    } catch (e) {
+      toast(`Could not load the credentials: ${describe(e)}`, "error");
+      return;
+    }
+    const line = (label: string, value: string, secret = false) =>
+      h(
+        "div.cred-row",
+        null,
+        h("span.muted", null, label),
+        h("code", { dataset: { test: `cred-${label.toLowerCase()}` } }, secret ? "•".repeat(12) : value),
+        h("button.icon-btn.sm", { type: "button", title: `Copy ${label.toLowerCase()}`, onclick: () => void copyText(value, `${label} copied`) }, icon("copy", 14)),
+      );
+    await dialog(
+      "IMAP and POP3 access",
+      h(
+        "div.form-grid",
+        null,
+        h("p.muted", null, "Read this inbox from any mail client or test library over TLS (the certificate is self-signed unless you configured one)."),
+        line("Username", c.username),
+        line("Password", c.password, true),
+        line("IMAP", `${c.imap.host}:${c.imap.port}`),
+        line("POP3", `${c.pop3.host}:${c.pop3.port}`),
+      ),
+      { submit: "Done", noCancel: true },
     );
   }
 
