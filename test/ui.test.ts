@@ -15,7 +15,7 @@ const CODE = "483920";
 const HOSTILE_HTML = `<!doctype html><html><head><title>mail</title></head><body style="font-family:Arial">
 <h1 style="color:#4f46e5">Welcome aboard</h1>
 <p>Your verification code is <b>${CODE}</b>. It expires in 10 minutes.</p>
-<p><a href="https://app.example.com/verify?token=abc123">Verify my email</a></p>
+<p><a href="https://app.example.com/verify?token=abc123">Verify my email</a> <a href="javascript:window.parent.__pwned='link'">Unsubscribe</a></p>
 <img src="https://tracker.example.com/open.png" width="1" height="1" alt="">
 <img src="x" onerror="window.parent.__pwned = 'onerror'; document.title = 'pwned'">
 <script>window.parent.__pwned = 'script'; parent.document.title = 'pwned'; document.title = 'pwned';</script>
@@ -154,6 +154,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     expect(srcdoc).toContain("Welcome aboard");
     expect(srcdoc.toLowerCase()).not.toContain("<script");
     expect(srcdoc.toLowerCase()).not.toContain("onerror");
+    expect(srcdoc.toLowerCase()).not.toContain("javascript:");
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
     expect(await page.title()).toBe("inboxd");
@@ -208,6 +209,8 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const hrefs = await page.$$eval(".link-list a", (as) => as.map((a) => (a as HTMLAnchorElement).href));
     expect(hrefs).toContain("https://app.example.com/verify?token=abc123");
     expect(await page.getAttribute(".link-list a", "rel")).toBe("noopener noreferrer");
+    // A javascript: URL, should the parser list one, is never a clickable link of this page.
+    expect(hrefs.filter((h) => !/^https?:|^mailto:/.test(h))).toEqual([]);
 
     await page.click(".tab[data-tab=attachments]");
     await page.waitForSelector(".att-list li");

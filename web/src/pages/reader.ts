@@ -265,7 +265,10 @@ export class Reader {
                   h(
                     "li",
                     null,
-                    h("a", { href: l.url, target: "_blank", rel: "noopener noreferrer" }, l.url),
+                    // Only web and mail links are clickable: a javascript: or data: URL from a mail stays text.
+                    /^(https?:|mailto:)/i.test(l.url)
+                      ? h("a", { href: l.url, target: "_blank", rel: "noopener noreferrer" }, l.url)
+                      : h("span.link-text", { title: "not opened from here" }, l.url),
                     l.text && l.text !== l.url ? h("span.muted", null, l.text) : null,
                     h("button.icon-btn.sm", { title: "Copy link", onclick: () => void copyText(l.url, "Link copied") }, icon("copy", 14)),
                   ),
