@@ -40,6 +40,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === "serve" || cmd === undefined) {
     const { startServer } = await import("./server");
+    // Signals are handled from the very start: a SIGTERM that arrives while listeners are still
+    // opening waits for start-up to finish, then shuts down cleanly.
+    let signalled: ((sig: string) => void) | null = null;
+    const received = new Promise<string>((resolve) => (signalled = resolve));
+    process.once("SIGTERM", () => signalled!("SIGTERM"));
+    process.once("SIGINT", () => signalled!("SIGINT"));
     let server;
     try {
       server = await startServer(config);
@@ -54,14 +60,9 @@ async function main(argv: string[]): Promise<number> {
       }
       throw e;
     }
-    await new Promise<void>((resolve) => {
-      const shutdown = (sig: string) => {
-        console.log(`inboxd: ${sig} received, shutting down`);
-        server.stop().then(resolve, resolve);
-      };
-      process.once("SIGTERM", () => shutdown("SIGTERM"));
-      process.once("SIGINT", () => shutdown("SIGINT"));
-    });
+    const sig = await received;
+    console.log(`inboxd: ${sig} received, shutting down`);
+    await server.stop().catch((e) => console.error("inboxd: error during shutdown", e));
     return 0;
   }
   if (cmd === "health") {
