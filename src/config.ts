@@ -49,6 +49,8 @@ export interface Config {
   sweepIntervalMs: number;
   /** Worker threads that parse received mail (INBOXD_PARSE_WORKERS; 0 = in the main thread). */
   parseWorkers: number;
+  /** Messages smaller than this many bytes are parsed on the main thread (INBOXD_PARSE_INLINE_BELOW). */
+  parseInlineBelow: number;
   /** Base URL put into webhook payloads (attachment download links); default http://PUBLIC_HOST:HTTP_PORT. */
   publicUrl: string | null;
   /** Webhook delivery: per-try timeout, first retry delay (later ones grow 4x), sends in flight. */
@@ -184,8 +186,9 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers,
     domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
     sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
-    // Measured: on 2 cores a parse thread costs more (copies, messaging) than it frees.
-    parseWorkers: int(env, "INBOXD_PARSE_WORKERS", availableParallelism() > 2 ? Math.min(4, availableParallelism() - 2) : 0, 0, 32),
+    parseWorkers: int(env, "INBOXD_PARSE_WORKERS", Math.max(1, Math.min(4, availableParallelism() - 2)), 0, 32),
+    // Measured on 2 cores: handing a small message to a thread costs more than parsing it here.
+    parseInlineBelow: int(env, "INBOXD_PARSE_INLINE_BELOW", availableParallelism() > 2 ? 0 : 256 * 1024, 0, 1024 * 1024 * 1024),
     publicUrl: str(env, "INBOXD_PUBLIC_URL")?.replace(/\/+$/, "") ?? null,
     webhookTimeoutMs: int(env, "INBOXD_WEBHOOK_TIMEOUT_MS", 10_000, 10, 300_000),
     webhookBackoffBaseMs: int(env, "INBOXD_WEBHOOK_BACKOFF_BASE_MS", 5_000, 1, 3_600_000),

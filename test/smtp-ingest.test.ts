@@ -194,7 +194,7 @@ describe("limits", () => {
 
 describe("parse worker threads (INBOXD_PARSE_WORKERS)", () => {
   test("mail parsed in worker threads reads back the same as in-thread parsing", async () => {
-    const pooled = await startInboxd({ INBOXD_PARSE_WORKERS: "2" });
+    const pooled = await startInboxd({ INBOXD_PARSE_WORKERS: "2", INBOXD_PARSE_INLINE_BELOW: "0" });
     try {
       const read = async (i: Instance) => {
         const inbox = await createInbox(i);

@@ -106,7 +106,7 @@ export class IngestService {
   ) {
     this.tiered = ctx.blobs instanceof TieredBlobStore ? ctx.blobs : null;
     this.wal = new WalSyncer(ctx.db);
-    this.parser = new ParsePool(ctx.config.parseWorkers);
+    this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
   }
 
   /** The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). */
@@ -143,6 +143,17 @@ export class IngestService {
    */
   async deliver(raw: Uint8Array, envelopeFrom: string | null, recipients: Recipient[]): Promise<DeliveryResult> {
     if (recipients.length === 0) return { messageIds: [] };
+    // Refuse what cannot fit before spending seconds parsing it (the check in the transaction
+    // stays the authoritative one).
+    for (const r of recipients) {
+      const fresh = this.ctx.db.sqlite.query("SELECT * FROM inboxes WHERE id = ?").get(r.inbox.id) as Record<string, any> | null;
+      const project = fresh ? this.projectOf(fresh.project_id) : null;
+      const refusal = fresh && project ? this.quotaCheck(fromSql(fresh), project, raw.byteLength) : null;
+      if (refusal) {
+        this.raiseQuota(refusal);
+        throw new QuotaExceeded(refusal);
+      }
+    }
     let parsed: ParsedMessage;
     try {
       parsed = await this.parser.parse(raw);
