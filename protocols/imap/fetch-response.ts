@@ -9,6 +9,7 @@ import { sectionBytes } from "./sections";
 import { cachedOnly, rendered, structureOf, type Structure } from "./structure-cache";
 import { flagList, internalDate } from "./wire";
 import { persistFlags } from "./flags";
+import { rawMessage } from "./raw-cache";
 
 export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[], items0: FetchItem[], byUid: boolean): Promise<void> {
   const items = byUid && !items0.some((i) => i.kind === "UID") ? [{ kind: "UID" } as FetchItem, ...items0] : items0;
@@ -25,9 +26,8 @@ export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[
     let raw: Buffer | null = null;
     let st: Structure | null = null;
     if (needsRaw || (needsStructure && !cachedOnly(msg.blobKey))) {
-      const bytes = await s.ctx.blobs.get(msg.blobKey);
-      if (!bytes) continue; // deleted while we were answering
-      raw = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      raw = await rawMessage(s.ctx.blobs, msg.blobKey);
+      if (!raw) continue; // deleted while we were answering
     }
     if (needsStructure) st = structureOf(msg.blobKey, raw);
     let flagsChanged = false;

@@ -5,7 +5,8 @@ import type { Session } from "./session";
 import type { Msg } from "./mailbox";
 import type { SearchKey } from "./parser/search-keys";
 import { inSet } from "./parser/sequence";
-import { structureOf } from "./structure-cache";
+import { cachedOnly, structureOf } from "./structure-cache";
+import { rawMessage } from "./raw-cache";
 
 interface Content {
   subject: string;
@@ -61,8 +62,8 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
     if (msg.gone) continue;
     let hdrs: { name: string; value: string }[] | null = null;
     if (needsHeaders) {
-      const raw = await s.ctx.blobs.get(msg.blobKey);
-      hdrs = structureOf(msg.blobKey, raw)?.root.headers ?? [];
+      const st = cachedOnly(msg.blobKey) ?? structureOf(msg.blobKey, await rawMessage(s.ctx.blobs, msg.blobKey));
+      hdrs = st?.root.headers ?? [];
     }
     const c = content.get(msg.id);
     const test = (k: SearchKey): boolean => {

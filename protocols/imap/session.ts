@@ -10,6 +10,7 @@ import type { BusEvent } from "../../src/events/bus";
 import { Framer, type Frame } from "./parser/framer";
 import { ParseError, parseCommand, type Command } from "./parser/tokens";
 import { Mailbox } from "./mailbox";
+import { forgetRaw } from "./raw-cache";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
@@ -275,7 +276,11 @@ export class Session {
     }
     const mb = this.mailbox;
     if (e.type === "message.received") mb?.noteArrived();
-    else if (e.type === "message.deleted") mb?.noteDeleted(e.uid);
+    else if (e.type === "message.deleted") {
+      mb?.noteDeleted(e.uid);
+      const gone = mb?.byUid(e.uid);
+      if (gone) forgetRaw(gone.msg.blobKey);
+    }
     else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
     else return;
     this.dirty = true;
