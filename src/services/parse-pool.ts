@@ -9,6 +9,13 @@
 import type { ParsedMessage } from "../mail/types";
 import { parseMessage } from "../mail/parse";
 
+// From source, the worker file sits next to this one. In the compiled executable
+// (`bun build --compile src/main.ts src/services/parse-worker.ts`) entrypoints are embedded
+// relative to their common root, src/.
+const WORKER_SPEC = import.meta.path.includes("$bunfs")
+  ? "./services/parse-worker.ts"
+  : new URL("./parse-worker.ts", import.meta.url).href;
+
 interface Pending {
   resolve: (p: ParsedMessage) => void;
   reject: (e: unknown) => void;
@@ -35,7 +42,7 @@ export class ParsePool {
   private spawn(): void {
     let worker: Worker;
     try {
-      worker = new Worker(new URL("./parse-worker.ts", import.meta.url).href);
+      worker = new Worker(WORKER_SPEC);
     } catch (e) {
       console.error("parse pool: worker unavailable, parsing in the main thread", e);
       return;
