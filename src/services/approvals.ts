@@ -115,25 +115,42 @@ export class ApprovalService {
   async approve(p: Principal, project: ProjectRef, id: string) {
     const row = this.decidable(p, project, id);
     const selfApproved = this.launchedBy(row.run_id) === p.userId;
+    const now = nowIso();
     const changed = this.sql
-      .query("UPDATE approvals SET status = 'approved', decided_at = ?, decided_by = ?, self_approved = ? WHERE id = ? AND status = 'pending'")
-      .run(nowIso(), p.userId, selfApproved ? 1 : 0, id).changes;
-    if (changed === 0) throw this.stateError(id);
+      .query("UPDATE approvals SET status = 'approved', decided_at = ?, decided_by = ?, self_approved = ? WHERE id = ? AND status = 'pending' AND expires_at > ?")
+      .run(now, p.userId, selfApproved ? 1 : 0, id, now).changes;
+    if (changed === 0) throw this.lostRace(project.id, id);
     await this.runs?.resume(row.run_id);
     return view(this.get(project.id, id));
   }
 
   async reject(p: Principal, project: ProjectRef, id: string, reason: string | null) {
-    if (reason !== null && reason.length > 500) throw validation("reason is at most 500 characters", { field: "reason" });
+    // Who may decide is answered before what was sent: an API key learns nothing but 403.
+    requireDecider(p);
+    if (reason !== null && [...reason].length > 500) {
+      throw validation("reason is at most 500 characters", { field: "reason", max: 500, length: [...reason].length });
+    }
     const row = this.decidable(p, project, id);
+    const now = nowIso();
     const changed = this.sql
       .query(
-        "UPDATE approvals SET status = 'rejected', decided_at = ?, decided_by = ?, decision_reason = ?, self_approved = ? WHERE id = ? AND status = 'pending'",
+        `UPDATE approvals SET status = 'rejected', decided_at = ?, decided_by = ?, decision_reason = ?, self_approved = ?
+         WHERE id = ? AND status = 'pending' AND expires_at > ?`,
       )
-      .run(nowIso(), p.userId, reason, this.launchedBy(row.run_id) === p.userId ? 1 : 0, id).changes;
-    if (changed === 0) throw this.stateError(id);
+      .run(now, p.userId, reason, this.launchedBy(row.run_id) === p.userId ? 1 : 0, id, now).changes;
+    if (changed === 0) throw this.lostRace(project.id, id);
     await this.runs?.failParked(row.run_id, reason ?? "rejected by an approver", "approval_rejected");
     return view(this.get(project.id, id));
+  }
+
+  /**
+   * A parked run that ends without a decision (cancelled) closes its pending approval as
+   * `expired` with `reason` as decision_reason, so nobody can approve a step of a finished run.
+   */
+  closeForRun(runId: string, reason: string): number {
+    return this.sql
+      .query("UPDATE approvals SET status = 'expired', decision_reason = ? WHERE run_id = ? AND status = 'pending'")
+      .run(reason, runId).changes;
   }
 
   /** Moves pending approvals past expires_at to expired and fails their runs. Safe with several workers. */
@@ -142,6 +159,15 @@ export class ApprovalService {
       .query("UPDATE approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ? RETURNING run_id")
       .all(nowIso()) as { run_id: string }[];
     for (const d of due) void this.runs?.failParked(d.run_id, "the approval expired before anyone decided", "approval_expired");
+    // Safety net for a process that died between ending a parked run and closing its approval
+    // (closeForRun): a pending approval always belongs to a run that is still parked.
+    this.sql
+      .query(
+        `UPDATE approvals SET status = 'expired', decision_reason = 'run ended'
+         WHERE status = 'pending' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = approvals.run_id
+           AND r.status IN ('succeeded','failed','cancelled','timed_out'))`,
+      )
+      .run();
     return due.length;
   }
 
@@ -149,16 +175,21 @@ export class ApprovalService {
     requireDecider(p);
     const row = this.get(project.id, id);
     if (row.status === "expired" || (row.status === "pending" && Date.parse(row.expires_at) <= Date.now())) {
-      this.expireDue();
-      throw new ApiError(410, "approval_expired", "the approval expired before it was decided", { expires_at: row.expires_at });
+      if (row.status === "pending") this.expireDue();
+      throw expiredError(row);
     }
-    if (row.status !== "pending") throw this.stateError(id, row.status);
+    if (row.status !== "pending") throw stateError(row.status);
     return row;
   }
 
-  private stateError(id: string, status?: string): ApiError {
-    const s = status ?? (this.sql.query("SELECT status FROM approvals WHERE id = ?").get(id) as { status: string } | null)?.status;
-    return new ApiError(409, "invalid_state", `the approval is already ${s}`, { status: s });
+  /** The guarded UPDATE changed nothing: someone else decided first, or it expired meanwhile. */
+  private lostRace(projectId: string, id: string): ApiError {
+    const row = this.get(projectId, id);
+    if (row.status === "pending" || row.status === "expired") {
+      this.expireDue();
+      return expiredError(row);
+    }
+    return stateError(row.status);
   }
 
   private launchedBy(runId: string): string | null {
@@ -170,6 +201,18 @@ export class ApprovalService {
     if (!row) throw notFound("approval");
     return row;
   }
+}
+
+function expiredError(row: Row): ApiError {
+  const why = row.decision_reason ? ` (${row.decision_reason})` : "";
+  return new ApiError(410, "approval_expired", `the approval expired before it was decided${why}`, {
+    expires_at: row.expires_at,
+    ...(row.decision_reason ? { reason: row.decision_reason } : {}),
+  });
+}
+
+function stateError(status: string): ApiError {
+  return new ApiError(409, "invalid_state", `the approval is already ${status}`, { status });
 }
 
 function requireDecider(p: Principal): void {

@@ -53,6 +53,9 @@ export function buildServices(ctx: AppContext) {
     failParked: async (runId, reason, code) => void (await services.runExecutor.failParked(runId, reason, code)),
   };
   services.approvals.emit ??= (projectId, type, payload) => void services.events.emit(projectId, type, payload);
+  services.runs.closeApproval = (runId) => void services.approvals.closeForRun(runId, "run cancelled");
+  // Webhook tries to an allowed origin count as its use (last_used_at), like http.request steps.
+  services.webhookDispatcher.origins = services.origins;
   services.runExecutor.onPark = (p) =>
     void services.approvals.park({
       runId: p.run.id,

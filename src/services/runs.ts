@@ -104,6 +104,8 @@ export class RunService {
   kick: (runId: string) => void = () => {};
   /** Set by the executor: ends a run that no executor is working on (queued or parked). */
   finishIdle: (runId: string, status: "cancelled") => Promise<boolean> = async () => false;
+  /** Set by the approvals wiring: cancelling a parked run closes its pending approval first. */
+  closeApproval: (runId: string) => void = () => {};
 
   constructor(
     private readonly ctx: AppContext,
@@ -239,6 +241,8 @@ export class RunService {
       .get(nowIso(), id);
     if (first) this.appendEvent(id, projectId, "run.cancel_requested", {});
     this.ctx.bus.publish({ type: "run.changed", projectId, runId: id });
+    // Closed before the run ends, so an approve racing this cancel answers 410 instead of resuming it.
+    if (row.status === "awaiting_approval") this.closeApproval(id);
     if (row.status === "queued" || row.status === "awaiting_approval") await this.finishIdle(id, "cancelled");
     // Give the executor a moment to unwind its current step, so the answer is usually final.
     return this.waitFor(projectId, id, 5, TERMINAL);

@@ -23,6 +23,8 @@ const MAX_TIMER_MS = 60_000;
 
 interface Outcome {
   attempt: number;
+  /** The try went out to a URL the project's HTTP origins admit: that origin's last_used_at moves. */
+  usedOrigin: URL | null;
   ok: boolean;
   done: boolean;
   nextAt: number;
@@ -42,6 +44,8 @@ export class WebhookDispatcher {
   private timerDue = Infinity;
   private readonly aborts = new Set<AbortController>();
   private outcomes: { d: DeliveryRow; o: Outcome; resolve: () => void }[] = [];
+  /** Set by the services wiring (the origins list belongs to the automation layer). */
+  origins: { recordUse(projectId: string, url: URL): boolean } | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -191,11 +195,13 @@ export class WebhookDispatcher {
     let status: number | null = null;
     let error: string | null = null;
     let excerpt: string | null = null;
+    let usedOrigin: URL | null = null;
     if (body === null) {
       error = "event_pruned: the event is no longer in the log";
     } else if (!this.webhooks.originAllowed(d.project_id, new URL(wh.url))) {
       error = "origin_not_allowed: the url is not in the project's HTTP origins";
     } else {
+      usedOrigin = new URL(wh.url);
       const ac = new AbortController();
       this.aborts.add(ac);
       const timer = setTimeout(() => ac.abort(new Error("timeout")), this.ctx.config.webhookTimeoutMs);
@@ -231,7 +237,7 @@ export class WebhookDispatcher {
     const done = ok || attempt >= d.max_attempts;
     const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
     await new Promise<void>((resolve) => {
-      this.outcomes.push({ d, o: { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration }, resolve });
+      this.outcomes.push({ d, o: { attempt, usedOrigin, ok, done, nextAt, status, error, excerpt, startedIso, duration }, resolve });
       if (this.outcomes.length === 1) setImmediate(() => this.flushOutcomes());
     });
   }
@@ -247,6 +253,16 @@ export class WebhookDispatcher {
       this.relaxed(() =>
         this.ctx.db.tx(() => {
           for (const b of batch) this.record(b.d, b.o);
+          // One last_used_at write per origin per batch, inside the same commit.
+          const used = new Map<string, { projectId: string; url: URL }>();
+          for (const b of batch) if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
+          for (const u of used.values()) {
+            try {
+              this.origins?.recordUse(u.projectId, u.url);
+            } catch (e) {
+              console.error("webhook origin last_used_at not recorded", e); // never costs the outcomes
+            }
+          }
         }),
       );
     } catch (e) {
