@@ -1,6 +1,6 @@
 // Writes FETCH responses, one message at a time and streamed through the session's buffered
 // writer, so fetching a thousand messages never holds more than one message body in memory.
-// Non-PEEK body fetches set \Seen; those writes are batched into one transaction at the end.
+// Non-PEEK body fetches set \Seen; those writes are batched into one transaction after the reply.
 import type { Session } from "./session";
 import type { Msg } from "./mailbox";
 import type { FetchItem } from "./parser/fetch-items";
@@ -93,5 +93,8 @@ export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[
     const pending = s.writeAll(parts);
     if (pending) await pending;
   }
-  if (seen.length) persistFlags(s, seen);
+  // The implicit \Seen is written right after the tagged reply instead of before it: the client
+  // can use the data meanwhile, and the write (a full-row rewrite per message in SQLite) still
+  // completes before this session reads its next command or anyone else is served.
+  if (seen.length) s.afterReply(() => persistFlags(s, seen));
 }

@@ -11,5 +11,5 @@ export function persistFlags(s: Session, msgs: Msg[]): void {
   s.ctx.db.tx(() => {
     for (const m of msgs) upd.run(m.seen ? 1 : 0, m.flagged ? 1 : 0, m.deleted ? 1 : 0, m.id, inbox.id);
   });
-  for (const m of msgs) s.ctx.bus.publish({ type: "message.flags", projectId: inbox.projectId, inboxId: inbox.id, messageId: m.id });
+  s.publishOwn(msgs.map((m) => ({ type: "message.flags", projectId: inbox.projectId, inboxId: inbox.id, messageId: m.id })));
 }

@@ -49,6 +49,8 @@ export class Session {
   private closed = false;
   private dirty = false;
   private fullRefresh = false;
+  private deferred: (() => void)[] = [];
+  private ownEvents = false;
   private unsubscribe: (() => void) | null = null;
   private idleRefresh: ReturnType<typeof setTimeout> | null = null;
 
@@ -182,6 +184,7 @@ export class Session {
     this.pushUpdates(expungeOk);
     if (reply) await this.write(`${cmd.tag} ${reply}\r\n`);
     await this.flush();
+    this.runAfterReply();
     if (this.state === "logout") this.close(true);
   }
 
@@ -196,6 +199,20 @@ export class Session {
   }
 
   /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
+  /**
+   * Work that may follow the tagged reply but must precede the next command (nothing else of this
+   * session runs in between, and it runs before the event loop serves anyone else).
+   */
+  afterReply(fn: () => void): void {
+    this.deferred.push(fn);
+  }
+
+  private runAfterReply(): void {
+    const fns = this.deferred;
+    this.deferred = [];
+    for (const fn of fns) fn();
+  }
+
   markDirty(full = false): void {
     this.dirty = true;
     if (full) this.fullRefresh = true;
@@ -268,7 +285,18 @@ export class Session {
     return true;
   }
 
+  /** Publishes events this session caused itself; its own view already shows them. */
+  publishOwn(events: BusEvent[]): void {
+    this.ownEvents = true;
+    try {
+      for (const e of events) this.ctx.bus.publish(e);
+    } finally {
+      this.ownEvents = false;
+    }
+  }
+
   private onBus(e: BusEvent): void {
+    if (this.ownEvents && e.type === "message.flags") return;
     if (!this.inbox || !("inboxId" in e) || e.inboxId !== this.inbox.id) return;
     if (e.type === "inbox.deleted") {
       void this.end("* BYE The inbox was deleted");
@@ -316,6 +344,11 @@ export class Session {
   close(graceful = false): void {
     if (this.closed) return;
     this.closed = true;
+    try {
+      this.runAfterReply();
+    } catch (e) {
+      console.error("imap deferred work failed", e);
+    }
     this.state = "logout";
     this.unsubscribe?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);
