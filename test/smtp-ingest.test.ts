@@ -40,6 +40,12 @@ describe("SMTP listener", () => {
       const bad = await dialog.cmd("RCPT TO:<nobody-here@inboxd.test>");
       expect(bad).toMatch(/^550 5\.1\.1/);
       expect(code(await dialog.cmd(`RCPT TO:<${inbox.address.toUpperCase()}>`))).toBe(250);
+      // The same inbox named twice gets one copy.
+      expect(code(await dialog.cmd(`RCPT TO:<${inbox.address}>`))).toBe(250);
+      expect(code(await dialog.cmd("DATA"))).toBe(354);
+      const done = await dialog.cmd("Subject: twice\r\n\r\nonce\r\n.");
+      expect(done).toMatch(/^250 2\.0\.0 stored [0-9A-Z]{26}\r\n$/);
+      expect((await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count).toBe(1);
     } finally {
       dialog.close();
     }
