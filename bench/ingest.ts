@@ -7,7 +7,7 @@
 import { connect, type Socket } from "node:net";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startInboxd, json } from "../test/harness";
 
@@ -195,6 +195,8 @@ async function maildev(total: number): Promise<{ rate: number; seconds: number }
   }
 }
 
+const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
 const inst = await startInboxd({ INBOXD_PLAN: "business" });
 try {
   const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
@@ -209,6 +211,7 @@ try {
   const theirs = await maildev(TOTAL);
   console.log(`MailDev ingest: ${TOTAL} x 10 KB over ${CONNECTIONS} connections in ${theirs.seconds.toFixed(2)} s = ${theirs.rate.toFixed(0)} messages/s`);
   console.log(`ratio inboxd/MailDev: ${(ours.rate / theirs.rate).toFixed(2)}x`);
+  console.log(`goals: >= 1500 messages/s (${ours.rate >= 1500 ? "met" : "not met"}); p99 < 25 ms (idle ${pct(idle, 99) < 25 ? "met" : "not met"}, under load ${pct(busy, 99) < 25 ? "met" : "not met"}); load average now ${load()}`);
 } finally {
   await inst.stop();
   inst.cleanup();
