@@ -271,8 +271,8 @@ export class IngestService {
       const project = this.projectOf(r.inbox.projectId);
       if (!project) throw new Error(`project ${r.inbox.projectId} of inbox ${r.inbox.id} is gone`);
       const bumped = nextUid.get(r.inbox.id) as Record<string, any> | null;
-      // The inbox was deleted between RCPT and commit: like a 550 after the fact.
-      if (!bumped) throw new InboxGone(r.address);
+      // The inbox was deleted between RCPT and commit: the others still get their copy.
+      if (!bumped) continue;
       const inbox = fromSql(bumped);
       const refusal = this.quotaCheck(inbox, project, size);
       if (refusal) throw new QuotaExceeded(refusal);
@@ -305,6 +305,7 @@ export class IngestService {
       for (const hook of this.hooks.storedInTx) hook(stored);
       out.push(stored);
     }
+    if (out.length === 0) throw new InboxGone(w.recipients[0]!.address);
     return out;
   }
 
