@@ -241,14 +241,18 @@ export class RunExecutor {
 
         if (st.approval === true && row.approved_step_index !== current) {
           Object.assign(state, { status: "awaiting_approval", parked_at: nowIso() });
-          persist();
           const snapshot = this.snapshot(st, scope);
-          this.sql
-            .query("UPDATE runs SET status = 'awaiting_approval', claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ? AND claimed_by = ?")
-            .run(nowIso(), row.id, this.ctx.workerId);
-          this.event(row, "step.awaiting_approval", { step_index: current, step_id: state.id, type: st.type, snapshot });
+          // Parking and its pending approval commit together: a crash cannot leave a parked run
+          // that nothing will ever approve or expire.
+          this.ctx.db.tx(() => {
+            persist();
+            this.sql
+              .query("UPDATE runs SET status = 'awaiting_approval', claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ? AND claimed_by = ?")
+              .run(nowIso(), row.id, this.ctx.workerId);
+            this.event(row, "step.awaiting_approval", { step_index: current, step_id: state.id, type: st.type, snapshot });
+            this.onPark?.({ run: this.runs.byId(row.id)!, stepIndex: current, snapshot });
+          });
           this.changed(row);
-          this.onPark?.({ run: this.runs.byId(row.id)!, stepIndex: current, snapshot });
           return;
         }
         if (state.status === "running" && !isRepeatable(st)) {
