@@ -1,9 +1,8 @@
 // Parsing off the event loop: a small pool of worker threads running src/mail/parse.ts, so the
 // SMTP sessions, SQLite commits and HTTP requests on the main thread never wait behind MIME
-// decoding of a large message (tens of MiB take seconds). Messages below `inlineBelow` bytes are
-// parsed on the main thread: on a machine with few cores the copy and hand-off cost more than
-// they free (measured on 2 cores), and small messages parse in well under a millisecond.
-// Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
+// decoding and code extraction (a large message takes seconds; a 10 KB one most of a
+// millisecond). Messages below `inlineBelow` bytes (default 0: none) are parsed on the main
+// thread, for machines where the hand-off costs more than it frees. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
 // worker that fails to start or dies falls back to the same in-thread parse, so parsing never
 // loses a message.
 import type { ParsedMessage } from "../mail/types";
