@@ -11,6 +11,7 @@ import { Metrics } from "./metrics";
 import { newId } from "../lib/ids";
 import { routeModules } from "./routes";
 import { docsPage } from "./docs-page";
+import { completeDocument } from "./openapi-doc";
 
 /** Routes that bind no project (API.md: user-plane). */
 const USER_PLANE = /^\/v1\/(me|projects|devices)(\/|$)/;
@@ -31,6 +32,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
   const metrics = services.metrics;
   const limiter = new RateLimiter(ctx.config.rateLimitRps, ctx.config.rateLimitBurst);
   let knownRoutes: { re: RegExp; method: string }[] = [];
+  let openapiDoc: Promise<string> | null = null;
 
   const envelope = (req: Request, e: ApiError, extraHeaders: Record<string, string> = {}) => {
     const s = stateOf(req);
@@ -56,9 +58,9 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     .use(
       openapi({
         path: "/openapi-ui",
-        specPath: "/openapi.json",
+        specPath: "/openapi-generated.json",
         provider: null,
-        exclude: { paths: ["/docs", "/openapi.json"] },
+        exclude: { paths: ["/docs", "/openapi.json", "/openapi-generated.json"] },
         documentation: {
           info: {
             title: "inboxd",
@@ -175,6 +177,17 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       "/metrics",
       () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }),
       { detail: { summary: "Prometheus metrics", tags: ["operations"], security: [] } },
+    )
+    .get(
+      "/openapi.json",
+      async () => {
+        openapiDoc ??= (async () => {
+          const raw = await (await app.handle(new Request("http://inboxd.internal/openapi-generated.json"))).json();
+          return JSON.stringify(completeDocument(raw, app.routes as any));
+        })();
+        return new Response(await openapiDoc, { headers: { "content-type": "application/json" } });
+      },
+      { detail: { hide: true } },
     )
     .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8" } }), {
       detail: { hide: true },
