@@ -174,19 +174,24 @@ describe("MIME structure", () => {
 
   test("BODYSTRUCTURE of multipart/alternative with an attachment and a message/rfc822 part", () => {
     expect(bodyStructure(root, true)).toBe(
-      '((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 2 NIL NIL NIL NIL)' +
-        '("text" "html" NIL NIL NIL "quoted-printable" 11 1 NIL NIL NIL NIL) "alternative" ("boundary" "inner") NIL NIL NIL)' +
+      '((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 1 NIL NIL NIL NIL)' +
+        '("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 11 0 NIL NIL NIL NIL) "alternative" ("boundary" "inner") NIL NIL NIL)' +
         '("application" "pdf" ("name" "r.pdf") NIL NIL "base64" 8 NIL ("attachment" ("filename" "r.pdf")) NIL NIL)' +
         '("message" "rfc822" NIL NIL NIL "7bit" 41 (NIL "inner" (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) NIL NIL NIL NIL NIL)'.replace(/\(\(""/g, "((NIL") +
-        ' ("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 1 NIL NIL NIL NIL) 4 NIL NIL NIL NIL) "mixed" ("boundary" "outer") NIL NIL NIL)',
+        ' ("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0 NIL NIL NIL NIL) 3 NIL NIL NIL NIL) "mixed" ("boundary" "outer") NIL NIL NIL)',
     );
-    expect(bodyStructure(root, false)).toStartWith('((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 2)');
+    expect(bodyStructure(root, false)).toStartWith('((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 1)');
   });
 
   test("sections: parts, MIME, HEADER/TEXT of an encapsulated message", () => {
     const sec = (part: number[], spec: any = "", fields: string[] = []) => sectionBytes(raw, root, { part, spec, fields }).toString();
     expect(sec([1, 1])).toBe("plain\r\ntwo");
-    expect(sec([1, 2, 1])).toBe("");
+    // A nested multipart keeps the line break after its close delimiter (Dovecot's sizes).
+    expect(sec([1])).toEndWith("<p>html</p>\r\n--inner--\r\n");
+    // As in Dovecot: a single part is its own part 1 at any depth; HEADER/TEXT exist only for messages.
+    expect(sec([1, 2, 1])).toBe("<p>html</p>");
+    expect(sec([1, 1], "HEADER")).toBe("");
+    expect(sec([2], "TEXT")).toBe("");
     expect(sec([2], "MIME")).toBe('Content-Type: application/pdf; name="r.pdf"\r\nContent-Disposition: attachment; filename="r.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n');
     expect(sec([3], "HEADER")).toBe("Subject: inner\r\nFrom: x@y.z\r\n\r\n");
     expect(sec([3], "TEXT")).toBe("inner body");
@@ -205,6 +210,30 @@ describe("MIME structure", () => {
       { name: null, mailbox: "a", host: "b.c" },
       { name: null, mailbox: "d", host: "e.f" },
     ]);
+  });
+
+  test("RFC 2231 continuations are joined (not decoded), 8-bit header bytes survive, default charset is appended", () => {
+    const m = b(
+      [
+        "Subject: caf\xe9",
+        'Content-Type: multipart/mixed; boundary="b"',
+        "",
+        "--b",
+        "Content-Type: text/plain; name=x.txt",
+        "Content-Disposition: attachment; filename*0*=utf-8''Gr%C3%BC; filename*1=\"sse.txt\"",
+        "",
+        "hi",
+        "--b--",
+        "",
+      ].join("\r\n"),
+    );
+    const root = parseMime(m);
+    expect(bodyStructure(root, true)).toBe(
+      '(("text" "plain" ("name" "x.txt" "charset" "us-ascii") NIL NIL "7bit" 2 0 NIL ("attachment" ("filename*" "utf-8\'\'Gr%C3%BCsse.txt")) NIL NIL) "mixed" ("boundary" "b") NIL NIL NIL)',
+    );
+    const env = envelope(root);
+    expect(env).toContain("{4}\r\ncaf\xe9 ");
+    expect(Buffer.from(env, "latin1").includes(Buffer.from([0x63, 0x61, 0x66, 0xe9]))).toBe(true);
   });
 
   test("garbage never throws and a missing boundary leaves one part", () => {

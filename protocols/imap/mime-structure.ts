@@ -1,6 +1,8 @@
 // The MIME tree of raw message bytes as byte offsets (RFC 2045/2046): what BODYSTRUCTURE,
 // ENVELOPE and BODY[section] are built from. Never throws: malformed input yields a best-effort
-// tree (missing boundaries make the rest one part).
+// tree (missing boundaries make the rest one part). Header text is kept as a byte string (latin1:
+// one char per byte) so that 8-bit headers go back out unchanged; see wire.ts. Where the output
+// is a matter of taste (line counts, default charset, RFC 2231 continuations) it follows Dovecot.
 
 export interface HeaderField {
   /** Lower-cased name. */
@@ -29,6 +31,8 @@ export interface MimeNode {
   children: MimeNode[];
   /** The encapsulated message of a message/rfc822 part. */
   message: MimeNode | null;
+  /** Of a multipart: where its close-delimiter line ends, if it has one. */
+  closeEnd?: number;
 }
 
 const MAX_DEPTH = 24;
@@ -43,20 +47,34 @@ export function parseMime(raw: Uint8Array): MimeNode {
 function parseEntity(buf: Buffer, start: number, end: number, depth: number, digest: boolean, budget: { parts: number }): MimeNode {
   budget.parts++;
   const bodyStart = headerEnd(buf, start, end);
-  const headers = parseHeaders(buf.toString("utf8", start, bodyStart));
+  const headers = parseHeaders(buf.toString("latin1", start, bodyStart));
   const ctHeader = headerValue(headers, "content-type");
   const ct = ctHeader ? parseContentValue(ctHeader) : null;
   let [type, subtype] = (ct?.value ?? "").toLowerCase().split("/", 2) as [string, string | undefined];
   let params = ct?.params ?? [];
   if (!type || !subtype || !/^[!-~]+$/.test(type + subtype)) {
     [type, subtype] = digest ? ["message", "rfc822"] : ["text", "plain"];
-    if (!digest && !params.some(([k]) => k === "charset")) params = [["charset", "us-ascii"], ...params];
   }
+  if (type === "text" && !params.some(([k]) => k === "charset")) params = [...params, ["charset", "us-ascii"]];
   const node: MimeNode = { headerStart: start, bodyStart, bodyEnd: end, lines: countLines(buf, bodyStart, end), headers, type, subtype: subtype!, params, children: [], message: null };
   if (depth >= MAX_DEPTH || budget.parts > MAX_PARTS) return node;
   if (type === "multipart") {
     const boundary = params.find(([k]) => k === "boundary")?.[1];
-    if (boundary) node.children = splitMultipart(buf, bodyStart, end, boundary).map((r) => parseEntity(buf, r[0], r[1], depth + 1, subtype === "digest", budget));
+    if (boundary) {
+      const split = splitMultipart(buf, bodyStart, end, boundary);
+      node.closeEnd = split.closeEnd;
+      node.children = split.parts.map(([s, e, untrimmed]) => {
+        const child = parseEntity(buf, s, e, depth + 1, subtype === "digest", budget);
+        // A nested multipart's close-delimiter line keeps its line break even when that break
+        // also starts the outer delimiter: Dovecot counts it so, and clients compare part sizes.
+        const closeEnd = child.closeEnd ?? -1;
+        if (closeEnd > child.bodyEnd && closeEnd <= untrimmed) {
+          child.bodyEnd = closeEnd;
+          child.lines = countLines(buf, child.bodyStart, closeEnd);
+        }
+        return child;
+      });
+    }
   } else if (type === "message" && (subtype === "rfc822" || subtype === "global")) {
     node.message = parseEntity(buf, bodyStart, end, depth + 1, false, budget);
   }
@@ -98,10 +116,13 @@ export function headerValue(headers: HeaderField[], name: string): string | null
   return h ? h.value : null;
 }
 
-/** [start, end) of each body part between "--boundary" delimiter lines. */
-function splitMultipart(buf: Buffer, start: number, end: number, boundary: string): [number, number][] {
+/**
+ * [start, end, end before trimming the delimiter's CRLF] of each part between "--boundary"
+ * lines, and where the close-delimiter line ends (after its line break; -1 if there is none).
+ */
+function splitMultipart(buf: Buffer, start: number, end: number, boundary: string): { parts: [number, number, number][]; closeEnd: number } {
   const delim = Buffer.from(`--${boundary}`, "latin1");
-  const parts: [number, number][] = [];
+  const parts: [number, number, number][] = [];
   let partStart = -1;
   let i = start;
   while (i < end) {
@@ -118,17 +139,18 @@ function splitMultipart(buf: Buffer, start: number, end: number, boundary: strin
       let pEnd = at;
       if (pEnd > partStart && buf[pEnd - 1] === 0x0a) pEnd--;
       if (pEnd > partStart && buf[pEnd - 1] === 0x0d) pEnd--;
-      parts.push([partStart, Math.max(partStart, pEnd)]);
+      parts.push([partStart, Math.max(partStart, pEnd), at]);
     }
     const nl = buf.indexOf(0x0a, after);
-    if (closing) return parts;
+    // May lie past `end` when the line break was trimmed off as the outer delimiter's; the parent decides.
+    if (closing) return { parts, closeEnd: nl < 0 ? end : nl + 1 };
     partStart = nl < 0 || nl >= end ? end : nl + 1;
     i = partStart;
-    if (parts.length >= MAX_PARTS) return parts;
+    if (parts.length >= MAX_PARTS) return { parts, closeEnd: -1 };
   }
   // No closing delimiter: the last part runs to the end.
-  if (partStart >= 0 && partStart <= end) parts.push([partStart, end]);
-  return parts;
+  if (partStart >= 0 && partStart <= end) parts.push([partStart, end, end]);
+  return { parts, closeEnd: -1 };
 }
 
 /** `text/plain; charset="utf-8"; name=a.txt` → value and parameters. */
@@ -166,13 +188,41 @@ export function parseContentValue(text: string): ContentValue {
     const k = p.slice(0, eq).trim().toLowerCase();
     if (k && !params.some(([x]) => x === k)) params.push([k, p.slice(eq + 1).trim()]);
   }
-  return { value, params };
+  return { value, params: joinContinuations(params) };
 }
 
-/** Lines of the body, as BODYSTRUCTURE counts them. */
+/**
+ * RFC 2231 continuations (name*0*=…; name*1=…) joined into one parameter, `name*` when the value
+ * is extended (charset'lang'%XX…), `name` otherwise; the value itself is not decoded.
+ */
+function joinContinuations(params: [string, string][]): [string, string][] {
+  const parts = new Map<string, { n: number; v: string; ext: boolean }[]>();
+  const out: [string, string][] = [];
+  for (const [k, v] of params) {
+    const m = /^(.+?)\*(\d+)(\*?)$/.exec(k);
+    if (!m) {
+      out.push([k, v]);
+      continue;
+    }
+    const list = parts.get(m[1]!) ?? [];
+    if (list.length === 0) {
+      parts.set(m[1]!, list);
+      out.push([m[1]!, ""]); // keeps the parameter's position
+    }
+    list.push({ n: Number(m[2]), v, ext: m[3] === "*" });
+  }
+  return out.map(([k, v]) => {
+    const list = parts.get(k);
+    if (!list || v !== "") return [k, v];
+    list.sort((a, b) => a.n - b.n);
+    const ext = list[0]!.n === 0 && list[0]!.ext;
+    return [ext ? `${k}*` : k, list.map((x) => x.v).join("")];
+  });
+}
+
+/** Lines of the body, as BODYSTRUCTURE counts them: line feeds (an unterminated last line does not count). */
 export function countLines(buf: Uint8Array, start: number, end: number): number {
   let n = 0;
   for (let i = start; i < end; i++) if (buf[i] === 0x0a) n++;
-  if (end > start && buf[end - 1] !== 0x0a) n++;
   return n;
 }

@@ -63,7 +63,8 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
     let hdrs: { name: string; value: string }[] | null = null;
     if (needsHeaders) {
       const st = cachedOnly(msg.blobKey) ?? structureOf(msg.blobKey, await rawMessage(s.ctx.blobs, msg.blobKey));
-      hdrs = st?.root.headers ?? [];
+      // Header text is kept as bytes; the search value came in as UTF-8.
+      hdrs = (st?.root.headers ?? []).map((h) => ({ name: h.name, value: Buffer.from(h.value, "latin1").toString("utf8") }));
     }
     const c = content.get(msg.id);
     const test = (k: SearchKey): boolean => {

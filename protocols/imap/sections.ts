@@ -10,14 +10,15 @@ export function findPart(root: MimeNode, path: number[]): MimeNode | null {
   let node = root;
   for (let i = 0; i < path.length; i++) {
     const n = path[i]!;
-    // A part number inside a message/rfc822 part numbers the encapsulated message's parts.
-    const entered = i > 0 && node.message !== null;
-    if (entered) node = node.message!;
+    // A part number inside a message/rfc822 part numbers the encapsulated message's parts;
+    // a single-part message's part 1 (its body) has no parts of its own.
+    if (i > 0 && node.message) node = node.message;
+    else if (i > 0 && node === root) return null;
     if (node.type === "multipart") {
       const child = node.children[n - 1];
       if (!child) return null;
       node = child;
-    } else if (n !== 1 || (i > 0 && !entered)) return null; // a single part is its own part 1, nothing deeper
+    } else if (n !== 1) return null; // a single part is its own part 1 (at any depth, as Dovecot has it)
   }
   return node;
 }
@@ -27,8 +28,9 @@ export function sectionBytes(raw: Buffer, root: MimeNode, s: Section): Buffer {
   if (!node) return EMPTY;
   if (s.spec === "") return s.part.length === 0 ? raw : raw.subarray(node.bodyStart, node.bodyEnd);
   if (s.spec === "MIME") return raw.subarray(node.headerStart, node.bodyStart);
-  // HEADER/TEXT of a part mean those of the message it encapsulates.
-  const msg = s.part.length === 0 ? node : (node.message ?? node);
+  // HEADER/TEXT of a part mean those of the message it encapsulates; other parts have none.
+  const msg = s.part.length === 0 ? node : node.message;
+  if (!msg) return EMPTY;
   if (s.spec === "TEXT") return raw.subarray(msg.bodyStart, msg.bodyEnd);
   const header = raw.subarray(msg.headerStart, msg.bodyStart);
   if (s.spec === "HEADER") return header;

@@ -159,7 +159,7 @@ export class Session {
       cmd = parseCommand(bytes);
     } catch (e) {
       if (!(e instanceof ParseError)) throw e;
-      await this.sendNow(`${e.tag} BAD ${e.message}`);
+      await this.sendNow(`${e.tag} BAD ${e.message.replace(/[^\x20-\x7e]/g, "?")}`);
       return;
     }
     const def = commands.get(cmd.name);
@@ -182,7 +182,8 @@ export class Session {
     // would shift under the client); the UID forms are exempt.
     const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
     this.pushUpdates(expungeOk);
-    if (reply) await this.write(`${cmd.tag} ${reply}\r\n`);
+    // Replies may quote client input (an unknown item, say): keep them printable ASCII.
+    if (reply) await this.write(`${cmd.tag} ${reply.replace(/[^\x20-\x7e]/g, "?")}\r\n`);
     await this.flush();
     this.runAfterReply();
     if (this.state === "logout") this.close(true);
@@ -221,7 +222,7 @@ export class Session {
   // -- Output ---------------------------------------------------------------------------
 
   private queueOut(data: string | Buffer): void {
-    const b = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    const b = typeof data === "string" ? Buffer.from(data, "latin1") : data;
     this.out.push(b);
     this.outLen += b.length;
   }

@@ -1,9 +1,11 @@
 // How values are written on the wire: quoted strings, literals, NIL, dates, flags.
+// Response text is a byte string: one char per byte (latin1), as header values are read from the
+// raw message, so 8-bit header bytes go out exactly as they came in. The session encodes it so.
 
 /** A quoted string when it can be one (short printable ASCII), otherwise a literal. */
 export function str(v: string): string {
   if (v.length < 1024 && /^[\x20-\x7e]*$/.test(v)) return `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-  return `{${Buffer.byteLength(v, "utf8")}}\r\n${v}`;
+  return `{${v.length}}\r\n${v}`;
 }
 
 export function nstr(v: string | null | undefined): string {
