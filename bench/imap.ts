@@ -6,13 +6,11 @@
 //   bun bench/imap.ts [--messages N] [--runs R]
 // The IMAP client is a lean raw TLS client so that the figures measure the servers.
 import tls from "node:tls";
-import net from "node:net";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { json, startInboxd } from "../test/harness";
+import { haveDovecot, startDovecot } from "../test/imap-dovecot";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -143,97 +141,6 @@ function report(name: string, r: Result): { fetch: number; search: number } {
   return { fetch, search };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-async function waitForPort(port: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = net.connect(port, "127.0.0.1");
-      s.once("connect", () => (s.destroy(), r(true)));
-      s.once("error", () => r(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A throw-away Dovecot serving a Maildir holding exactly `messages`, with implicit TLS. */
-async function startDovecot(messages: string[], cert: string, key: string): Promise<{ port: number; stop(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), "imap-bench-dovecot-"));
-  const maildir = join(dir, "Maildir");
-  for (const sub of ["cur", "new", "tmp"]) mkdirSync(join(maildir, sub), { recursive: true });
-  const now = Math.floor(Date.now() / 1000);
-  messages.forEach((m, i) => writeFileSync(join(maildir, "cur", `${now}.M${i}P1.bench,S=${m.length}:2,`), m));
-  spawnSync("chown", ["-R", "65534:65534", maildir]);
-  chownSync(dir, 65534, 65534);
-  writeFileSync(join(dir, "tls.crt"), cert);
-  writeFileSync(join(dir, "tls.key"), key, { mode: 0o600 });
-  const port = await freePort();
-  writeFileSync(
-    join(dir, "dovecot.conf"),
-    `base_dir = ${dir}/run
-state_dir = ${dir}/state
-log_path = ${dir}/dovecot.log
-protocols = imap
-listen = 127.0.0.1
-ssl = required
-ssl_cert = <${dir}/tls.crt
-ssl_key = <${dir}/tls.key
-auth_mechanisms = plain
-disable_plaintext_auth = no
-mail_location = maildir:${maildir}
-passdb {
-  driver = static
-  args = password=benchpass
-}
-userdb {
-  driver = static
-  args = uid=65534 gid=65534 home=${dir}
-}
-service imap-login {
-  inet_listener imap {
-    port = 0
-  }
-  inet_listener imaps {
-    port = ${port}
-    ssl = yes
-  }
-}
-service anvil {
-  chroot =
-}
-service imap-login {
-  chroot =
-}
-`,
-  );
-  const proc: ChildProcess = spawn("dovecot", ["-F", "-c", join(dir, "dovecot.conf")], { stdio: "ignore" });
-  try {
-    await waitForPort(port, 10_000);
-  } catch (e) {
-    proc.kill("SIGKILL");
-    const log = existsSync(join(dir, "dovecot.log")) ? readFileSync(join(dir, "dovecot.log"), "utf8") : "";
-    throw new Error(`Dovecot did not start: ${(e as Error).message}\n${log.slice(-2000)}`);
-  }
-  return {
-    port,
-    stop: () => {
-      proc.kill("SIGTERM");
-      setTimeout(() => rmSync(dir, { recursive: true, force: true }), 500);
-    },
-  };
-}
-
 // -- inboxd -----------------------------------------------------------------------------------
 const inst = await startInboxd();
 let exitCode = 0;
@@ -261,10 +168,9 @@ try {
   transport.close();
   console.log(`loaded ${TOTAL} messages of 10 KB through SMTP in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const haveDovecot = spawnSync("sh", ["-c", "command -v dovecot"]).status === 0 && existsSync("/usr/lib/dovecot/imap");
-  if (!haveDovecot) {
+  if (!haveDovecot()) {
     report("inboxd ", (await measure([await open(inst.ports.imap!, username, password)]))[0]!);
-    console.log("Dovecot is not installed (apt-get install dovecot-imapd): no comparison");
+    console.log("Dovecot is not installed (apt-get install dovecot-imapd) or we are not root: no comparison");
   } else {
     const cert = readFileSync(join(inst.dataDir, "tls.crt"), "utf8");
     const key = readFileSync(join(inst.dataDir, "tls.key"), "utf8");

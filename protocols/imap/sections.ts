@@ -37,7 +37,10 @@ export function sectionBytes(raw: Buffer, root: MimeNode, s: Section): Buffer {
   return filterHeader(header, new Set(s.fields.map((f) => f.toLowerCase())), s.spec === "HEADER.FIELDS.NOT");
 }
 
-/** The header's fields (with their continuation lines) whose names are in / not in `names`, then CRLF. */
+/**
+ * The header's fields (with their continuation lines) whose names are in / not in `names`, then
+ * the blank line if the message has one (a header-only message without it gets none, as in Dovecot).
+ */
 export function filterHeader(header: Buffer, names: Set<string>, exclude: boolean): Buffer {
   const text = header.toString("latin1");
   const lines = text.split(/(?<=\n)/);
@@ -54,5 +57,6 @@ export function filterHeader(header: Buffer, names: Set<string>, exclude: boolea
     keep = name !== "" && names.has(name) !== exclude;
     if (keep) out += line.endsWith("\n") ? line : line + "\r\n";
   }
-  return Buffer.from(out + "\r\n", "latin1");
+  const blank = /\r?\n\r?\n$/.test(text) || /^\r?\n$/.test(text);
+  return Buffer.from(blank ? out + "\r\n" : out, "latin1");
 }
