@@ -199,7 +199,6 @@ export class Session {
     for (const l of lines) this.queueOut(l + "\r\n");
   }
 
-  /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
   /**
    * Work that may follow the tagged reply but must precede the next command (nothing else of this
    * session runs in between, and it runs before the event loop serves anyone else).
@@ -214,6 +213,7 @@ export class Session {
     for (const fn of fns) fn();
   }
 
+  /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
   markDirty(full = false): void {
     this.dirty = true;
     if (full) this.fullRefresh = true;
