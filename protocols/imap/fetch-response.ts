@@ -1,5 +1,5 @@
 // Writes FETCH responses, one message at a time and streamed through the session's buffered
-// writer, so fetching a thousand messages never holds more than one message body in memory.
+// writer, so a FETCH of thousands of messages never builds more than one message's response.
 // Non-PEEK body fetches set \Seen; those writes are batched into one transaction after the reply.
 import type { Session } from "./session";
 import type { Msg } from "./mailbox";
@@ -14,7 +14,7 @@ import { rawMessage } from "./raw-cache";
 export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[], items0: FetchItem[], byUid: boolean): Promise<void> {
   const items = byUid && !items0.some((i) => i.kind === "UID") ? [{ kind: "UID" } as FetchItem, ...items0] : items0;
   const readOnly = s.mailbox!.readOnly;
-  const needsRaw = items.some((i) => i.kind === "SECTION" || i.kind.startsWith("RFC822") && i.kind !== "RFC822.SIZE");
+  const needsRaw = items.some((i) => i.kind === "SECTION" || (i.kind.startsWith("RFC822") && i.kind !== "RFC822.SIZE"));
   const needsStructure = items.some(
     (i) => (i.kind === "SECTION" && i.section.part.length > 0) || (i.kind === "SECTION" && i.section.spec !== "") ||
       i.kind === "BODYSTRUCTURE" || i.kind === "BODY" || i.kind === "ENVELOPE" || i.kind === "RFC822.HEADER" || i.kind === "RFC822.TEXT",
