@@ -188,7 +188,8 @@ export function loadConfig(env: Env = process.env): Config {
     sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
     // Measured on 2 cores (bench/ingest.ts): one parse thread beats in-thread parsing by ~20 %; two lose.
     parseWorkers: int(env, "INBOXD_PARSE_WORKERS", Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 32),
-    parseInlineBelow: int(env, "INBOXD_PARSE_INLINE_BELOW", 0, 0, 1024 * 1024 * 1024),
+    // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
+    parseInlineBelow: int(env, "INBOXD_PARSE_INLINE_BELOW", availableParallelism() <= 2 ? 64 * 1024 : 0, 0, 1024 * 1024 * 1024),
     publicUrl: str(env, "INBOXD_PUBLIC_URL")?.replace(/\/+$/, "") ?? null,
     webhookTimeoutMs: int(env, "INBOXD_WEBHOOK_TIMEOUT_MS", 10_000, 10, 300_000),
     webhookBackoffBaseMs: int(env, "INBOXD_WEBHOOK_BACKOFF_BASE_MS", 5_000, 1, 3_600_000),

@@ -7,6 +7,7 @@
 //   DATA over INBOXD_SMTP_MAX_BYTES  552 5.3.4
 //   DATA that would overflow a quota 552 5.2.2
 //   DATA stored                      250, sent only after the commit (fsynced blob + row)
+import type { Socket } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { ListenerFactory } from "../../src/listeners";
 import type { Recipient } from "../../src/services/ingest";
@@ -21,6 +22,39 @@ const stateOf = (session: SMTPServerSession): SessionState => {
   // smtp-server resets envelope per transaction but keeps the session object: reset on MAIL.
   return (s.inboxd ??= { recipients: [] });
 };
+
+/**
+ * Buffers string writes on a connection's socket until the end of the current turn. Any other
+ * write (bytes, a callback, TLS records after STARTTLS) and end() first send what is buffered,
+ * so the order on the wire never changes.
+ */
+function coalesceReplies(socket: Socket): Socket {
+  const write = socket.write;
+  const end = socket.end;
+  let pending: string | null = null;
+  const flush = () => {
+    if (pending === null) return;
+    const text = pending;
+    pending = null;
+    if (!socket.destroyed && socket.writable) write.call(socket, text);
+  };
+  socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
+    if (typeof chunk === "string" && rest.length === 0) {
+      if (pending === null) {
+        pending = chunk;
+        process.nextTick(flush);
+      } else pending += chunk;
+      return true;
+    }
+    flush();
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as Socket["write"];
+  socket.end = function (this: Socket, ...args: unknown[]) {
+    flush();
+    return (end as (...a: unknown[]) => Socket).apply(this, args);
+  } as Socket["end"];
+  return socket;
+}
 
 const smtpError = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 
@@ -90,6 +124,10 @@ export const smtpListener: ListenerFactory = async (ctx, s) => {
       });
     },
   });
+  // Replies produced in one turn (a pipelined group's 250 for the message, then MAIL, RCPT and
+  // DATA answers) leave in one write instead of four: each socket write is a syscall and a packet.
+  const connect = server.connect.bind(server);
+  server.connect = (socket: Socket, options: Parameters<typeof connect>[1]) => connect(coalesceReplies(socket), options);
   server.on("error", (e) => console.error("smtp: server error", e));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -4,13 +4,17 @@
 // corpus in test/fixtures/mail/codes fixes them; change both together.
 import { decodeHTML } from "entities";
 
-const MAX_SCAN_CHARS = 100_000;
+/** Characters of each part (subject, text, HTML-derived text) that are scanned. */
+const MAX_SCAN_CHARS = 64_000;
+/** Characters of HTML source converted to text for the scan (markup is most of it). */
+const MAX_HTML_CHARS = 256_000;
 const MAX_CODES = 5;
 const MAX_CANDIDATES = 1000;
 
 // "code"-words: a candidate close to one of these is probably a code.
 // Separate expressions, each run only when the lower-cased text contains one of its stems (null:
 // when it contains CJK/Hangul): one big case-insensitive Unicode alternation is several times slower.
+// And each runs only over the windows around candidates where a keyword can count (keywordWindows).
 const STRONG_KEYWORDS: Array<[string[] | null, RegExp]> = (
   [
     // Compounds in Germanic languages ("Bestätigungscode", "verificatiecode", "engangskode").
@@ -27,7 +31,6 @@ const WEAK_STEMS = [
   "verif", "confirm", "authent", "factor", "log", "sign", "bestätig", "verifizier", "anmeld", "vérifi", "connexion",
   "conferma", "accesso", "bevestig", "weryfikac", "doğrulama", "подтвержд", "проверк", "вход",
 ];
-const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
 const WEAK_KEYWORD = new RegExp(
   [
     String.raw`(?<!\p{L})(?:verif(?:y|ication|ied)|confirm(?:ation)?|authenticat(?:e|ion)|two[- ]factor|log[- ]?in|sign[- ]?in|bestätig(?:en|ung)|verifizier(?:en|ung)|anmeld(?:en|ung)|vérifi(?:er|cation)|confirm(?:er|ación|ação|ar|are|a)|connexion|verificaci[oó]n|verifica(?:ção|cao|re)?|conferma|accesso|verificatie|bevestig(?:en|ing)?|inloggen|weryfikac\p{L}*|doğrulama|подтвержд\p{L}*|проверк\p{L}*|вход\p{L}*)(?!\p{L})`,
@@ -76,44 +79,179 @@ const DASHED = /(?<![\p{L}\p{N}_#@\/.-])(?:[A-Z]{1,4}-\d{3,8}|[A-Z0-9]{3,4}-[A-Z
 /** Replaces URLs, e-mail addresses and hex colours by spaces (same length, positions kept). */
 function blankNoise(s: string): string {
   const blank = (m: string) => " ".repeat(m.length);
-  return s
-    .replace(/\b(?:https?|ftp):\/\/[^\s<>"]+|\bwww\.[^\s<>"]+/gi, blank)
-    .replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, blank)
-    .replace(/#[0-9a-f]{3,8}\b/gi, blank);
+  return blankEmails(s.replace(/\b(?:https?|ftp):\/\/[^\s<>"]+|\bwww\.[^\s<>"]+/gi, blank)).replace(/#[0-9a-f]{3,8}\b/gi, blank);
 }
 
-/** Text of an HTML body for code search: no head/style/script, blocks become line breaks. */
+const isLocalPart = (c: number) =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 46 || c === 43 || c === 45;
+const isDomainPart = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 45;
+
+/**
+ * Blanks what /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g would match, in one pass from each "@". (That
+ * expression, run as a regex, retries from every character of a long word: quadratic on a body
+ * that is one long line.)
+ */
+function blankEmails(s: string): string {
+  let out = "";
+  let copied = 0;
+  let floor = 0; // a match cannot start inside the previous one
+  for (let at = s.indexOf("@"); at !== -1; at = s.indexOf("@", at + 1)) {
+    if (at < floor) continue;
+    let start = at;
+    while (start > floor && isLocalPart(s.charCodeAt(start - 1))) start--;
+    if (start === at) continue;
+    let e = at + 1;
+    while (e < s.length && isDomainPart(s.charCodeAt(e))) e++;
+    if (e === at + 1) continue;
+    let end = -1;
+    while (s.charCodeAt(e) === 46 /* . */) {
+      let f = e + 1;
+      while (f < s.length && isDomainPart(s.charCodeAt(f))) f++;
+      if (f === e + 1) break;
+      end = e = f;
+    }
+    if (end < 0) continue;
+    out += s.slice(copied, start) + " ".repeat(end - start);
+    copied = floor = end;
+    at = end - 1;
+  }
+  return copied === 0 ? s : out + s.slice(copied);
+}
+
+/** Text of an HTML body for code search: no head/style/script/title, blocks become line breaks. */
 export function htmlToPlain(html: string): string {
-  const s = html
-    .slice(0, MAX_SCAN_CHARS * 4)
-    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi, " ")
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<(?:br|\/p|\/div|\/tr|\/h\d|\/li|\/td|\/table|hr|p|div|tr|table)\b[^>]*>/gi, "\n")
-    .replace(/<[^>]*>/g, " ");
-  return decodeHTML(s)
+  if (html === lastHtml) return lastPlain;
+  const s = stripElements(html.slice(0, MAX_HTML_CHARS));
+  // Each pass below only runs over the part before its last possible end: a "<" or "<!--" that is
+  // never closed would otherwise make the regex retry to the end from each of them (quadratic).
+  const plain = decodeHTML(
+    upTo(upTo(upTo(s, "-->", (h) => h.replace(/<!--[\s\S]*?-->/g, " ")), ">", (h) =>
+      h.replace(/<(?:br|\/p|\/div|\/tr|\/h\d|\/li|\/td|\/table|hr|p|div|tr|table)\b[^>]*>/gi, "\n"),
+    ), ">", (h) => h.replace(/<[^>]*>/g, " ")),
+  )
     .replace(/[ \t\u00a0]+/g, " ")
     .replace(/\n\s*\n\s*/g, "\n\n");
+  lastHtml = html;
+  lastPlain = plain;
+  return plain;
 }
 
-function findKeywords(s: string): Keyword[] {
+// parse.ts asks for the preview text of an HTML-only message, then extractCodes for the same body.
+let lastHtml: string | null = null;
+let lastPlain = "";
+
+/** Applies f to s up to the end of the last `close` in it; the rest cannot match and is kept. */
+function upTo(s: string, close: string, f: (head: string) => string): string {
+  const last = s.lastIndexOf(close);
+  if (last < 0) return s;
+  const cut = last + close.length;
+  return cut === s.length ? f(s) : f(s.slice(0, cut)) + s.slice(cut);
+}
+
+/**
+ * Replaces <head>, <style>, <script> and <title> elements by a space, as
+ * /<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi would, in linear time: once a name has no
+ * closing tag after some opener, no later opener of that name can close either.
+ */
+function stripElements(s: string): string {
+  const opener = /<(head|style|script|title)\b/gi;
+  const dead = new Set<string>();
+  let out = "";
+  let copied = 0;
+  let m: RegExpExecArray | null;
+  while ((m = opener.exec(s))) {
+    const name = m[1]!.toLowerCase();
+    if (dead.has(name)) {
+      opener.lastIndex = m.index + 1;
+      continue;
+    }
+    const closer = new RegExp(`<\\/${name}\\s*>`, "gi");
+    closer.lastIndex = m.index + m[0].length;
+    const c = closer.exec(s);
+    if (!c) {
+      dead.add(name);
+      if (dead.size === 4) break;
+      opener.lastIndex = m.index + 1;
+      continue;
+    }
+    out += s.slice(copied, m.index) + " ";
+    copied = opener.lastIndex = c.index + c[0].length;
+  }
+  return copied === 0 ? s : out + s.slice(copied);
+}
+
+/**
+ * Matches of `re` (global; a leading (?<!\p{L}) and a trailing (?!\p{L}) are its only look-arounds)
+ * starting inside the given windows of s (sorted, disjoint). One character before each window is
+ * read for the look-behind (a match starting on it belongs to no window); a window ends at the end
+ * of a word, so a match is never cut short.
+ */
+function matchIn(s: string, re: RegExp, windows: Array<[number, number]>): Array<{ index: number; text: string }> {
+  const out: Array<{ index: number; text: string }> = [];
+  for (const [from, to] of windows) {
+    const ctx = from > 0 ? 1 : 0;
+    for (const m of s.slice(from - ctx, to).matchAll(re)) {
+      if (ctx && m.index === 0) continue;
+      out.push({ index: from - ctx + m.index!, text: m[0] });
+    }
+  }
+  return out;
+}
+
+const LETTER_CHAR = /\p{L}/u;
+
+/**
+ * Where keywords can matter: scoring only looks at keywords starting from KEYWORD_BEFORE
+ * characters before a candidate to KEYWORD_AFTER after it, and a keyword match is at most
+ * KEYWORD_LENGTH characters long (then the rest of a word). Merged, so each character of the
+ * text is read at most once per expression; a body without candidates is never searched for
+ * keywords at all.
+ */
+function keywordWindows(s: string, candidates: Candidate[]): Array<[number, number]> {
+  const spans = candidates
+    .map((c): [number, number] => {
+      let end = Math.min(s.length, c.end + KEYWORD_AFTER + KEYWORD_LENGTH);
+      while (end < s.length && LETTER_CHAR.test(s[end]!)) end++;
+      return [Math.max(0, c.start - KEYWORD_BEFORE), Math.min(s.length, end + 1)];
+    })
+    .sort((x, y) => x[0] - y[0]);
+  const out: Array<[number, number]> = [];
+  for (const sp of spans) {
+    const last = out[out.length - 1];
+    if (last && sp[0] <= last[1]) last[1] = Math.max(last[1], sp[1]);
+    else out.push(sp);
+  }
+  return out;
+}
+
+const KEYWORD_BEFORE = 160;
+const KEYWORD_AFTER = 40;
+const KEYWORD_LENGTH = 64;
+
+function findKeywords(s: string, windows: Array<[number, number]>): Keyword[] {
   const out: Keyword[] = [];
-  const lower = s.toLowerCase();
-  const cjk = CJK.test(s);
-  const wanted = (stems: string[] | null) => (stems === null ? cjk : stems.some((st) => lower.includes(st)));
-  const strong = STRONG_KEYWORDS.filter(([stems]) => wanted(stems)).flatMap(([, re]) => [...s.matchAll(re)]);
+  // Over large windows the stems first skip expressions that cannot match (a native scan per
+  // stem); small windows are cheaper to search outright.
+  const size = windows.reduce((n, [a, b]) => n + b - a, 0);
+  const lower = size > 4096 ? s.toLowerCase() : null;
+  const cjk = CJK.test(size > 4096 ? s : windows.map(([a, b]) => s.slice(a, b)).join(""));
+  const wanted = (stems: string[] | null) => (stems === null ? cjk : lower === null || stems.some((st) => lower.includes(st)));
+  const strong = STRONG_KEYWORDS.filter(([stems]) => wanted(stems)).flatMap(([, re]) => matchIn(s, re, windows));
   for (const m of strong) {
-    const start = m.index!;
-    const end = start + m[0].length;
+    const start = m.index;
+    const end = start + m.text.length;
     const before = s.slice(Math.max(0, start - 24), start);
     const after = s.slice(end, end + 24);
-    if (/code|kode|kod|codice|código|codigo/i.test(m[0]) && (NOT_A_CODE_BEFORE.test(before) || NOT_A_CODE_AFTER.test(after))) continue;
+    if (/code|kode|kod|codice|código|codigo/i.test(m.text) && (NOT_A_CODE_BEFORE.test(before) || NOT_A_CODE_AFTER.test(after))) continue;
     out.push({ start, end, strong: true });
   }
   if (cjk || wanted(WEAK_STEMS)) {
-    for (const m of s.matchAll(WEAK_KEYWORD)) out.push({ start: m.index!, end: m.index! + m[0].length, strong: false });
+    for (const m of matchIn(s, WEAK_KEYWORD, windows)) out.push({ start: m.index, end: m.index + m.text.length, strong: false });
   }
   return out.sort((a, b) => a.start - b.start);
 }
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/u;
 
 function findCandidates(s: string): Candidate[] {
   const out: Candidate[] = [];
@@ -159,9 +297,11 @@ interface Scored {
 function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Scored[]): void {
   // CJK punctuation gets a space first: NFKC turns "482016，5分钟" into "482016,5" (a decimal).
   const s = blankNoise(raw.slice(0, MAX_SCAN_CHARS).replace(/[，。、；：]/g, "$& ").normalize("NFKC"));
-  const keywords = findKeywords(s);
+  const candidates = findCandidates(s).slice(0, MAX_CANDIDATES);
+  if (candidates.length === 0) return;
+  const keywords = findKeywords(s, keywordWindows(s, candidates));
   if (keywords.length === 0) return;
-  for (const c of findCandidates(s).slice(0, MAX_CANDIDATES)) {
+  for (const c of candidates) {
     if (c.kind === "digits" || c.kind === "split") {
       if (looksLikeOtherNumber(s, c)) continue;
     }
@@ -213,10 +353,7 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
     if (!immediate && OTHER_NUMBER_BEFORE.test(before)) continue;
     if (isYear(c.value) && !immediate) continue;
     if (PROMO_CONTEXT.test(s.slice(Math.max(0, c.start - 60), c.end + 60))) continue;
-    const lineStart = s.lastIndexOf("\n", c.start - 1) + 1;
-    const lineEnd = s.indexOf("\n", c.end);
-    const line = s.slice(lineStart, lineEnd === -1 ? s.length : lineEnd).trim();
-    const alone = line === s.slice(c.start, c.end);
+    const alone = aloneOnLine(s, c.start, c.end);
     let score = best;
     if (alone) score += 20;
     if (inSubject) score += 15;
@@ -231,6 +368,13 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
     if (score < 30) continue;
     into.push({ value: c.value, score, order: segment * 1_000_000 + c.start });
   }
+}
+
+/** Only white space between the candidate and the ends of its line (read outward, not the whole line). */
+function aloneOnLine(s: string, start: number, end: number): boolean {
+  for (let i = start - 1; i >= 0 && s[i] !== "\n"; i--) if (!/\s/.test(s[i]!)) return false;
+  for (let i = end; i < s.length && s[i] !== "\n"; i++) if (!/\s/.test(s[i]!)) return false;
+  return true;
 }
 
 /** Nothing but punctuation and a copula ("is", "ist", "est", "是", "は" …) between keyword and code. */

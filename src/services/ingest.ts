@@ -8,6 +8,7 @@
 // shared by every transaction committed before it starts (storage/wal-sync.ts), so the event
 // loop never waits on the disk. Each delivery sits in its own SAVEPOINT, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
+import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import type { ParsedMessage } from "../mail/types";
 import { ParsePool } from "./parse-pool";
@@ -21,6 +22,8 @@ import { fromSql, type InboxRow } from "./inboxes";
 import type { ProjectRef } from "./auth";
 
 const DAY_MS = 86_400_000;
+/** Raw size from which the quota is checked before parsing too. */
+const PRECHECK_ABOVE = 256 * 1024;
 
 /** What storedInTx hooks see: enough to write an outbox row or an alert in the same transaction. */
 export interface StoredMessage {
@@ -99,6 +102,7 @@ export class IngestService {
   private readonly wal: WalSyncer;
   private readonly parser: ParsePool;
   private flushScheduled = false;
+  private statements: Record<"nextUid" | "insMsg" | "insAtt", Statement> | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -144,8 +148,9 @@ export class IngestService {
   async deliver(raw: Uint8Array, envelopeFrom: string | null, recipients: Recipient[]): Promise<DeliveryResult> {
     if (recipients.length === 0) return { messageIds: [] };
     // Refuse what cannot fit before spending seconds parsing it (the check in the transaction
-    // stays the authoritative one).
-    for (const r of recipients) {
+    // stays the authoritative one, with the same answer and alerts; for small mail, which parses
+    // in well under a millisecond, it is the only one).
+    for (const r of raw.byteLength < PRECHECK_ABOVE ? [] : recipients) {
       const fresh = this.ctx.db.sqlite.query("SELECT * FROM inboxes WHERE id = ?").get(r.inbox.id) as Record<string, any> | null;
       const project = fresh ? this.projectOf(fresh.project_id) : null;
       const refusal = fresh && project ? this.quotaCheck(fromSql(fresh), project, raw.byteLength) : null;
@@ -247,17 +252,21 @@ export class IngestService {
     const p = w.parsed;
     const out: StoredMessage[] = [];
     const size = w.raw.byteLength;
-    const nextUid = sqlite.query("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ");
-    const insMsg = sqlite.query(
-      `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
-         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
-         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-    );
-    const insAtt = sqlite.query(
-      `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
-         disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-    );
+    // Prepared once per connection (bun:sqlite's query() cache hashes the whole SQL text per call).
+    const st = (this.statements ??= {
+      nextUid: sqlite.prepare("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * "),
+      insMsg: sqlite.prepare(
+        `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
+           envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
+           headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
+         VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      ),
+      insAtt: sqlite.prepare(
+        `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
+           disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+      ),
+    });
+    const { nextUid, insMsg, insAtt } = st;
     const keys = [w.blobKey, ...w.attachmentKeys];
     w.blobs.forEach((b, i) => {
       if (w.inline[i]) this.tiered!.putInTx(b, keys[i]);

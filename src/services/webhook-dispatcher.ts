@@ -53,7 +53,10 @@ export class WebhookDispatcher {
   ) {
     webhooks.sendNow = (d) => this.send(d);
     ctx.bus.subscribe((e) => {
-      if (e.type === "message.received" || e.type === "event.appended" || e.type === "outbox.ready") this.wake();
+      // Only a written outbox row wakes the pump (webhooks.enqueue publishes outbox.ready after
+      // its commit): waking on every message or event cost a claim query per message even in
+      // projects without webhooks.
+      if (e.type === "outbox.ready") this.wake();
     });
   }
 

@@ -74,13 +74,7 @@ export class WebhookService {
     private readonly inboxes: InboxService,
   ) {
     events.fanout.push((e) => this.enqueue(e));
-    events.bodiesWanted = (projectId, inboxId) =>
-      !!this.sqlite
-        .query(
-          `SELECT 1 FROM webhooks w, json_each(w.event_types) t
-           WHERE w.project_id = ? AND w.enabled = 1 AND t.value = 'message.received' AND (w.inbox_id IS NULL OR w.inbox_id = ?) LIMIT 1`,
-        )
-        .get(projectId, inboxId);
+    events.bodiesWanted = (projectId, inboxId) => this.matching(projectId, "message.received", inboxId).length > 0;
   }
 
   private get sqlite() {
@@ -187,15 +181,31 @@ export class WebhookService {
     };
   }
 
-  /** Fan-out from EventLog.emit, inside its transaction: one outbox row per matching webhook. */
+  /**
+   * Enabled webhooks of a project that take this event type for this inbox. Runs for every stored
+   * message, so it reads the project's few webhook rows by index and filters in JS (a json_each
+   * join per message cost more than the rest of the event work).
+   */
+  private matching(projectId: string, type: string, inboxId: string): string[] {
+    const rows = this.sqlite
+      .query("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1")
+      .all(projectId) as { id: string; event_types: string; inbox_id: string | null }[];
+    const out: string[] = [];
+    for (const r of rows) {
+      if (r.inbox_id !== null && r.inbox_id !== inboxId) continue;
+      if ((JSON.parse(r.event_types) as string[]).includes(type)) out.push(r.id);
+    }
+    return out;
+  }
+
+  /**
+   * Fan-out from EventLog.emit, inside its transaction: one outbox row per matching webhook. The
+   * dispatcher is woken (after the commit) only when a row was written, so a project without
+   * webhooks costs it nothing per message.
+   */
   private enqueue(e: AppendedEvent): void {
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e.type) || e.userId !== null) return;
-    const hooks = this.sqlite
-      .query(
-        `SELECT w.id FROM webhooks w, json_each(w.event_types) t
-         WHERE w.project_id = ? AND w.enabled = 1 AND t.value = ? AND (w.inbox_id IS NULL OR w.inbox_id = ?)`,
-      )
-      .all(e.projectId, e.type, e.inboxId ?? "") as { id: string }[];
+    const hooks = this.matching(e.projectId, e.type, e.inboxId ?? "");
     if (hooks.length === 0) return;
     const ins = this.sqlite.query(
       `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at)
@@ -203,7 +213,10 @@ export class WebhookService {
     );
     const now = Date.now();
     const tries = this.ctx.config.webhookMaxAttempts;
-    for (const h of hooks) ins.run(newId(), h.id, e.projectId, e.id, e.type, e.orderKey, tries, now, e.occurredAt);
+    for (const h of hooks) ins.run(newId(), h, e.projectId, e.id, e.type, e.orderKey, tries, now, e.occurredAt);
+    // Transactions here are synchronous: by the next turn the caller has committed (or rolled
+    // back, and the pump then finds nothing).
+    setImmediate(() => this.ctx.bus.publish({ type: "outbox.ready" }));
   }
 
   /** The test operation: a sample event to this webhook alone, one try, sent before answering. */

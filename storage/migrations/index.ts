@@ -7,6 +7,7 @@ import m0004 from "./0004_events";
 import m0005 from "./0005_domains";
 import m0006 from "./0006_automation";
 import m0010 from "./0010_agent_sessions";
+import m0013 from "./0013_inline_blobs_rowid";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -16,4 +17,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 5, name: "domains", sql: m0005 },
   { version: 6, name: "automation", sql: m0006 },
   { version: 10, name: "agent_sessions", sql: m0010 },
+  { version: 13, name: "inline_blobs_rowid", sql: m0013 },
 ];
