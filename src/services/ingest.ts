@@ -3,10 +3,10 @@
 // fsynced into the blob store, then the rows (message + attachments, once per recipient inbox)
 // are committed in one transaction, and only then does the caller get its answer (SMTP 250).
 //
-// Group commit: deliveries that reach the commit step in the same event-loop turn share one
-// IMMEDIATE transaction, and the WAL flush that makes it durable runs on the thread pool and is
-// shared by every transaction committed before it starts (storage/wal-sync.ts), so the event
-// loop never waits on the disk. Each delivery sits in its own SAVEPOINT, so one that fails
+// Group commit: deliveries that reach the commit step while the previous group is committing or
+// flushing (or in the same event-loop turn) share one IMMEDIATE transaction, and the WAL flush
+// that makes it durable runs on the thread pool (storage/wal-sync.ts), so the event loop never
+// waits on the disk. Each delivery sits in its own SAVEPOINT, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
 import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
@@ -102,6 +102,14 @@ export class IngestService {
   private readonly wal: WalSyncer;
   private readonly parser: ParsePool;
   private flushScheduled = false;
+  /**
+   * A group is committing or waiting for its WAL flush. Deliveries that become ready meanwhile
+   * wait and form the next group: one commit for all of them instead of one small commit each,
+   * every one rewriting the same inbox, team and index pages. (Measured on 2 cores: ~15 % less
+   * main-thread CPU per message and ~7 % more messages/s; the wait is one flush, which these
+   * deliveries would have waited for anyway.)
+   */
+  private committing = false;
   private statements: Record<"nextUid" | "insMsg" | "insAtt", Statement> | null = null;
 
   constructor(
@@ -198,11 +206,15 @@ export class IngestService {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled) return;
+    if (this.flushScheduled || this.committing) return;
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      void this.flush();
+      this.committing = true;
+      void this.flush().finally(() => {
+        this.committing = false;
+        if (this.queue.length > 0) this.scheduleFlush();
+      });
     });
   }
 
