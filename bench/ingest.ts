@@ -2,8 +2,9 @@
 // (fresh data directory, durable commits), then the latency from the SMTP 250 to the answer of a
 // parked long-poll (p50/p99), then the same ingest against MailDev on loopback ports for scale.
 //   bun bench/ingest.ts [--messages N] [--connections C]
-// The client is a lean raw-socket SMTP client (pipelined MAIL/RCPT/DATA) so the figures measure
-// the servers, not a client library.
+// The client is a lean SMTP client on Bun's native sockets (each message's content pipelined with
+// the next MAIL/RCPT/DATA, RFC 2920), the same for inboxd and MailDev, so the figures measure the
+// servers, not a client library. Every message is distinct (serial number in its Message-ID).
 import type { Socket } from "bun";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

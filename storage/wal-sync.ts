@@ -10,12 +10,12 @@
 // Checkpoints (copying WAL frames into the database file, then fsyncing it) also leave the event
 // loop: by default SQLite runs one inside the COMMIT that takes the WAL past 1000 pages, which
 // at full ingest load was a fifth of the main thread's time. A worker thread with its own
-// connection runs PASSIVE checkpoints every CHECKPOINT_INTERVAL_MS; the main connection keeps an
+// connection runs PASSIVE checkpoints (every 30 ms while the WAL grows, backing off to 1 s when
+// idle: small copies keep each device flush short); the main connection keeps an
 // automatic checkpoint only as a bound (WAL_BOUND_PAGES), which then has little left to copy.
 import { open, type FileHandle } from "node:fs/promises";
 import type { Db } from "./db";
 
-const CHECKPOINT_INTERVAL_MS = 100;
 /** The main connection checkpoints by itself past this WAL size (pages), should the worker lag. */
 const WAL_BOUND_PAGES = 8192;
 /** SQLite's default, restored if the worker cannot run. */
@@ -69,7 +69,7 @@ export class WalSyncer {
     worker.onerror = (e) => fallBack(e);
     worker.addEventListener("close", () => fallBack("exited"));
     this.checkpointer = worker;
-    worker.postMessage({ file, intervalMs: CHECKPOINT_INTERVAL_MS });
+    worker.postMessage({ file });
   }
 
   /** Runs fn in an IMMEDIATE transaction whose commit does not fsync; resolves once it is durable. */

@@ -21,6 +21,8 @@ export interface ParseOptions {
   maxHeaderBytes?: number;
 }
 
+const WHITESPACE = /\s/u;
+
 /** Whitespace-collapsed text, at most 200 characters (code points). */
 export function makePreview(text: string | null): string {
   if (!text) return "";
@@ -29,7 +31,9 @@ export function makePreview(text: string | null): string {
   let count = 0;
   let space = false;
   for (const ch of text) {
-    if (/\s/u.test(ch)) {
+    const c = ch.charCodeAt(0);
+    // ASCII answered without the regex (most of every body); \s/u decides the rest.
+    if (c < 128 ? c === 32 || (c >= 9 && c <= 13) : WHITESPACE.test(ch)) {
       space = count > 0;
       continue;
     }

@@ -71,10 +71,19 @@ export class AlertService {
 
   /** Users (not devices: one alert per person) whose devices watch the inbox. */
   watchers(inboxId: string): string[] {
-    return (this.sqlite.query("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = ?").all(inboxId) as { user_id: string }[]).map(
-      (r) => r.user_id,
-    );
+    // Read once per synchronous turn: a group commit stores many messages of one inbox at once.
+    let users = this.watching.get(inboxId);
+    if (!users) {
+      if (this.watching.size === 0) queueMicrotask(() => this.watching.clear());
+      users = (this.sqlite.query("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = ?").all(inboxId) as { user_id: string }[]).map(
+        (r) => r.user_id,
+      );
+      this.watching.set(inboxId, users);
+    }
+    return users;
   }
+
+  private readonly watching = new Map<string, string[]>();
 
   /** Ingest hook, inside the transaction that stores the message. */
   onMessageStored(m: StoredMessage): void {

@@ -65,6 +65,7 @@ export interface WebhookInput {
 }
 
 export class WebhookService {
+  private readonly enabledRows = new Map<string, { id: string; event_types: string; inbox_id: string | null }[]>();
   /** Set by the dispatcher: send one delivery now and wait for its outcome (the test operation). */
   sendNow: ((d: DeliveryRow) => Promise<void>) | null = null;
 
@@ -187,9 +188,16 @@ export class WebhookService {
    * join per message cost more than the rest of the event work).
    */
   private matching(projectId: string, type: string, inboxId: string): string[] {
-    const rows = this.sqlite
-      .query("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1")
-      .all(projectId) as { id: string; event_types: string; inbox_id: string | null }[];
+    // Read once per synchronous turn: a group commit stores many messages of one project in one
+    // transaction, and asks twice per message (bodies wanted? outbox rows?).
+    let rows = this.enabledRows.get(projectId);
+    if (!rows) {
+      if (this.enabledRows.size === 0) queueMicrotask(() => this.enabledRows.clear());
+      rows = this.sqlite
+        .query("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1")
+        .all(projectId) as { id: string; event_types: string; inbox_id: string | null }[];
+      this.enabledRows.set(projectId, rows);
+    }
     const out: string[] = [];
     for (const r of rows) {
       if (r.inbox_id !== null && r.inbox_id !== inboxId) continue;
