@@ -186,7 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     dnsServers,
     domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
     sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
-    // Measured on 2 cores (bench/ingest.ts): one parse thread beats in-thread parsing by ~20 %; two lose.
+    // Parse threads take mail at or above parseInlineBelow (docs/smtp.md, Tuning).
     parseWorkers: int(env, "INBOXD_PARSE_WORKERS", Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 32),
     // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
     parseInlineBelow: int(env, "INBOXD_PARSE_INLINE_BELOW", availableParallelism() <= 2 ? 64 * 1024 : 0, 0, 1024 * 1024 * 1024),

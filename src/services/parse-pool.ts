@@ -1,8 +1,9 @@
 // Parsing off the event loop: a small pool of worker threads running src/mail/parse.ts, so the
 // SMTP sessions, SQLite commits and HTTP requests on the main thread never wait behind MIME
 // decoding and code extraction (a large message takes seconds; a 10 KB one most of a
-// millisecond). Messages below `inlineBelow` bytes (default 0: none) are parsed on the main
-// thread, for machines where the hand-off costs more than it frees. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
+// millisecond). Messages below `inlineBelow` bytes (INBOXD_PARSE_INLINE_BELOW: 64 KiB on two
+// cores, where the hand-off costs more than it frees; docs/smtp.md) are parsed on the main
+// thread. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
 // worker that fails to start or dies falls back to the same in-thread parse, so parsing never
 // loses a message.
 import type { ParsedMessage } from "../mail/types";
