@@ -65,12 +65,11 @@ export class EventLog {
       orderKey: opts.orderKey ?? opts.inboxId ?? "",
     };
     const write = () => {
+      // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
       const r = sqlite
-        .query(
-          "INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        )
-        .get(ev.id, projectId, type, ev.inboxId, ev.userId, JSON.stringify(data), ev.occurredAt) as { seq: number };
-      ev.seq = r.seq;
+        .query("INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(ev.id, projectId, type, ev.inboxId, ev.userId, JSON.stringify(data), ev.occurredAt);
+      ev.seq = Number(r.lastInsertRowid);
       for (const f of this.fanout) f(ev);
     };
     if (sqlite.inTransaction) write();

@@ -111,6 +111,7 @@ export class IngestService {
    */
   private committing = false;
   private statements: Record<"nextUid" | "insMsg" | "insAtt", Statement> | null = null;
+  private savepoints: Record<"begin" | "release" | "rollback", Statement> | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -227,14 +228,19 @@ export class IngestService {
     try {
       await this.wal.commitDurably(() => {
         for (const w of batch) {
-          sqlite.exec("SAVEPOINT ingest_one");
+          const sp = (this.savepoints ??= {
+            begin: sqlite.prepare("SAVEPOINT ingest_one"),
+            release: sqlite.prepare("RELEASE ingest_one"),
+            rollback: sqlite.prepare("ROLLBACK TO ingest_one"),
+          });
+          sp.begin.run();
           try {
             const stored = this.storeOne(w);
-            sqlite.exec("RELEASE ingest_one");
+            sp.release.run();
             outcomes.push({ ok: true, stored });
           } catch (error) {
-            sqlite.exec("ROLLBACK TO ingest_one");
-            sqlite.exec("RELEASE ingest_one");
+            sp.rollback.run();
+            sp.release.run();
             outcomes.push({ ok: false, error });
           }
         }
