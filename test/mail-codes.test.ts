@@ -51,6 +51,28 @@ describe("extractCodes edge cases", () => {
     expect(extractCodes("", text, null)).toEqual([]);
   });
 
+  test("a 300 KB body on a single line (long words, addresses, URLs) still yields the code at its start", () => {
+    const text =
+      "Your verification code is 482913. " +
+      ("a".repeat(5_000) + "@" + "b".repeat(5_000) + " https://example.com/" + "c".repeat(2_000) + " ").repeat(25);
+    expect(text.length).toBeGreaterThan(300_000);
+    expect(text.includes("\n")).toBe(false);
+    expect(extractCodes("", text, null)).toEqual(["482913"]);
+  });
+
+  test("HTML with thousands of unclosed tags and comments converts, and its code is found", () => {
+    const html =
+      "<title>t</title><p>Your code: <b>615204</b></p>" + "<title x".repeat(20_000) + "<!-- open".repeat(10_000) + "<".repeat(50_000);
+    expect(extractCodes("", null, html)).toEqual(["615204"]);
+  });
+
+  test("only the first 64,000 characters of a body are scanned", () => {
+    const far = "lorem ipsum ".repeat(6_000) + "Your code is 739201.";
+    expect(far.indexOf("739201")).toBeGreaterThan(64_000);
+    expect(extractCodes("", far, null)).toEqual([]);
+    expect(extractCodes("", "Your code is 739201. " + far, null)).toEqual(["739201"]);
+  });
+
   test("a huge body dense with keywords and numbers stays bounded to five codes", () => {
     const text = Array.from({ length: 20_000 }, (_, i) => `code ${100000 + i} `).join("");
     const codes = extractCodes("", text, null);
