@@ -79,7 +79,41 @@ const DASHED = /(?<![\p{L}\p{N}_#@\/.-])(?:[A-Z]{1,4}-\d{3,8}|[A-Z0-9]{3,4}-[A-Z
 /** Replaces URLs, e-mail addresses and hex colours by spaces (same length, positions kept). */
 function blankNoise(s: string): string {
   const blank = (m: string) => " ".repeat(m.length);
-  return blankEmails(s.replace(/\b(?:https?|ftp):\/\/[^\s<>"]+|\bwww\.[^\s<>"]+/gi, blank)).replace(/#[0-9a-f]{3,8}\b/gi, blank);
+  return blankEmails(blankUrls(s)).replace(/#[0-9a-f]{3,8}\b/gi, blank);
+}
+
+const isWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const URL_END = /[\s<>"]/g;
+
+/**
+ * Blanks what /\b(?:https?|ftp):\/\/[^\s<>"]+|\bwww\.[^\s<>"]+/gi would match, found from each "://"
+ * and "www." instead of trying the alternation at every character of the body.
+ */
+function blankUrls(s: string): string {
+  const starts: Array<[number, number]> = []; // [start, where the [^\s<>"]+ run begins]
+  for (let q = s.indexOf("://"); q !== -1; q = s.indexOf("://", q + 1)) {
+    const scheme = q >= 5 && s.slice(q - 5, q).toLowerCase() === "https" ? 5 : q >= 4 && s.slice(q - 4, q).toLowerCase() === "http" ? 4 : q >= 3 && s.slice(q - 3, q).toLowerCase() === "ftp" ? 3 : 0;
+    if (scheme) starts.push([q - scheme, q + 3]);
+  }
+  const www = /www\./gi;
+  for (let m = www.exec(s); m; m = www.exec(s)) {
+    starts.push([m.index, m.index + 4]);
+    www.lastIndex = m.index + 1;
+  }
+  if (starts.length === 0) return s;
+  starts.sort((a, b) => a[0] - b[0]);
+  let out = "";
+  let copied = 0;
+  for (const [start, run] of starts) {
+    if (start < copied) continue;
+    if (start > 0 && isWordChar(s.charCodeAt(start - 1))) continue; // \b before a word character
+    URL_END.lastIndex = run;
+    const end = URL_END.exec(s)?.index ?? s.length;
+    if (end === run) continue; // [^\s<>"]+ needs one character
+    out += s.slice(copied, start) + " ".repeat(end - start);
+    copied = end;
+  }
+  return copied === 0 ? s : out + s.slice(copied);
 }
 
 const isLocalPart = (c: number) =>
@@ -294,9 +328,13 @@ interface Scored {
   order: number;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Scored[]): void {
   // CJK punctuation gets a space first: NFKC turns "482016，5分钟" into "482016,5" (a decimal).
-  const s = blankNoise(raw.slice(0, MAX_SCAN_CHARS).replace(/[，。、；：]/g, "$& ").normalize("NFKC"));
+  // Pure ASCII is its own NFKC form, and most mail is: skip both passes then.
+  const head = raw.slice(0, MAX_SCAN_CHARS);
+  const s = blankNoise(NON_ASCII.test(head) ? head.replace(/[，。、；：]/g, "$& ").normalize("NFKC") : head);
   const candidates = findCandidates(s).slice(0, MAX_CANDIDATES);
   if (candidates.length === 0) return;
   const keywords = findKeywords(s, keywordWindows(s, candidates));
