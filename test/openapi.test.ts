@@ -40,7 +40,8 @@ test("every route of API.md is in /openapi.json with its method", async () => {
     for (const method of Object.keys(ops)) have.add(`${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, "{id}")}`);
   }
   const routes = apiMdRoutes();
-  expect(routes.length).toBeGreaterThan(60);
+  // With ../shared/API.md beside the checkout (as in CI) every route it names; else the core list.
+  expect(routes.length).toBeGreaterThan(existsSync(join(ROOT, "../shared/API.md")) ? 60 : 20);
   const missing = routes.filter((r) => !have.has(r));
   expect(missing).toEqual([]);
 });
