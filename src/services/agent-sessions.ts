@@ -12,6 +12,7 @@ import { nowIso } from "../lib/time";
 import { ApiError, notFound, validation } from "../http/errors";
 import { intersect, isScope, normalizeScopes } from "./scopes";
 import { requireScope } from "./auth";
+import { appendRunEvent } from "./runs";
 
 interface SessionRow {
   id: string;
@@ -212,9 +213,6 @@ export class AgentSessionService {
   }
 
   private appendEvent(runId: string, projectId: string, type: string, payload: unknown): void {
-    const next = (this.sql.query("SELECT COALESCE(MAX(sequence), 0) + 1 AS n FROM run_events WHERE run_id = ?").get(runId) as { n: number }).n;
-    this.sql
-      .query("INSERT INTO run_events (id, run_id, project_id, sequence, type, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(newId(), runId, projectId, next, type, JSON.stringify(payload), nowIso());
+    appendRunEvent(this.ctx, runId, projectId, type, payload);
   }
 }

@@ -217,12 +217,7 @@ export class RunService {
   }
 
   appendEvent(runId: string, projectId: string, type: string, payload: Record<string, unknown>): void {
-    this.ctx.db.tx(() => {
-      const seq = (this.sql.query("SELECT COALESCE(MAX(sequence), 0) + 1 AS s FROM run_events WHERE run_id = ?").get(runId) as { s: number }).s;
-      this.sql
-        .query("INSERT INTO run_events (id, run_id, project_id, sequence, type, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(newId(), runId, projectId, seq, type, JSON.stringify(payload), nowIso());
-    });
+    appendRunEvent(this.ctx, runId, projectId, type, payload);
   }
 
   /** Cancellation: a queued or parked run ends at once; a running one is stopped by its executor. */
@@ -300,4 +295,15 @@ export class RunService {
   eventView(e: RunEventRow) {
     return { id: e.id, sequence: e.sequence, type: e.type, payload: JSON.parse(e.payload), occurred_at: e.occurred_at };
   }
+}
+
+/** Appends one event to a run's log with the next sequence number (scenario runs and agent sessions alike). */
+export function appendRunEvent(ctx: AppContext, runId: string, projectId: string, type: string, payload: unknown): void {
+  const sql = ctx.db.sqlite;
+  ctx.db.tx(() => {
+    const seq = (sql.query("SELECT COALESCE(MAX(sequence), 0) + 1 AS s FROM run_events WHERE run_id = ?").get(runId) as { s: number }).s;
+    sql
+      .query("INSERT INTO run_events (id, run_id, project_id, sequence, type, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .run(newId(), runId, projectId, seq, type, JSON.stringify(payload), nowIso());
+  });
 }
