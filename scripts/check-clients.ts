@@ -17,23 +17,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import tls from "node:tls";
 import net from "node:net";
+import { parseFlags } from "../src/cli/flags";
 
 const ROOT = resolve(import.meta.dir, "..");
 
-function args(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith("--")) continue;
-    const eq = a.indexOf("=");
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith("--")) out[a.slice(2)] = argv[++i]!;
-    else out[a.slice(2)] = "true";
-  }
-  return out;
-}
-
-const opt = args(process.argv.slice(2));
+const opt = parseFlags(process.argv.slice(2));
 const work = mkdtempSync(join(tmpdir(), "inboxd-clients-"));
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 

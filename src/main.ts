@@ -2,6 +2,7 @@
 // The inboxd executable: `serve`, `user add`, `mcp`.
 import { loadConfig, ConfigError } from "./config";
 import { DataDirLocked } from "../storage/lock";
+import { parseFlags } from "./cli/flags";
 
 const USAGE = `usage:
   inboxd serve                      run HTTP, SMTP, IMAP and POP3 listeners (configured by INBOXD_* variables)
@@ -10,17 +11,6 @@ const USAGE = `usage:
   inboxd health                     exit 0 when the local HTTP listener answers /healthz (for container health checks)
   inboxd version`;
 
-function flags(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith("--")) continue;
-    const eq = a.indexOf("=");
-    if (eq > 0) out[a.slice(2, eq)] = a.slice(eq + 1);
-    else out[a.slice(2)] = argv[++i] ?? "";
-  }
-  return out;
-}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
@@ -76,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (cmd === "user" && sub === "add") {
     const { userAdd } = await import("./cli/user-add");
-    return userAdd(config, flags(rest));
+    return userAdd(config, parseFlags(rest));
   }
   if (cmd === "mcp") {
     const mod = await import("./cli/mcp-stdio").catch(() => null);
@@ -84,7 +74,7 @@ async function main(argv: string[]): Promise<number> {
       console.error("inboxd: the mcp command is not available in this build");
       return 2;
     }
-    return mod.mcpStdio(flags([sub ?? "", ...rest]));
+    return mod.mcpStdio(parseFlags([sub ?? "", ...rest]));
   }
   console.error(USAGE);
   return 2;

@@ -52,3 +52,13 @@ export function migrate(sqlite: Database): void {
     }).immediate();
   }
 }
+
+/**
+ * Runs a bounded DELETE (one whose WHERE selects at most a batch, e.g. "… IN (SELECT … LIMIT n)")
+ * until it deletes nothing, so a large prune never holds the write lock for long. Returns the total.
+ */
+export function deleteInBatches(stmt: { run(...args: any[]): { changes: number } }, ...args: unknown[]): number {
+  let total = 0;
+  for (let n = stmt.run(...args).changes; n > 0; n = stmt.run(...args).changes) total += n;
+  return total;
+}

@@ -3,6 +3,7 @@
 // it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
 // webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
 import type { AppContext } from "../context";
+import { deleteInBatches } from "../../storage/db";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import type { Principal } from "./auth";
@@ -118,13 +119,7 @@ export class EventLog {
   prune(now = Date.now()): number {
     const before = new Date(now - EVENT_RETENTION_MS).toISOString();
     const del = this.ctx.db.sqlite.query("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)");
-    let total = 0;
-    let n: number;
-    do {
-      n = del.run(before).changes;
-      total += n;
-    } while (n > 0);
-    return total;
+    return deleteInBatches(del, before);
   }
 
   /**

@@ -2,6 +2,7 @@
 // signing secret), the outbox rows written in the same transaction as the event, and the
 // per-try delivery log. Sending is the dispatcher's job (webhook-dispatcher.ts).
 import type { AppContext } from "../context";
+import { deleteInBatches } from "../../storage/db";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
@@ -300,13 +301,7 @@ export class WebhookService {
     const del = this.sqlite.query(
       "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 2000)",
     );
-    let total = 0;
-    let n: number;
-    do {
-      n = del.run(before).changes;
-      total += n;
-    } while (n > 0);
-    return total;
+    return deleteInBatches(del, before);
   }
 
   /**
