@@ -34,7 +34,9 @@ describe("agent sessions", () => {
     expect(Date.parse(s.expires_at)).toBeGreaterThan(Date.now());
     expect(Array.isArray(s.scopes)).toBe(true);
     const run = await json(inst.api(`/v1/runs/${s.run_ulid}`));
-    if (run.status !== 404) expect(run.body.data.trigger).toMatchObject({ type: "mcp" });
+    expect(run.status).toBe(200);
+    expect(run.body.data.trigger).toMatchObject({ type: "mcp" });
+    expect(run.body.data.status).toBe("running");
   });
 
   test("open requires runs:write", async () => {

@@ -50,7 +50,7 @@ describe("inbox credentials", () => {
     expect(c.pop3).toEqual({ host: PUBLIC_HOST, port: inst.ports.pop3! });
     expect(c.imap.host).toBe(PUBLIC_HOST);
     // IMAP is a separate listener; when it runs, the block names its real port.
-    if (inst.ports.imap !== undefined) expect(c.imap.port).toBe(inst.ports.imap);
+    expect(c.imap.port).toBe(inst.ports.imap!);
     const shown = await json(inst.api(`/v1/inboxes/${inbox.id}`));
     expect(shown.body.data.pop3).toEqual(c.pop3);
     expect(shown.body.data.imap).toEqual(c.imap);
@@ -108,7 +108,7 @@ describe("inbox credentials", () => {
     expect(after.username).toBe(before.username);
     expect(after.password).toBe(before.password);
     expect(after.pop3).toEqual({ host: PUBLIC_HOST, port: inst.ports.pop3! });
-    if (inst.ports.imap !== undefined) expect(after.imap.port).toBe(inst.ports.imap);
+    expect(after.imap.port).toBe(inst.ports.imap!);
     expect(await pop3Login(inst, after.username, after.password)).toStartWith("+OK");
   });
 });

@@ -59,11 +59,13 @@ describe("MCP over Streamable HTTP", () => {
     const { client, transport } = await httpClient();
     const inbox = await flow(client);
     // Calls are recorded on the agent session's run.
-    const sessions = await json(inst.api("/v1/runs?limit=5"));
-    if (sessions.status === 200) {
-      const mcpRun = sessions.body.data.find((r: any) => r.trigger?.type === "mcp" || r.trigger_type === "mcp");
-      expect(mcpRun).toBeDefined();
-    }
+    const runs = await json(inst.api("/v1/runs?limit=5"));
+    expect(runs.status).toBe(200);
+    const mcpRun = runs.body.data.find((r: any) => r.trigger?.type === "mcp");
+    expect(mcpRun).toBeDefined();
+    const events = await json(inst.api(`/v1/runs/${mcpRun.id}/events?limit=100`));
+    const calls = events.body.data.filter((e: any) => e.type === "session.call");
+    expect(calls.some((e: any) => e.payload.method === "POST" && e.payload.path === "/v1/inboxes" && e.payload.status === 201)).toBe(true);
     await transport.terminateSession();
     await client.close();
     // Closing the session cleans up the inbox it created.
