@@ -3,7 +3,7 @@
 // separate process, and prints requests/s and p99. Goal on a 2-core machine: >= 10,000 req/s
 // reads with p99 < 10 ms.  Usage: bun bench/http.ts [--duration 10] [--connections 32]
 import { join } from "node:path";
-import { startInboxd, ROOT } from "../test/harness";
+import { startInboxd, ROOT } from "../test/support/harness";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -9,8 +9,8 @@ import tls from "node:tls";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
-import { json, startInboxd } from "../test/harness";
-import { haveDovecot, startDovecot } from "../test/imap-dovecot";
+import { json, startInboxd } from "../test/support/harness";
+import { haveDovecot, startDovecot } from "../test/support/dovecot";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { startInboxd, json } from "../test/harness";
+import { startInboxd, json } from "../test/support/harness";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

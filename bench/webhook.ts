@@ -5,7 +5,7 @@
 // Goal on a 2-core machine: p99 < 100 ms.
 //   bun bench/webhook.ts [--rate 200] [--seconds 10] [--connections 8] [--inboxes 20]
 import { connect, type Socket } from "node:net";
-import { startInboxd, json } from "../test/harness";
+import { startInboxd, json } from "../test/support/harness";
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);

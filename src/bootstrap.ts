@@ -3,7 +3,7 @@
 // INBOXD_ADMIN_* fix them for CI.
 import type { AppContext } from "./context";
 import type { Services } from "./services";
-import { newKeySecret } from "./services/api-keys";
+import { newKeySecret } from "./tenancy/api-keys";
 import { randomToken } from "./lib/crypto";
 import { hashToken } from "./lib/crypto";
 

@@ -1,8 +1,8 @@
 // What every part of the server is handed: configuration, storage, the bus and the services.
 import type { Config } from "./config";
-import type { Db } from "../storage/db";
-import type { BlobStore } from "../storage/blobs";
-import type { EventBus } from "./events/bus";
+import type { Db } from "./storage/sqlite/database";
+import type { BlobStore } from "./storage/blobs/fs";
+import type { EventBus } from "./lib/bus";
 import type { Sealer } from "./lib/crypto";
 
 export interface TlsMaterial {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The inboxd executable: `serve`, `user add`, `mcp`.
 import { loadConfig, ConfigError } from "./config";
-import { DataDirLocked } from "../storage/lock";
+import { DataDirLocked } from "./storage/lock";
 import { parseFlags } from "./cli/flags";
 
 const USAGE = `usage:

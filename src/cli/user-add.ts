@@ -3,8 +3,8 @@
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
-import { openDb } from "../../storage/db";
-import { IdentityService } from "../services/identity";
+import { openDb } from "../storage/sqlite/database";
+import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../context";
 import { ApiError } from "../http/errors";

@@ -3,7 +3,7 @@
 import type { AppContext } from "../context";
 import { ApiError } from "./errors";
 import { stateOf } from "./request";
-import { sha256Hex } from "../../storage/blobs";
+import { sha256Hex } from "../storage/blobs/fs";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 

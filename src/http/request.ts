@@ -1,7 +1,7 @@
 // Per-request state the global hooks compute once (request id, principal, bound project) and
 // route handlers read with `reqOf(c.request)`. A WeakMap keeps it off Elysia's typed context.
-import type { Principal, ProjectRef } from "../services/auth";
-import type { SessionBinding } from "../services/agent-sessions";
+import type { Principal, ProjectRef } from "../tenancy/auth";
+import type { SessionBinding } from "../automation/agent-sessions";
 import { ApiError } from "./errors";
 
 export interface RequestState {

@@ -1,7 +1,7 @@
 // The list of scheduled jobs. Each capability adds its job here.
 import type { Job } from ".";
 import { pruneIdempotencyKeys } from "../http/idempotency";
-import { expiryJob } from "./expiry";
+import { expiryJob } from "../mail/expiry";
 
 export const jobs: Job[] = [
   { name: "idempotency-prune", everyMs: 3600_000, run: (ctx) => pruneIdempotencyKeys(ctx) },

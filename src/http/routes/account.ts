@@ -4,7 +4,7 @@ import type { RouteModule } from ".";
 import { principalOf } from "../request";
 import { IdParams, PageQuery, Ts } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireOwnerOrAdmin } from "../../services/identity";
+import { requireOwnerOrAdmin } from "../../tenancy/identity";
 import { idempotent } from "../idempotency";
 
 const tags = ["account"];

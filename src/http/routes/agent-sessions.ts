@@ -3,7 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, Ulid } from "./common";
 import { idempotent } from "../idempotency";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 
 const tags = ["agent-sessions"];
 

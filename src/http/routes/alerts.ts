@@ -3,7 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { ALERT_CHANNELS, ALERT_TYPES, view } from "../../services/alerts";
+import { ALERT_CHANNELS, ALERT_TYPES, view } from "../../events/alerts";
 
 const tags = ["alerts"];
 

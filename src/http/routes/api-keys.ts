@@ -3,8 +3,8 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
-import { apiKeyView } from "../../services/api-keys";
+import { requireScope } from "../../tenancy/auth";
+import { apiKeyView } from "../../tenancy/api-keys";
 import { idempotent } from "../idempotency";
 import { NullableTs } from "../schemas";
 

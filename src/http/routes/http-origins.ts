@@ -3,7 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 
 const tags = ["http-origins"];

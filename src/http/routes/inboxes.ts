@@ -3,7 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf, sessionOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireDevice, requireScope } from "../../services/auth";
+import { requireDevice, requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { notFound } from "../errors";
 

@@ -3,11 +3,11 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 import { ApiError, notFound } from "../errors";
-import { encodePollToken } from "../../services/latest";
-import { contentDisposition } from "../../mail/served-type";
-import type { HeadersMode, MessageView } from "../../services/messages";
+import { encodePollToken } from "../../mail/latest";
+import { contentDisposition } from "../../mime/served-type";
+import type { HeadersMode, MessageView } from "../../mail/messages";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({

@@ -3,10 +3,10 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { validation } from "../errors";
-import { RUN_STATUSES } from "../../services/runs";
+import { RUN_STATUSES } from "../../automation/runs";
 
 const tags = ["runs"];
 

@@ -3,10 +3,10 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { parseIfMatch } from "../../services/scenarios";
-import { definitionJsonSchema } from "../../services/scenario-schema";
+import { parseIfMatch } from "../../automation/scenarios";
+import { definitionJsonSchema } from "../../automation/scenario-schema";
 
 const tags = ["scenarios"];
 const Definition = t.Unknown({ description: "scenario definition (GET /v1/scenarios/schema; docs/scenarios.md)" });

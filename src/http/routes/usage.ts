@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(

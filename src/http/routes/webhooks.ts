@@ -3,9 +3,9 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
-import { requireScope } from "../../services/auth";
+import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { WEBHOOK_EVENT_TYPES } from "../../services/webhooks";
+import { WEBHOOK_EVENT_TYPES } from "../../events/webhooks";
 
 const tags = ["webhooks"];
 const EventType = t.Union(

@@ -1,0 +1,407 @@
+// The persistent run executor inside the binary. A run is worked on by whichever worker holds
+// its lease (claimed_by/claimed_until, renewed by a heartbeat); a worker that dies simply stops
+// renewing, and the periodic tick of any worker claims the run again and resumes it at its
+// current step. Progress (step states, outputs, current_step_index) is persisted after every
+// step, so resuming never repeats a finished step. A step marked `approval: true` parks the run
+// (awaiting_approval, no lease held) until resume() or failParked().
+import type { AppContext } from "../context";
+import { nowIso } from "../lib/time";
+import type { ProjectRef } from "../tenancy/auth";
+import type { AuthService } from "../tenancy/auth";
+import type { AgentService } from "./agents";
+import type { ScenarioSecretService } from "./scenario-secrets";
+import type { ScenarioService } from "./scenarios";
+import { TERMINAL, type RunRow, type RunService, type StepState } from "./runs";
+import type { Definition, Step } from "./scenario-definition";
+import { DEFAULT_RUN_TIMEOUT } from "./scenario-definition";
+import { interpolate, references, scrub, UnresolvedReference, type Scope } from "./interpolate";
+import { isRepeatable, STEP_HANDLERS } from "./steps";
+import { hasScope } from "../tenancy/scopes";
+import { StepError, type FailedAssertion, type StepDeps } from "./steps/types";
+import type { RunLedger } from "./run-ledger";
+
+const LEASE_MS = 10_000;
+const HEARTBEAT_MS = 3_000;
+const TICK_BATCH = 10;
+
+/** Why a run's work was interrupted: only cancel and deadline end the run. */
+export class Interrupt {
+  constructor(readonly kind: "cancel" | "deadline" | "shutdown" | "lost") {}
+}
+
+export interface ParkInfo {
+  run: RunRow;
+  stepIndex: number;
+  /** What the step will do, with secrets replaced by [secret:NAME]. */
+  snapshot: { action: string; target_resource_type: string; target_resource_id: string; inputs: unknown };
+}
+
+type RunError = { code: string; message: string };
+type Emit = (projectId: string, type: string, payload: Record<string, unknown>) => void;
+
+export class RunExecutor {
+  private active = new Map<string, { ac: AbortController; done: Promise<void> }>();
+  private stopping = false;
+  private unsubscribe: () => void;
+  /** Part 2 (approvals) sets this to create the pending approval of a parked step. */
+  onPark: ((p: ParkInfo) => void) | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly runs: RunService,
+    private readonly scenarios: ScenarioService,
+    private readonly agents: AgentService,
+    private readonly secrets: ScenarioSecretService,
+    private readonly auth: AuthService,
+    private readonly deps: StepDeps,
+    private readonly ledger: RunLedger,
+    private readonly emit: Emit,
+  ) {
+    runs.kick = (id) => this.kick(id);
+    runs.finishIdle = (id, status) => this.finishIdle(id, status);
+    this.unsubscribe = ctx.bus.subscribe((e) => {
+      if (e.type !== "run.changed") return;
+      const a = this.active.get(e.runId);
+      if (a && this.runs.byId(e.runId)?.cancel_requested === 1) a.ac.abort(new Interrupt("cancel"));
+    });
+  }
+
+  private get sql() {
+    return this.ctx.db.sqlite;
+  }
+
+  private lease(): string {
+    return new Date(Date.now() + LEASE_MS).toISOString();
+  }
+
+  /** Claims every runnable run nobody holds; called by the scheduler every second. */
+  tick(): void {
+    if (this.stopping) return;
+    const ids = this.sql
+      .query("SELECT id FROM runs WHERE status IN ('queued','running') AND version_id IS NOT NULL AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY id LIMIT ?")
+      .all(nowIso(), TICK_BATCH) as { id: string }[];
+    for (const { id } of ids) this.kick(id);
+  }
+
+  kick(id: string): void {
+    if (this.stopping || this.active.has(id)) return;
+    const row = this.claim(id, ["queued", "running"]);
+    if (!row) return;
+    const ac = new AbortController();
+    const done = this.execute(row, ac)
+      .catch((e) => console.error(`run ${id}: executor error`, e))
+      .finally(() => this.active.delete(id));
+    this.active.set(id, { ac, done });
+  }
+
+  /** One UPDATE decides which worker gets the run. MCP session runs (no version) are not ours. */
+  private claim(id: string, statuses: string[]): RunRow | null {
+    const now = nowIso();
+    return this.sql
+      .query(
+        `UPDATE runs SET claimed_by = ?, claimed_until = ?, updated_at = ?
+         WHERE id = ? AND version_id IS NOT NULL AND status IN (${statuses.map(() => "?").join(",")}) AND (claimed_until IS NULL OR claimed_until < ?) RETURNING *`,
+      )
+      .get(this.ctx.workerId, this.lease(), now, id, ...statuses, now) as RunRow | null;
+  }
+
+  /** Approval granted: the parked run continues at the same step. */
+  resume(runId: string): boolean {
+    const row = this.sql.query("SELECT * FROM runs WHERE id = ? AND status = 'awaiting_approval'").get(runId) as RunRow | null;
+    if (!row) return false;
+    const steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
+    const parkedAt = steps[row.current_step_index]?.parked_at;
+    // Time spent parked does not count against the run's own timeout.
+    const deadline =
+      row.deadline_at && parkedAt ? new Date(Date.parse(row.deadline_at) + (Date.now() - Date.parse(parkedAt))).toISOString() : row.deadline_at;
+    const ok = this.sql
+      .query("UPDATE runs SET status = 'running', approved_step_index = current_step_index, deadline_at = ?, updated_at = ? WHERE id = ? AND status = 'awaiting_approval' RETURNING id")
+      .get(deadline, nowIso(), runId);
+    if (!ok) return false;
+    this.runs.appendEvent(runId, row.project_id, "step.approved", { step_index: row.current_step_index });
+    this.ctx.bus.publish({ type: "run.changed", projectId: row.project_id, runId });
+    this.kick(runId);
+    return true;
+  }
+
+  /** Approval rejected or expired: the parked run fails at its step. */
+  async failParked(runId: string, reason: string, code = "approval_rejected"): Promise<boolean> {
+    const row = this.claim(runId, ["awaiting_approval"]);
+    if (!row) return false;
+    const steps = JSON.parse(row.steps) as StepState[];
+    const st = steps[row.current_step_index];
+    if (st) Object.assign(st, { status: "failed", finished_at: nowIso(), error: { code, message: reason } });
+    await this.finish(row, "failed", { code, message: reason }, { steps });
+    return true;
+  }
+
+  /** Ends a run no executor is working on (queued, or parked for approval). */
+  async finishIdle(runId: string, status: "cancelled"): Promise<boolean> {
+    const row = this.claim(runId, ["queued", "awaiting_approval"]);
+    if (!row) return false;
+    const steps = JSON.parse(row.steps) as StepState[];
+    const st = steps[row.current_step_index];
+    if (st && st.status === "awaiting_approval") Object.assign(st, { status: "cancelled", finished_at: nowIso() });
+    await this.finish(row, status, { code: "cancelled", message: "cancelled on request" }, { steps });
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe();
+    const held = [...this.active.entries()];
+    for (const [, a] of held) a.ac.abort(new Interrupt("shutdown"));
+    await Promise.allSettled(held.map(([, a]) => a.done));
+    // Hand the runs back at once so the next start (or another worker) resumes them without
+    // waiting for the lease to lapse.
+    for (const [id] of held) {
+      this.sql.query("UPDATE runs SET claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?").run(id, this.ctx.workerId);
+    }
+  }
+
+  private event(row: Pick<RunRow, "id" | "project_id">, type: string, payload: Record<string, unknown> = {}): void {
+    this.runs.appendEvent(row.id, row.project_id, type, payload);
+  }
+
+  private changed(row: Pick<RunRow, "id" | "project_id">): void {
+    this.ctx.bus.publish({ type: "run.changed", projectId: row.project_id, runId: row.id });
+  }
+
+  private async execute(claimed: RunRow, ac: AbortController): Promise<void> {
+    let row = claimed;
+    const heartbeat = setInterval(() => {
+      const r = this.sql
+        .query("UPDATE runs SET claimed_until = ? WHERE id = ? AND claimed_by = ? RETURNING cancel_requested")
+        .get(this.lease(), row.id, this.ctx.workerId) as { cancel_requested: number } | null;
+      if (!r) ac.abort(new Interrupt("lost"));
+      else if (r.cancel_requested === 1) ac.abort(new Interrupt("cancel"));
+    }, HEARTBEAT_MS);
+    let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+    let steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
+    let current = row.current_step_index;
+    const secretValues = new Map<string, string>();
+    try {
+      if (row.finishing_status) {
+        // The previous holder died while cleaning up: finish what it started.
+        return await this.finish(row, row.finishing_status as RunRow["status"], row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null);
+      }
+      if (row.cancel_requested === 1) return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" });
+      const version = row.version_id ? this.scenarios.versionById(row.version_id) : null;
+      const project = this.auth.project(row.project_id);
+      if (!version || !project) return await this.finish(row, "failed", { code: "internal", message: "the scenario version or project is gone" });
+      const def = JSON.parse(version.definition) as Definition;
+      if (row.status === "queued") {
+        const now = Date.now();
+        const deadline = new Date(now + (def.timeout_seconds ?? DEFAULT_RUN_TIMEOUT) * 1000).toISOString();
+        this.sql.query("UPDATE runs SET status = 'running', started_at = ?, deadline_at = ?, updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), deadline, nowIso(), row.id);
+        this.event(row, "run.started", { step_count: row.step_count });
+      } else {
+        const approved = row.approved_step_index === current && steps[current]?.status === "awaiting_approval";
+        this.event(row, "run.resumed", { step_index: current, reason: approved ? "approved" : "recovered" });
+      }
+      row = this.runs.byId(row.id)!;
+      this.changed(row);
+      const left = Date.parse(row.deadline_at!) - Date.now();
+      if (left <= 0) throw new Interrupt("deadline");
+      deadlineTimer = setTimeout(() => ac.abort(new Interrupt("deadline")), left);
+
+      const required = JSON.parse(version.required_permissions) as string[];
+      let agentPermissions: string[] = [];
+      // The agent is looked at again before every step: revoking or narrowing it stops its runs.
+      const checkAgent = () => {
+        const agent = this.sql.query("SELECT permissions, revoked_at FROM agents WHERE id = ?").get(row.agent_id) as {
+          permissions: string;
+          revoked_at: string | null;
+        } | null;
+        if (!agent || agent.revoked_at) throw new StepError("agent_revoked", "the run's agent was revoked");
+        agentPermissions = JSON.parse(agent.permissions) as string[];
+        const missing = required.filter((p) => !hasScope(agentPermissions, p));
+        if (missing.length) throw new StepError("agent_permission_denied", `the run's agent no longer holds ${missing.join(", ")}`);
+      };
+      const outputs = JSON.parse(row.outputs) as Record<string, unknown>;
+      const inputs = JSON.parse(row.inputs) as Record<string, unknown>;
+      // Every secret the definition uses is known up front, so outputs that echo one are redacted
+      // even when the step that echoes it does not reference it (and after a restart).
+      for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(def.steps))) secretValues.set(k, v);
+
+      const persist = (index = current) =>
+        this.sql
+          .query("UPDATE runs SET steps = ?, outputs = ?, current_step_index = ?, updated_at = ? WHERE id = ?")
+          .run(JSON.stringify(steps), JSON.stringify(outputs), index, nowIso(), row.id);
+
+      for (; current < def.steps.length; current++) {
+        const st = def.steps[current]!;
+        const state = steps[current]!;
+        // Steps that never wait (assert, extract) do not look at the signal themselves.
+        if (ac.signal.aborted) throw ac.signal.reason;
+        checkAgent();
+        const scope: Scope = { inputs, steps: outputs, run: { id: row.id }, secrets: secretValues };
+        // Resolved again per step: a rotation during the run applies from the next step on.
+        for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(st))) secretValues.set(k, v);
+
+        if (st.approval === true && row.approved_step_index !== current) {
+          Object.assign(state, { status: "awaiting_approval", parked_at: nowIso() });
+          const snapshot = this.snapshot(st, scope);
+          // Parking and its pending approval commit together: a crash cannot leave a parked run
+          // that nothing will ever approve or expire.
+          this.ctx.db.tx(() => {
+            persist();
+            this.sql
+              .query("UPDATE runs SET status = 'awaiting_approval', claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ? AND claimed_by = ?")
+              .run(nowIso(), row.id, this.ctx.workerId);
+            this.event(row, "step.awaiting_approval", { step_index: current, step_id: state.id, type: st.type, snapshot });
+            this.onPark?.({ run: this.runs.byId(row.id)!, stepIndex: current, snapshot });
+          });
+          this.changed(row);
+          return;
+        }
+        if (state.status === "running" && !isRepeatable(st)) {
+          throw new StepError("interrupted", `the server stopped during this ${st.type} ${String(st.method ?? "")} step; it is not repeated because its effect is unknown`);
+        }
+        const resumed = state.status === "running";
+        Object.assign(state, { status: "running", started_at: state.started_at ?? nowIso(), error: null });
+        persist();
+        this.event(row, "step.started", { step_index: current, step_id: state.id, type: st.type, ...(resumed ? { resumed: true } : {}) });
+
+        let params: Record<string, any>;
+        try {
+          params = this.resolveParams(st, scope);
+        } catch (e) {
+          if (e instanceof UnresolvedReference) throw new StepError("unresolved_reference", e.message);
+          throw e;
+        }
+        const output = scrub(
+          await STEP_HANDLERS[st.type](
+            {
+              ctx: this.ctx,
+              deps: this.deps,
+              project: project as ProjectRef,
+              runId: row.id,
+              agentPermissions,
+              startedAt: Date.parse(state.started_at!),
+              signal: ac.signal,
+              ledger: (type, id) => this.ledger.record(row, type, id),
+              ledgerRemoved: (type, id) => this.ledger.markRemoved(row.id, type, id),
+            },
+            params,
+          ),
+          secretValues.values(),
+        ) as Record<string, unknown>;
+        if (st.id) outputs[st.id] = output;
+        Object.assign(state, { status: "succeeded", finished_at: nowIso(), output });
+        persist(current + 1);
+        this.event(row, "step.succeeded", { step_index: current, step_id: state.id, type: st.type, output: summarize(output) });
+      }
+      await this.finish(row, "succeeded", null, { steps });
+    } catch (e) {
+      const state = steps[current];
+      const now = nowIso();
+      if (e instanceof Interrupt) {
+        if (e.kind === "shutdown" || e.kind === "lost") return;
+        if (state?.status === "running") {
+          Object.assign(state, e.kind === "cancel" ? { status: "cancelled", finished_at: now } : { status: "failed", finished_at: now, error: { code: "run_timeout", message: "the run's timeout passed" } });
+        }
+        if (e.kind === "cancel") return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" }, { steps });
+        return await this.finish(row, "timed_out", { code: "run_timeout", message: "the run did not finish within its timeout_seconds" }, { steps });
+      }
+      const err = e instanceof StepError ? e : new StepError("internal", `internal error in step ${current}: ${(e as Error)?.message ?? e}`);
+      if (!(e instanceof StepError)) console.error(`run ${row.id} step ${current}:`, scrub(String((e as Error)?.stack ?? e), secretValues.values()));
+      const message = String(scrub(err.message, secretValues.values()));
+      if (state) Object.assign(state, { status: "failed", finished_at: now, error: { code: err.code, message } });
+      const failedAssertions = err.failedAssertions.map((f) =>
+        scrub({ step_index: current, step_id: state?.id ?? null, ...f }, secretValues.values()),
+      ) as FailedAssertion[];
+      this.event(row, "step.failed", { step_index: current, step_id: state?.id ?? null, code: err.code, message });
+      for (const f of failedAssertions) this.event(row, "assertion.failed", { ...f });
+      await this.finish(row, "failed", { code: err.code, message }, { steps, failedAssertions });
+    } finally {
+      clearInterval(heartbeat);
+      clearTimeout(deadlineTimer);
+    }
+  }
+
+  private resolveParams(st: Step, scope: Scope): Record<string, any> {
+    const { id: _id, type, name: _name, approval: _approval, ...params } = st;
+    if (type !== "assert") return interpolate(params, scope) as Record<string, any>;
+    // `exists: false` must be able to look at a value that does not resolve.
+    const { value, ...rest } = params;
+    let v: unknown;
+    try {
+      v = interpolate(value, scope);
+    } catch (e) {
+      if (!(e instanceof UnresolvedReference)) throw e;
+    }
+    return { ...(interpolate(rest, scope) as object), value: v };
+  }
+
+  private snapshot(st: Step, scope: Scope): ParkInfo["snapshot"] {
+    const { id: _id, type, name: _name, approval: _approval, ...params } = st;
+    let inputs: any;
+    try {
+      inputs = interpolate(params, { ...scope, redact: true });
+    } catch {
+      inputs = params;
+    }
+    const target =
+      type === "http.request"
+        ? { target_resource_type: "http_origin", target_resource_id: String(inputs.url ?? "") }
+        : type === "inbox.delete" || type === "message.wait"
+          ? { target_resource_type: "inbox", target_resource_id: String(inputs.inbox ?? "") }
+          : type === "message.extract"
+            ? { target_resource_type: "message", target_resource_id: String(inputs.message ?? "") }
+            : { target_resource_type: type.split(".")[0]!, target_resource_id: "" };
+    return { action: type, ...target, inputs };
+  }
+
+  /**
+   * Ends a run: records the intended status first (so a worker dying here is finished by the
+   * next one), removes what the ledger holds, then makes the status terminal.
+   */
+  private async finish(
+    row: RunRow,
+    status: RunRow["status"],
+    error: RunError | null,
+    extra: { steps?: StepState[]; failedAssertions?: FailedAssertion[] } = {},
+  ): Promise<void> {
+    const cur = this.runs.byId(row.id)!;
+    if (TERMINAL.includes(cur.status)) return;
+    const steps = (extra.steps ?? JSON.parse(cur.steps)) as StepState[];
+    for (const s of steps) if (s.status === "pending" || s.status === "awaiting_approval") s.status = "skipped";
+    const failed = [...JSON.parse(cur.failed_assertions), ...(extra.failedAssertions ?? [])];
+    this.sql
+      .query("UPDATE runs SET finishing_status = ?, error_code = ?, error_message = ?, steps = ?, failed_assertions = ?, updated_at = ? WHERE id = ?")
+      .run(status, error?.code ?? null, error?.message ?? null, JSON.stringify(steps), JSON.stringify(failed), nowIso(), row.id);
+
+    const cleanup = await this.ledger.apply(row);
+    const now = nowIso();
+    this.sql
+      .query(
+        `UPDATE runs SET status = ?, finished_at = ?, started_at = COALESCE(started_at, ?), cleanup_status = ?, cleanup_error = ?, finishing_status = NULL,
+           claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ?`,
+      )
+      .run(status, now, now, cleanup.status, cleanup.error, now, row.id);
+    this.event(row, "run.finished", { status, ...(error ? { error } : {}), failed_assertions: failed.length });
+    const done = this.runs.byId(row.id)!;
+    this.changed(done);
+    try {
+      this.emit(row.project_id, "run.finished", { run: this.runs.view(done) });
+    } catch (e) {
+      console.error("run.finished emit failed", e);
+    }
+  }
+}
+
+function secretNames(v: unknown): string[] {
+  return references(v)
+    .map((r) => r.ref.split("."))
+    .filter((p) => p[0] === "secrets" && p.length === 2)
+    .map((p) => p[1]!);
+}
+
+/** Event payloads carry outputs with long strings shortened. */
+function summarize(v: unknown): unknown {
+  if (typeof v === "string") return v.length > 500 ? v.slice(0, 500) + "…" : v;
+  if (Array.isArray(v)) return v.slice(0, 20).map(summarize);
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, summarize(x)]));
+  return v;
+}

@@ -1,0 +1,273 @@
+// The project event log and the live stream built on it. `emit` is the one door through which
+// every capability announces something (message.received, inbox.expiring, run.finished, alerts …):
+// it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
+// webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
+import type { AppContext } from "../context";
+import { deleteInBatches } from "../storage/sqlite/database";
+import { newId } from "../lib/ids";
+import { nowIso } from "../lib/time";
+import type { Principal } from "../tenancy/auth";
+import { hasScope } from "../tenancy/scopes";
+import type { StoredMessage } from "../mail/ingest";
+
+export interface EmitOptions {
+  inboxId?: string | null;
+  /** Only this user's streams see the event (alerts). */
+  userId?: string | null;
+  /** Webhook deliveries with the same key go out one at a time, in order (default: the inbox). */
+  orderKey?: string;
+}
+
+export interface AppendedEvent {
+  seq: number;
+  id: string;
+  projectId: string;
+  type: string;
+  inboxId: string | null;
+  userId: string | null;
+  data: Record<string, unknown>;
+  occurredAt: string;
+  orderKey: string;
+}
+
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  type: string;
+  data: string;
+  occurred_at: string;
+}
+
+/** How long the log keeps events: long enough for SSE resume and for every webhook retry (~28 h). */
+export const EVENT_RETENTION_MS = 2 * 86_400_000;
+
+export class EventLog {
+  /** Called inside the emitting transaction with each appended event (webhook outbox). */
+  readonly fanout: Array<(e: AppendedEvent) => void> = [];
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /**
+   * Appends an event. Inside a transaction, the row (and every fan-out row) commits or rolls back
+   * with the caller's work; outside one, it gets its own. The bus wake-up is deferred to the next
+   * turn of the event loop: transactions here are synchronous, so by then the caller has committed.
+   */
+  emit(projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): AppendedEvent {
+    const { sqlite } = this.ctx.db;
+    const ev: AppendedEvent = {
+      seq: 0,
+      id: newId(),
+      projectId,
+      type,
+      inboxId: opts.inboxId ?? null,
+      userId: opts.userId ?? null,
+      data,
+      occurredAt: nowIso(),
+      orderKey: opts.orderKey ?? opts.inboxId ?? "",
+    };
+    const write = () => {
+      // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
+      const r = sqlite
+        .query("INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(ev.id, projectId, type, ev.inboxId, ev.userId, JSON.stringify(data), ev.occurredAt);
+      ev.seq = Number(r.lastInsertRowid);
+      for (const f of this.fanout) f(ev);
+    };
+    if (sqlite.inTransaction) write();
+    else this.ctx.db.tx(write);
+    setImmediate(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
+    return ev;
+  }
+
+  /**
+   * Whether a message event of this inbox will be delivered somewhere that needs the bodies (a
+   * webhook). Set by the webhook service; without it the log stores no bodies (the stream omits
+   * them anyway, and they are in the message itself).
+   */
+  bodiesWanted: (projectId: string, inboxId: string) => boolean = () => false;
+
+  /** The event a message.received webhook/stream carries: the parsed message with links to the rest. */
+  messageReceived(m: StoredMessage): AppendedEvent {
+    const data = messageEventData(m, this.baseUrl());
+    if (!this.bodiesWanted(m.projectId, m.inbox.id)) {
+      delete data.text;
+      delete data.html;
+    }
+    return this.emit(m.projectId, "message.received", data, { inboxId: m.inbox.id });
+  }
+
+  baseUrl(): string {
+    return this.ctx.config.publicUrl ?? `http://${this.ctx.config.publicHost}:${this.ctx.ports.http}`;
+  }
+
+  lastSeq(projectId: string): number {
+    const r = this.ctx.db.sqlite.query("SELECT MAX(seq) AS s FROM events WHERE project_id = ?").get(projectId) as { s: number | null };
+    return r.s ?? 0;
+  }
+
+  /** Events after `seq` that this user (null: an API key) may see, oldest first. */
+  after(projectId: string, seq: number, userId: string | null, limit = 500): StoredEvent[] {
+    return this.ctx.db.sqlite
+      .query(
+        `SELECT seq, id, type, data, occurred_at FROM events
+         WHERE project_id = ? AND seq > ? AND (user_id IS NULL OR user_id = ?) ORDER BY seq LIMIT ?`,
+      )
+      .all(projectId, seq, userId ?? "", limit) as StoredEvent[];
+  }
+
+  /** Deletes what is past retention, in batches so that writers (ingest) are never held up long. */
+  prune(now = Date.now()): number {
+    const before = new Date(now - EVENT_RETENTION_MS).toISOString();
+    const del = this.ctx.db.sqlite.query("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)");
+    return deleteInBatches(del, before);
+  }
+
+  /**
+   * A Server-Sent Events stream of the project: replays what follows `lastEventId` (the `seq` of
+   * the last event the client saw) and then follows live, with a comment line as heartbeat.
+   */
+  stream(principal: Principal, projectId: string, lastEventId: number | null, signal: AbortSignal): ReadableStream<Uint8Array> {
+    const enc = new TextEncoder();
+    const userId = principal.userId;
+    const heartbeatMs = this.ctx.config.sseHeartbeatMs;
+    let cursor = lastEventId ?? this.lastSeq(projectId);
+    let closed = false;
+    let wake: (() => void) | null = null;
+    let drained: (() => void) | null = null;
+    let unsubscribe: () => void = () => {};
+    const stop = () => {
+      closed = true;
+      unsubscribe();
+      wake?.();
+      drained?.();
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          unsubscribe = this.ctx.bus.subscribe((e) => {
+            if (e.type === "event.appended" && e.projectId === projectId) wake?.();
+          });
+          signal.addEventListener("abort", stop, { once: true });
+          const send = (s: string) => {
+            try {
+              controller.enqueue(enc.encode(s));
+            } catch {
+              stop();
+            }
+          };
+          send(`retry: 2000\n: connected, resuming after ${cursor}\n\n`);
+          void (async () => {
+            try {
+              while (!closed) {
+                // Backpressure: read on from the log only when the client has taken what it got.
+                // The cursor lives in the database, so a slow client costs no memory here.
+                if ((controller.desiredSize ?? 1) <= 0) {
+                  await new Promise<void>((resolve) => (drained = resolve));
+                  drained = null;
+                  continue;
+                }
+                const rows = this.after(projectId, cursor, userId);
+                let out = "";
+                for (const r of rows) {
+                  cursor = r.seq;
+                  if (visibleTo(principal, r.type)) out += `id: ${r.seq}\nevent: ${r.type}\ndata: ${streamData(r)}\n\n`;
+                }
+                if (out) send(out);
+                if (rows.length > 0) continue;
+                const woke = await new Promise<boolean>((resolve) => {
+                  const t = setTimeout(() => resolve(false), heartbeatMs);
+                  wake = () => {
+                    clearTimeout(t);
+                    resolve(true);
+                  };
+                });
+                wake = null;
+                if (!woke && !closed) send(`: heartbeat ${new Date().toISOString()}\n\n`);
+              }
+            } catch (e) {
+              // The database went away under us (shutdown); the client reconnects with Last-Event-ID.
+              if (!closed) console.error("event stream stopped", e);
+              stop();
+            }
+            try {
+              controller.close();
+            } catch {}
+          })();
+        },
+        pull: () => drained?.(),
+        cancel: () => stop(),
+      },
+      { highWaterMark: 8 },
+    );
+  }
+}
+
+/** The scope an API key needs to see a type of event on the stream (a device sees all). */
+function visibleTo(p: Principal, type: string): boolean {
+  const family = type.split(".")[0]!;
+  const scope =
+    family === "message" ? "messages:read" : family === "inbox" ? "inboxes:read" : family === "run" || family === "approval" ? "runs:read" : null;
+  if (family === "alert") return p.kind === "device";
+  return scope === null || hasScope(p.scopes, scope);
+}
+
+/** Stream frames carry the webhook envelope, minus the message bodies (fetch them when needed). */
+function streamData(r: StoredEvent): string {
+  let data = r.data;
+  if (r.type === "message.received") {
+    const d = JSON.parse(r.data);
+    delete d.text;
+    delete d.html;
+    data = JSON.stringify(d);
+  }
+  return `{"id":${JSON.stringify(r.id)},"type":${JSON.stringify(r.type)},"timestamp":${JSON.stringify(r.occurred_at)},"data":${data}}`;
+}
+
+/** Bodies above this many characters are cut in webhook payloads (flagged *_truncated). */
+const BODY_CAP = 512 * 1024;
+
+export function messageEventData(m: StoredMessage, baseUrl: string): Record<string, unknown> {
+  const p = m.parsed;
+  const msgUrl = `${baseUrl}/v1/messages/${m.message.id}`;
+  return {
+    id: m.message.id,
+    inbox_id: m.inbox.id,
+    inbox_address: m.inbox.address,
+    from: p.from,
+    to: p.to,
+    cc: p.cc,
+    envelope: { from: m.message.envelopeFrom, to: m.message.envelopeTo },
+    subject: p.subject,
+    preview: p.preview,
+    text: p.text === null ? null : p.text.slice(0, BODY_CAP),
+    text_truncated: (p.text?.length ?? 0) > BODY_CAP,
+    html: p.html === null ? null : p.html.slice(0, BODY_CAP),
+    html_truncated: (p.html?.length ?? 0) > BODY_CAP,
+    has_text: p.text !== null,
+    has_html: p.html !== null,
+    links: p.links,
+    codes: p.codes,
+    message_id_header: p.messageId,
+    sent_at: p.sentAt,
+    received_at: m.message.receivedAt,
+    expires_at: m.message.expiresAt,
+    size_bytes: m.message.sizeBytes,
+    attachment_count: p.attachments.length,
+    attachments: p.attachments.map((a, i) => {
+      const id = m.message.attachmentIds[i]!;
+      return {
+        id,
+        filename: a.filename,
+        content_type: a.servedContentType,
+        declared_content_type: a.declaredContentType,
+        disposition: a.disposition,
+        content_id: a.contentId,
+        size_bytes: a.content.byteLength,
+        sha256: a.sha256,
+        download_url: `${msgUrl}/attachments/${id}`,
+      };
+    }),
+    url: msgUrl,
+    raw_url: `${msgUrl}/raw`,
+  };
+}

@@ -1,7 +1,0 @@
-// The mail listeners, each in protocols/<name>/. Order matters only for the start-up log.
-import type { ListenerFactory } from "./listeners";
-import { smtpListener } from "../protocols/smtp";
-import { pop3Listener, pop3PlainListener } from "../protocols/pop3";
-import { imapListener, imapPlainListener } from "../protocols/imap";
-
-export const protocolListeners: ListenerFactory[] = [smtpListener, pop3Listener, pop3PlainListener, imapListener, imapPlainListener];

@@ -1,0 +1,20 @@
+// IMAP tunables: from the validated configuration, plus the framing limits.
+import type { Config } from "../../config";
+import { DEFAULT_LIMITS, type FramerLimits } from "./parser/framer";
+
+export interface ImapOptions {
+  /** Inactivity before the server says BYE: RFC 3501 §5.4 asks for at least 30 minutes. */
+  idleTimeoutMs: number;
+  maxConnections: number;
+  maxPerInbox: number;
+  limits: FramerLimits;
+}
+
+export function imapOptions(config: Config): ImapOptions {
+  return {
+    idleTimeoutMs: config.imapIdleSeconds * 1000,
+    maxConnections: config.imapMaxConnections,
+    maxPerInbox: config.imapMaxPerInbox,
+    limits: DEFAULT_LIMITS,
+  };
+}

@@ -1,0 +1,371 @@
+// One IMAP connection: frames commands off the socket, runs them one at a time (pipelined
+// commands queue), checks each against the session state, and writes responses with
+// back-pressure. Bus events for the logged-in inbox mark the view stale; it is refreshed before
+// the next tagged reply, or at once while the client IDLEs.
+import type { Socket } from "node:net";
+import type { AppContext } from "../../context";
+import type { Services } from "../../services";
+import type { InboxRow } from "../../mail/inboxes";
+import type { BusEvent } from "../../lib/bus";
+import { Framer, type Frame } from "./parser/framer";
+import { ParseError, parseCommand, type Command } from "./parser/tokens";
+import { Mailbox } from "./mailbox";
+import { forgetRaw } from "./raw-cache";
+import { commands, type SessionState } from "./commands";
+import type { ImapOptions } from "./options";
+
+const FLUSH_AT = 128 * 1024;
+
+export interface SessionHost {
+  ctx: AppContext;
+  services: Services;
+  options: ImapOptions;
+  /** Whether the connection is already encrypted, and how to upgrade it if not (STARTTLS). */
+  secure: boolean;
+  startTls: ((socket: Socket) => Socket) | null;
+  /** Per-inbox connection accounting; false = the inbox has too many sessions. */
+  claimInbox(inboxId: string): boolean;
+  releaseInbox(inboxId: string): void;
+  onClose(s: Session): void;
+}
+
+export class Session {
+  state: SessionState | "logout" = "not-authenticated";
+  inbox: InboxRow | null = null;
+  mailbox: Mailbox | null = null;
+  /** Client address, for the log-in failure limit. */
+  readonly ip: string;
+  lastActivity = Date.now();
+  idling = false;
+  /** Whether the connection is encrypted (implicit TLS, or after STARTTLS). */
+  secure: boolean;
+
+  private framer: Framer;
+  private queue: Frame[] = [];
+  private running = false;
+  private lineWaiter: ((line: Buffer | null) => void) | null = null;
+  private out: Buffer[] = [];
+  private outLen = 0;
+  private closed = false;
+  private dirty = false;
+  private fullRefresh = false;
+  private deferred: (() => void)[] = [];
+  private ownEvents = false;
+  private unsubscribe: (() => void) | null = null;
+  private idleRefresh: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    public socket: Socket,
+    readonly host: SessionHost,
+  ) {
+    this.ip = socket.remoteAddress ?? "unknown";
+    this.secure = host.secure;
+    this.framer = new Framer(host.options.limits);
+    this.attach(socket);
+  }
+
+  get ctx(): AppContext {
+    return this.host.ctx;
+  }
+
+  get services(): Services {
+    return this.host.services;
+  }
+
+  private attach(socket: Socket): void {
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("error", () => this.close());
+    socket.on("close", () => this.close());
+  }
+
+  greet(): void {
+    const caps = this.capabilities().join(" ");
+    void this.sendNow(`* OK [CAPABILITY ${caps}] inboxd IMAP4rev1 ready`);
+  }
+
+  capabilities(): string[] {
+    const caps = ["IMAP4rev1", "LITERAL+", "SASL-IR", "ID", "ENABLE", "IDLE", "NAMESPACE", "UIDPLUS", "UNSELECT", "CHILDREN"];
+    if (this.state === "not-authenticated") {
+      if (!this.secure && this.host.startTls) caps.push("STARTTLS", "LOGINDISABLED");
+      else caps.push("AUTH=PLAIN");
+    }
+    return caps;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.lastActivity = Date.now();
+    let frames: Frame[];
+    try {
+      frames = this.framer.push(chunk);
+    } catch (e) {
+      console.error("imap framer failed", e);
+      this.close();
+      return;
+    }
+    this.queue.push(...frames);
+    if (this.lineWaiter) {
+      // IDLE or AUTHENTICATE waits for a line: hand it the first one (anything framed before it
+      // is not a command and is dropped).
+      const next = this.queue.findIndex((f) => f.kind === "command");
+      if (next >= 0) {
+        const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
+        const w = this.lineWaiter;
+        this.lineWaiter = null;
+        w(f.bytes);
+      }
+    }
+    // Pipelining without bound would buffer without bound: stop reading until the queue drains.
+    if (this.queue.length > 64) this.socket.pause();
+    void this.run();
+  }
+
+  /** The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. */
+  readLine(): Promise<Buffer | null> {
+    const next = this.queue.findIndex((f) => f.kind === "command");
+    if (next >= 0) {
+      const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
+      return Promise.resolve(f.bytes);
+    }
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => (this.lineWaiter = resolve));
+  }
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length && !this.closed) {
+        const f = this.queue.shift()!;
+        if (this.queue.length < 16) this.socket.resume();
+        if (f.kind === "continue") await this.sendNow("+ Ready for literal data");
+        else if (f.kind === "error") {
+          await this.sendNow(`${f.tag} BAD ${f.message}`);
+          if (f.fatal) await this.end("* BYE Protocol error");
+        } else await this.execute(f.bytes);
+      }
+    } catch (e) {
+      // Whatever went wrong (a database error while refreshing, say) ends this session, never the server.
+      console.error("imap session failed", e);
+      void this.end("* BYE Internal error");
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async execute(bytes: Buffer): Promise<void> {
+    let cmd: Command;
+    try {
+      cmd = parseCommand(bytes);
+    } catch (e) {
+      if (!(e instanceof ParseError)) throw e;
+      await this.sendNow(`${e.tag} BAD ${e.message.replace(/[^\x20-\x7e]/g, "?")}`);
+      return;
+    }
+    const def = commands.get(cmd.name);
+    let reply: string;
+    if (!def) reply = `BAD Unknown command ${cmd.name.slice(0, 30)}`;
+    else if (this.state === "logout" || !def.states.includes(this.state)) reply = `BAD ${cmd.name} is not allowed in this state`;
+    else {
+      try {
+        reply = await def.run(this, cmd);
+      } catch (e) {
+        if (e instanceof ParseError) reply = `BAD ${e.message}`;
+        else {
+          console.error(`imap ${cmd.name} failed`, e);
+          reply = "NO [SERVERBUG] Internal error";
+        }
+      }
+    }
+    if (this.closed) return;
+    // EXPUNGE may not be announced while answering FETCH, STORE or SEARCH (sequence numbers
+    // would shift under the client); the UID forms are exempt.
+    const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
+    this.pushUpdates(expungeOk);
+    // Replies may quote client input (an unknown item, say): keep them printable ASCII.
+    if (reply) await this.write(`${cmd.tag} ${reply.replace(/[^\x20-\x7e]/g, "?")}\r\n`);
+    await this.flush();
+    this.runAfterReply();
+    if (this.state === "logout") this.close(true);
+  }
+
+  /** Queues the untagged responses that describe what changed since the client last heard. */
+  pushUpdates(allowExpunge: boolean): void {
+    if (!this.mailbox || !this.dirty) return;
+    this.dirty = false;
+    const lines = this.mailbox.refresh(allowExpunge, this.fullRefresh);
+    this.fullRefresh = false;
+    if (!allowExpunge && this.mailbox.msgs.some((m) => m.gone)) this.dirty = true;
+    for (const l of lines) this.queueOut(l + "\r\n");
+  }
+
+  /**
+   * Work that may follow the tagged reply but must precede the next command (nothing else of this
+   * session runs in between, and it runs before the event loop serves anyone else).
+   */
+  afterReply(fn: () => void): void {
+    this.deferred.push(fn);
+  }
+
+  private runAfterReply(): void {
+    const fns = this.deferred;
+    this.deferred = [];
+    for (const fn of fns) fn();
+  }
+
+  /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
+  markDirty(full = false): void {
+    this.dirty = true;
+    if (full) this.fullRefresh = true;
+  }
+
+  // -- Output ---------------------------------------------------------------------------
+
+  private queueOut(data: string | Buffer): void {
+    const b = typeof data === "string" ? Buffer.from(data, "latin1") : data;
+    this.out.push(b);
+    this.outLen += b.length;
+  }
+
+  /** Buffers output; flushes (and waits for the socket) once enough has piled up. */
+  async write(data: string | Buffer): Promise<void> {
+    if (this.closed) return;
+    this.queueOut(data);
+    if (this.outLen >= FLUSH_AT) await this.flush();
+  }
+
+  /** Like write() for the pieces of one response; one await at most (the hot path of FETCH). */
+  writeAll(parts: (string | Buffer)[]): Promise<void> | void {
+    if (this.closed) return;
+    for (const p of parts) this.queueOut(p);
+    if (this.outLen >= FLUSH_AT) return this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.outLen === 0 || this.closed) return;
+    const buf = this.out.length === 1 ? this.out[0]! : Buffer.concat(this.out, this.outLen);
+    this.out = [];
+    this.outLen = 0;
+    this.lastActivity = Date.now();
+    if (this.socket.write(buf)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.socket.off("drain", done);
+        this.socket.off("close", done);
+        resolve();
+      };
+      this.socket.on("drain", done);
+      this.socket.on("close", done);
+    });
+  }
+
+  async sendNow(line: string): Promise<void> {
+    await this.write(line + "\r\n");
+    await this.flush();
+  }
+
+  /** Says goodbye and closes, without waiting on a client that no longer reads. */
+  async end(bye: string): Promise<void> {
+    if (this.closed) return;
+    this.queueOut(bye + "\r\n");
+    const buf = Buffer.concat(this.out, this.outLen);
+    this.out = [];
+    this.outLen = 0;
+    this.socket.write(buf);
+    this.close(true);
+  }
+
+  // -- Log-in and the bus -----------------------------------------------------------------
+
+  /** Completes a successful log-in; false if the inbox already has too many sessions. */
+  authenticated(inbox: InboxRow): boolean {
+    if (!this.host.claimInbox(inbox.id)) return false;
+    this.inbox = inbox;
+    this.state = "authenticated";
+    this.unsubscribe = this.ctx.bus.subscribe((e) => this.onBus(e));
+    return true;
+  }
+
+  /** Publishes events this session caused itself; its own view already shows them. */
+  publishOwn(events: BusEvent[]): void {
+    this.ownEvents = true;
+    try {
+      for (const e of events) this.ctx.bus.publish(e);
+    } finally {
+      this.ownEvents = false;
+    }
+  }
+
+  private onBus(e: BusEvent): void {
+    if (this.ownEvents && e.type === "message.flags") return;
+    if (!this.inbox || !("inboxId" in e) || e.inboxId !== this.inbox.id) return;
+    if (e.type === "inbox.deleted") {
+      void this.end("* BYE The inbox was deleted");
+      return;
+    }
+    const mb = this.mailbox;
+    if (e.type === "message.received") mb?.noteArrived();
+    else if (e.type === "message.deleted") {
+      mb?.noteDeleted(e.uid);
+      const gone = mb?.byUid(e.uid);
+      if (gone) forgetRaw(gone.msg.blobKey);
+    }
+    else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
+    else return;
+    this.dirty = true;
+    if (this.idling && !this.idleRefresh) {
+      // Coalesces a burst (e.g. a bulk delete) into one refresh.
+      this.idleRefresh = setTimeout(() => {
+        this.idleRefresh = null;
+        if (!this.idling || this.closed) return;
+        try {
+          this.pushUpdates(true);
+          void this.flush();
+        } catch (err) {
+          console.error("imap idle refresh failed", err);
+          void this.end("* BYE Internal error");
+        }
+      }, 15);
+    }
+  }
+
+  /** Replaces the socket after STARTTLS; the framer starts afresh (no plaintext is carried over). */
+  upgrade(secure: Socket): void {
+    this.socket.removeAllListeners("data");
+    this.socket.removeAllListeners("close");
+    this.socket.removeAllListeners("error");
+    this.framer = new Framer(this.host.options.limits);
+    this.queue = [];
+    this.socket = secure;
+    this.secure = true;
+    this.attach(secure);
+  }
+
+  /** graceful: end the socket after what was written (BYE) instead of cutting it off. */
+  close(graceful = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.runAfterReply();
+    } catch (e) {
+      console.error("imap deferred work failed", e);
+    }
+    this.state = "logout";
+    this.unsubscribe?.();
+    if (this.idleRefresh) clearTimeout(this.idleRefresh);
+    if (this.inbox) this.host.releaseInbox(this.inbox.id);
+    this.lineWaiter?.(null);
+    this.lineWaiter = null;
+    this.queue = [];
+    if (graceful) {
+      const sock = this.socket;
+      sock.end();
+      setTimeout(() => sock.destroyed || sock.destroy(), 2000).unref?.();
+    } else if (!this.socket.destroyed) this.socket.destroy();
+    this.host.onClose(this);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+}

@@ -1,0 +1,7 @@
+// The mail listeners, each in protocols/<name>/. Order matters only for the start-up log.
+import type { ListenerFactory } from "../listeners";
+import { smtpListener } from "./smtp";
+import { pop3Listener, pop3PlainListener } from "./pop3";
+import { imapListener, imapPlainListener } from "./imap";
+
+export const protocolListeners: ListenerFactory[] = [smtpListener, pop3Listener, pop3PlainListener, imapListener, imapPlainListener];

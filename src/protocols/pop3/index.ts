@@ -1,0 +1,246 @@
+// The POP3 listeners: implicit TLS on INBOXD_POP3_PORT (995 in the Docker image) and, when
+// INBOXD_POP3_PLAIN_PORT is set, a plain port offering STLS. This file owns sockets only:
+// framing lines, pipelining order, back-pressure, idle timeout and connection bounds. What
+// the lines mean is session.ts.
+import net from "node:net";
+import tls from "node:tls";
+import type { AppContext } from "../../context";
+import type { Services } from "../../services";
+import type { Listener, ListenerFactory } from "../../listeners";
+import { InboxSlots, Pop3Session, type SessionIo } from "./session";
+import { MAX_LINE_BYTES } from "./parser";
+
+/** Pipelined lines buffered before the socket stops being read. */
+const MAX_QUEUED_LINES = 64;
+/** Unsent answer bytes before command processing waits for the client to read. */
+const MAX_UNSENT_BYTES = 1 << 20;
+/** A TLS handshake must finish within this; the idle timeout only starts after it. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
+
+/** State shared by the TLS and the plain listener of one server. */
+interface Shared {
+  slots: InboxSlots;
+  connections: Set<Connection>;
+  secureContext: tls.SecureContext;
+}
+
+const sharedByCtx = new WeakMap<AppContext, Shared>();
+
+function shared(ctx: AppContext): Shared {
+  let s = sharedByCtx.get(ctx);
+  if (!s) {
+    s = {
+      slots: new InboxSlots(ctx.config.pop3MaxPerInbox),
+      connections: new Set(),
+      secureContext: tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key }),
+    };
+    sharedByCtx.set(ctx, s);
+  }
+  return s;
+}
+
+class Connection {
+  private socket: net.Socket;
+  private secure: boolean;
+  private upgraded = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+  private queue: (Buffer | "overlong")[] = [];
+  private pumping = false;
+  readonly session: Pop3Session;
+
+  constructor(
+    private readonly ctx: AppContext,
+    services: Services,
+    private readonly sh: Shared,
+    socket: net.Socket,
+    readonly implicitTls: boolean,
+  ) {
+    this.socket = socket;
+    this.secure = implicitTls;
+    const ip = socket.remoteAddress ?? "unknown";
+    const io: SessionIo = {
+      ip,
+      secure: () => this.secure,
+      canStartTls: () => !implicitTls && !this.upgraded,
+      send: (data) => {
+        if (!this.socket.destroyed) this.socket.write(data);
+      },
+      startTls: () => this.startTls(),
+      close: () => {
+        const s = this.socket;
+        s.end();
+        // A client that never closes its side does not keep the slot.
+        setTimeout(() => s.destroy(), 5000).unref();
+      },
+    };
+    this.session = new Pop3Session(ctx, services, sh.slots, io);
+    this.attach(socket);
+  }
+
+  start(): void {
+    this.session.greeting();
+  }
+
+  private attach(socket: net.Socket): void {
+    this.socket = socket;
+    socket.setTimeout(this.ctx.config.pop3IdleSeconds * 1000);
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("timeout", () => this.session.idleTimeout());
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.onClose(socket));
+  }
+
+  private onClose(socket: net.Socket): void {
+    // During STLS the plain socket is handed to TLS; only the outermost socket's close counts.
+    if (socket !== this.socket) return;
+    this.session.disconnected();
+    this.sh.connections.delete(this);
+  }
+
+  /** Splits input into lines; a line beyond MAX_LINE_BYTES is dropped up to its LF and reported once. */
+  private onData(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const lf = chunk.indexOf(0x0a, start);
+      const end = lf < 0 ? chunk.length : lf;
+      if (!this.discarding) {
+        const piece = chunk.subarray(start, end);
+        if (this.pendingBytes + piece.length > MAX_LINE_BYTES) {
+          this.discarding = true;
+          this.pending = [];
+          this.pendingBytes = 0;
+        } else {
+          this.pending.push(piece);
+          this.pendingBytes += piece.length;
+        }
+      }
+      if (lf < 0) break;
+      if (this.discarding) {
+        this.queue.push("overlong");
+        this.discarding = false;
+      } else {
+        this.queue.push(Buffer.concat(this.pending));
+      }
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = lf + 1;
+    }
+    if (this.queue.length >= MAX_QUEUED_LINES) this.socket.pause();
+    this.pump().catch((e) => {
+      // Never an unhandled rejection: one broken connection must not take the server down.
+      console.error("pop3: connection failed", e);
+      this.socket.destroy();
+    });
+  }
+
+  /** Runs queued commands strictly in order (PIPELINING), one at a time. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (this.queue.length > 0 && !this.session.closed && !this.socket.destroyed) {
+        if (this.socket.writableLength > MAX_UNSENT_BYTES) {
+          const socket = this.socket;
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              socket.off("drain", done);
+              socket.off("close", done);
+              resolve();
+            };
+            socket.on("drain", done);
+            socket.on("close", done);
+          });
+          continue;
+        }
+        const item = this.queue.shift()!;
+        try {
+          if (item === "overlong") this.session.lineTooLong();
+          else await this.session.handleLine(item);
+        } catch (e) {
+          console.error("pop3: command failed", e);
+          if (!this.socket.destroyed) this.socket.write("-ERR [SYS/TEMP] internal error\r\n");
+        }
+        if (this.queue.length < MAX_QUEUED_LINES / 2 && this.socket.isPaused()) this.socket.resume();
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private startTls(): void {
+    // Anything pipelined after STLS arrived in plain text and must not be acted on (RFC 2595 §3.1 spirit).
+    this.queue = [];
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.discarding = false;
+    const plain = this.socket;
+    plain.removeAllListeners("data");
+    plain.removeAllListeners("timeout");
+    plain.setTimeout(0);
+    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.sh.secureContext });
+    this.upgraded = true;
+    this.secure = true;
+    this.attach(secure);
+    plain.on("close", () => {
+      if (!secure.destroyed) secure.destroy();
+    });
+  }
+
+  /** Server stop: tell the client, then drop the connection. */
+  shutdown(): void {
+    this.session.shutdown();
+    this.socket.destroy();
+  }
+}
+
+async function listen(server: net.Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return (server.address() as net.AddressInfo).port;
+}
+
+function accept(ctx: AppContext, services: Services, sh: Shared, socket: net.Socket, implicitTls: boolean): void {
+  socket.on("error", () => socket.destroy());
+  if (sh.connections.size >= ctx.config.pop3MaxConnections) {
+    socket.end("-ERR [SYS/TEMP] too many connections; try again later\r\n");
+    return;
+  }
+  const c = new Connection(ctx, services, sh, socket, implicitTls);
+  sh.connections.add(c);
+  c.start();
+}
+
+function stopper(server: net.Server, sh: Shared, implicitTls: boolean): () => Promise<void> {
+  return async () => {
+    for (const c of sh.connections) if (c.implicitTls === implicitTls) c.shutdown();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+}
+
+export const pop3Listener: ListenerFactory = async (ctx, services): Promise<Listener> => {
+  const sh = shared(ctx);
+  const server = tls.createServer(
+    { cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
+    (socket) => accept(ctx, services, sh, socket, true),
+  );
+  // Failed or stalled handshakes (scanners, plain-text clients on the TLS port): drop the socket.
+  server.on("tlsClientError", (_e, socket) => socket.destroy());
+  const port = await listen(server, ctx.config.host, ctx.config.pop3Port);
+  ctx.ports.pop3 = port;
+  return { proto: "pop3", port, stop: stopper(server, sh, true) };
+};
+
+export const pop3PlainListener: ListenerFactory = async (ctx, services): Promise<Listener | null> => {
+  if (ctx.config.pop3PlainPort === null) return null;
+  const sh = shared(ctx);
+  const server = net.createServer((socket) => accept(ctx, services, sh, socket, false));
+  const port = await listen(server, ctx.config.host, ctx.config.pop3PlainPort);
+  return { proto: "pop3plain", port, stop: stopper(server, sh, false) };
+};

@@ -1,0 +1,307 @@
+// One POP3 conversation (RFC 1939 states AUTHORIZATION → TRANSACTION → UPDATE), independent of
+// sockets: the listener feeds it lines and gives it an Io to answer through. Every error
+// answers -ERR and the session goes on; only QUIT, autologout and a deleted inbox end it.
+import type { AppContext } from "../../context";
+import type { Services } from "../../services";
+import { decodeSaslPlain, parseCommand, type Pop3Command } from "./parser";
+import { encodeMultiline, transmittedSize } from "./wire";
+import { Maildrop, type DropMessage } from "./maildrop";
+
+export interface SessionIo {
+  readonly ip: string;
+  /** Whether the connection is encrypted now (implicit TLS, or after STLS). */
+  secure(): boolean;
+  /** Whether STLS can be offered (a plain port that has not upgraded yet). */
+  canStartTls(): boolean;
+  send(data: string | Uint8Array): void;
+  /** Called right after the +OK to STLS: the listener discards pipelined input and starts TLS. */
+  startTls(): void;
+  /** Flushes what was sent and closes the connection. */
+  close(): void;
+}
+
+/** Logged-in sessions per inbox, shared by every POP3 listener of one server. */
+export class InboxSlots {
+  private open = new Map<string, number>();
+  constructor(private readonly perInbox: number) {}
+  acquire(inboxId: string): boolean {
+    const n = this.open.get(inboxId) ?? 0;
+    if (n >= this.perInbox) return false;
+    this.open.set(inboxId, n + 1);
+    return true;
+  }
+  release(inboxId: string): void {
+    const n = (this.open.get(inboxId) ?? 1) - 1;
+    if (n <= 0) this.open.delete(inboxId);
+    else this.open.set(inboxId, n);
+  }
+}
+
+const CRLF = "\r\n";
+
+export class Pop3Session {
+  private state: "authorization" | "transaction" | "closed" = "authorization";
+  private user: string | null = null;
+  /** Set while AUTH PLAIN waits for the client's response on its own line. */
+  private awaitingSasl = false;
+  private drop: Maildrop | null = null;
+  private deleted = new Set<number>();
+  private retrieved = new Set<number>();
+  private unsubscribe: (() => void) | null = null;
+  private inboxGone = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly services: Services,
+    private readonly slots: InboxSlots,
+    private readonly io: SessionIo,
+  ) {}
+
+  get closed(): boolean {
+    return this.state === "closed";
+  }
+
+  greeting(): void {
+    this.ok("inboxd POP3 server ready");
+  }
+
+  /** One line of input without its LF. */
+  async handleLine(line: Uint8Array): Promise<void> {
+    if (this.state === "closed") return;
+    if (this.awaitingSasl) {
+      this.awaitingSasl = false;
+      const text = Buffer.from(line).toString("utf8").replace(/\r$/, "").trim();
+      if (text === "*") return this.err("authentication cancelled");
+      return this.saslPlain(text);
+    }
+    if (this.inboxGone) {
+      this.err("[SYS/PERM] the inbox was deleted");
+      return this.end();
+    }
+    const parsed = parseCommand(line);
+    if (!parsed.ok) return this.err(parsed.error);
+    return this.dispatch(parsed.command);
+  }
+
+  /** The line was longer than the framing limit and was discarded. */
+  lineTooLong(): void {
+    if (this.awaitingSasl) this.awaitingSasl = false;
+    this.err("line too long");
+  }
+
+  /** Autologout (RFC 1939 §3): no UPDATE state, so pending deletions are dropped. */
+  idleTimeout(): void {
+    if (this.state === "closed") return;
+    this.err("[SYS/TEMP] autologout; idle for too long");
+    this.end();
+  }
+
+  /** The server shuts down: like autologout, nothing is applied. */
+  shutdown(): void {
+    if (this.state === "closed") return;
+    this.err("[SYS/TEMP] server shutting down");
+    this.end();
+  }
+
+  /** The connection went away (without QUIT): release resources, apply nothing. */
+  disconnected(): void {
+    this.release();
+    this.state = "closed";
+  }
+
+  private async dispatch(c: Pop3Command): Promise<void> {
+    switch (c.name) {
+      case "CAPA":
+        return this.capa();
+      case "NOOP":
+        return this.ok("");
+      case "QUIT":
+        return this.quit();
+      case "STLS":
+        return this.stls();
+      case "USER":
+      case "PASS":
+      case "AUTH":
+        if (this.state !== "authorization") return this.err("already logged in");
+        if (!this.io.secure()) return this.err("[AUTH] log-in is only allowed over TLS; use STLS first");
+        if (c.name === "USER") {
+          this.user = c.user;
+          return this.ok("send PASS");
+        }
+        if (c.name === "PASS") {
+          if (this.user === null) return this.err("send USER first");
+          const user = this.user;
+          this.user = null;
+          return this.login(user, c.password);
+        }
+        return this.auth(c.mechanism, c.initial);
+    }
+    if (this.state !== "transaction") return this.err("log in first (USER/PASS or AUTH PLAIN)");
+    switch (c.name) {
+      case "STAT": {
+        const live = this.live();
+        return this.ok(`${live.length} ${live.reduce((s, [, m]) => s + m.size, 0)}`);
+      }
+      case "LIST":
+      case "UIDL": {
+        const value = (m: DropMessage) => (c.name === "LIST" ? String(m.size) : m.id);
+        if (c.msg !== null) {
+          const m = this.message(c.msg);
+          return m ? this.ok(`${c.msg} ${value(m)}`) : undefined;
+        }
+        const live = this.live();
+        const lines = live.map(([n, m]) => `${n} ${value(m)}${CRLF}`).join("");
+        this.io.send(`+OK ${live.length} messages${CRLF}${lines}.${CRLF}`);
+        return;
+      }
+      case "RETR":
+      case "TOP": {
+        const m = this.message(c.msg);
+        if (!m) return;
+        const raw = await this.drop!.raw(m);
+        if (raw === null) return this.err(`message ${c.msg} was deleted through another channel`);
+        if (c.name === "RETR") {
+          this.retrieved.add(c.msg);
+          this.io.send(`+OK ${transmittedSize(raw)} octets${CRLF}`);
+          this.io.send(encodeMultiline(raw));
+        } else {
+          this.io.send(`+OK top of message follows${CRLF}`);
+          this.io.send(encodeMultiline(raw, c.lines));
+        }
+        return;
+      }
+      case "DELE": {
+        const m = this.message(c.msg);
+        if (!m) return;
+        this.deleted.add(c.msg);
+        return this.ok(`message ${c.msg} deleted`);
+      }
+      case "RSET": {
+        this.deleted.clear();
+        const live = this.live();
+        return this.ok(`maildrop has ${live.length} messages (${live.reduce((s, [, m]) => s + m.size, 0)} octets)`);
+      }
+    }
+  }
+
+  private capa(): void {
+    const caps = ["TOP", "UIDL", "RESP-CODES", "AUTH-RESP-CODE", "PIPELINING"];
+    if (this.state === "authorization") {
+      if (this.io.canStartTls()) caps.push("STLS");
+      if (this.io.secure()) caps.push("USER", "SASL PLAIN");
+    }
+    caps.push("IMPLEMENTATION inboxd");
+    this.io.send(`+OK capability list follows${CRLF}${caps.map((c) => c + CRLF).join("")}.${CRLF}`);
+  }
+
+  private stls(): void {
+    if (this.state !== "authorization") return this.err("STLS is only allowed before log-in");
+    if (this.io.secure()) return this.err("TLS is already active");
+    if (!this.io.canStartTls()) return this.err("STLS is not offered on this port");
+    this.user = null;
+    this.ok("begin TLS negotiation");
+    this.io.startTls();
+  }
+
+  private auth(mechanism: string | null, initial: string | null): void {
+    if (mechanism === null) {
+      // The pre-RFC 5034 mechanism listing some clients (Outlook among them) still send.
+      this.io.send(`+OK${CRLF}PLAIN${CRLF}.${CRLF}`);
+      return;
+    }
+    if (mechanism !== "PLAIN") return this.err("unsupported mechanism; PLAIN is offered");
+    if (initial === null) {
+      this.awaitingSasl = true;
+      this.io.send(`+ ${CRLF}`);
+      return;
+    }
+    return this.saslPlain(initial);
+  }
+
+  private saslPlain(response: string): void {
+    const creds = decodeSaslPlain(response);
+    if (!creds) return this.err("[AUTH] malformed PLAIN response");
+    if (creds.authzid !== "" && creds.authzid.toLowerCase() !== creds.user.toLowerCase()) {
+      return this.err("[AUTH] acting as another user is not supported");
+    }
+    return this.login(creds.user, creds.password);
+  }
+
+  private login(user: string, password: string): void {
+    const access = this.services.mailAccess;
+    if (access.isThrottled(this.io.ip)) {
+      return this.err("[SYS/TEMP] too many failed log-ins from your address; try again later");
+    }
+    const inbox = access.login(user, password, this.io.ip);
+    if (!inbox) return this.err("[AUTH] invalid user name or password");
+    if (!this.slots.acquire(inbox.id)) return this.err("[IN-USE] too many open sessions on this inbox");
+    this.drop = Maildrop.open(this.ctx, this.services, inbox);
+    this.state = "transaction";
+    this.unsubscribe = this.ctx.bus.subscribe((e) => {
+      if (e.type === "inbox.deleted" && e.inboxId === inbox.id) this.inboxGone = true;
+    });
+    const msgs = this.drop.messages;
+    this.ok(`logged in; ${msgs.length} messages (${msgs.reduce((s, m) => s + m.size, 0)} octets)`);
+  }
+
+  private async quit(): Promise<void> {
+    if (this.state === "transaction") {
+      const msgs = this.drop!.messages;
+      const ids = (set: Set<number>) => [...set].map((n) => msgs[n - 1]!.id);
+      let removed: number;
+      try {
+        removed = await this.drop!.commit(ids(this.deleted), ids(this.retrieved));
+      } catch (e) {
+        console.error("pop3: update state failed", e);
+        this.err("[SYS/TEMP] some deleted messages were not removed");
+        return this.end();
+      }
+      this.ok(`inboxd signing off (${removed} messages deleted)`);
+    } else {
+      this.ok("inboxd signing off");
+    }
+    this.end();
+  }
+
+  /** The message numbered n, or null after answering -ERR (out of range or marked deleted). */
+  private message(n: number): DropMessage | null {
+    const m = this.drop!.messages[n - 1];
+    if (!m) {
+      this.err(`no such message; the maildrop has ${this.drop!.messages.length}`);
+      return null;
+    }
+    if (this.deleted.has(n)) {
+      this.err(`message ${n} is marked deleted`);
+      return null;
+    }
+    return m;
+  }
+
+  private live(): [number, DropMessage][] {
+    const out: [number, DropMessage][] = [];
+    this.drop!.messages.forEach((m, i) => {
+      if (!this.deleted.has(i + 1)) out.push([i + 1, m]);
+    });
+    return out;
+  }
+
+  private release(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.drop && this.state !== "closed") this.slots.release(this.drop.inbox.id);
+  }
+
+  private end(): void {
+    this.release();
+    this.state = "closed";
+    this.io.close();
+  }
+
+  private ok(text: string): void {
+    this.io.send(text ? `+OK ${text}${CRLF}` : `+OK${CRLF}`);
+  }
+
+  private err(text: string): void {
+    this.io.send(`-ERR ${text}${CRLF}`);
+  }
+}

@@ -1,0 +1,133 @@
+// Group commit without blocking the event loop. A transaction committed with
+// synchronous=NORMAL is written to the WAL but not yet flushed; `commitDurably` commits that way
+// and then fdatasyncs the WAL file on the thread pool, so the JS thread parses and commits the
+// next messages while the disk flushes. Concurrent callers share flushes: every caller waits for
+// a flush that STARTED after its commit, and one flush covers every commit made before it began.
+// (Other writers keep synchronous=FULL; the pragma is switched only around our own transaction,
+// which is synchronous, so nothing interleaves.) Power-loss durability is the same as FULL:
+// nobody is told "stored" before the WAL frames holding their commit are on disk.
+//
+// Checkpoints (copying WAL frames into the database file, then fsyncing it) also leave the event
+// loop: by default SQLite runs one inside the COMMIT that takes the WAL past 1000 pages, which
+// at full ingest load was a fifth of the main thread's time. A worker thread with its own
+// connection runs PASSIVE checkpoints (every 30 ms while the WAL grows, backing off to 1 s when
+// idle: small copies keep each device flush short); the main connection keeps an
+// automatic checkpoint only as a bound (WAL_BOUND_PAGES), which then has little left to copy.
+import { open, type FileHandle } from "node:fs/promises";
+import type { Db } from "./database";
+
+/** The main connection checkpoints by itself past this WAL size (pages), should the worker lag. */
+const WAL_BOUND_PAGES = 8192;
+/** SQLite's default, restored if the worker cannot run. */
+const DEFAULT_AUTOCHECKPOINT = 1000;
+
+// From source, the worker file sits in src/services/. In the compiled executable entrypoints are
+// embedded relative to their common root, src/ (see src/services/parse-pool.ts).
+const CHECKPOINT_WORKER = import.meta.path.includes("$bunfs")
+  ? "./storage/sqlite/checkpoint-worker.ts"
+  : new URL("./checkpoint-worker.ts", import.meta.url).href;
+
+export class WalSyncer {
+  private fh: FileHandle | null = null;
+  private opening: Promise<FileHandle | null> | null = null;
+  private flushing = false;
+  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+
+  private checkpointer: Worker | null = null;
+
+  constructor(private readonly db: Db) {
+    this.startCheckpointer();
+  }
+
+  private startCheckpointer(): void {
+    const { sqlite } = this.db;
+    const file = sqlite.filename;
+    // In-memory or temporary databases have no WAL to move.
+    if (!file || file === ":memory:") return;
+    let worker: Worker;
+    try {
+      worker = new Worker(CHECKPOINT_WORKER);
+    } catch (e) {
+      console.error("wal: checkpoint worker unavailable; the writer checkpoints itself", e);
+      return;
+    }
+    (worker as any).unref?.();
+    const fallBack = (why: unknown) => {
+      if (this.checkpointer !== worker) return;
+      this.checkpointer = null;
+      console.error("wal: checkpoint worker failed; the writer checkpoints itself", why);
+      try {
+        sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
+      } catch {
+        // database already closed
+      }
+      worker.terminate();
+    };
+    worker.onmessage = (e) => {
+      if (e.data === "ready" && this.checkpointer === worker) sqlite.exec(`PRAGMA wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+    };
+    worker.onerror = (e) => fallBack(e);
+    worker.addEventListener("close", () => fallBack("exited"));
+    this.checkpointer = worker;
+    worker.postMessage({ file });
+  }
+
+  /** Runs fn in an IMMEDIATE transaction whose commit does not fsync; resolves once it is durable. */
+  async commitDurably<T>(fn: () => T): Promise<T> {
+    const { sqlite } = this.db;
+    sqlite.exec("PRAGMA synchronous = NORMAL");
+    let out: T;
+    try {
+      out = this.db.tx(fn);
+    } finally {
+      sqlite.exec("PRAGMA synchronous = FULL");
+    }
+    await this.flush();
+    return out;
+  }
+
+  private walHandle(): Promise<FileHandle | null> {
+    if (this.fh) return Promise.resolve(this.fh);
+    this.opening ??= open(`${this.db.sqlite.filename}-wal`, "r").then(
+      (fh) => (this.fh = fh),
+      () => null,
+    );
+    return this.opening;
+  }
+
+  private flush(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.kick();
+    });
+  }
+
+  private kick(): void {
+    if (this.flushing || this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    this.flushing = true;
+    void (async () => {
+      try {
+        const fh = await this.walHandle();
+        // No WAL file to flush (not WAL mode?): fall back to a FULL checkpoint-free sync of the db.
+        if (fh) await fh.datasync();
+        else this.db.sqlite.exec("PRAGMA wal_checkpoint(FULL)");
+        for (const w of batch) w.resolve();
+      } catch (e) {
+        for (const w of batch) w.reject(e);
+      } finally {
+        this.flushing = false;
+        this.kick();
+      }
+    })();
+  }
+
+  async close(): Promise<void> {
+    const w = this.checkpointer;
+    this.checkpointer = null;
+    w?.terminate();
+    await this.fh?.close().catch(() => {});
+    this.fh = null;
+  }
+}

@@ -1,0 +1,100 @@
+// Quota alerts with real mail on the free plan (50 MiB per inbox, 250 MiB per team): inbox.quota
+// goes to the inbox's watchers, team.quota to the team's owners (watching or not).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { addUser, json, login, startInboxd, type Instance } from "../support/harness";
+import { transport } from "../support/mail";
+
+const MiB = 1024 * 1024;
+let inst: Instance;
+let owner: string, member: string, project: string;
+
+beforeAll(async () => {
+  inst = await startInboxd({ INBOXD_SMTP_MAX_BYTES: String(80 * MiB), INBOXD_PLAN: "free" });
+  await addUser(inst, "member@a.test", "member-password-1", "member");
+  owner = await login(inst);
+  member = await login(inst, "member@a.test", "member-password-1");
+  project = (await json(inst.api("/v1/projects", { token: owner }))).body.data[0].id;
+});
+afterAll(async () => {
+  await inst.stop();
+  inst.cleanup();
+});
+
+async function newInbox(token: string, body: Record<string, unknown> = {}) {
+  const r = await json(inst.api("/v1/inboxes", { method: "POST", json: body, token, project }));
+  expect(r.status).toBe(201);
+  return r.body.data as { id: string; address: string };
+}
+
+/** Sends a message carrying `bytes` of attachment; resolves to the SMTP outcome. */
+async function sendBig(to: string, bytes: number, tag: string): Promise<{ ok: boolean; code?: number }> {
+  const t = transport(inst);
+  try {
+    await t.sendMail({
+      from: "big@example.com",
+      to,
+      subject: `big ${tag}`,
+      text: "see attachment",
+      attachments: [{ filename: "blob.bin", content: Buffer.alloc(bytes, tag.charCodeAt(0)) }],
+    });
+    return { ok: true };
+  } catch (e: any) {
+    return { ok: false, code: e.responseCode };
+  } finally {
+    t.close();
+  }
+}
+
+async function alerts(token: string, q = "") {
+  const r = await json(inst.api(`/v1/alerts${q}`, { token, project }));
+  expect(r.status).toBe(200);
+  return r.body.data as any[];
+}
+
+describe("quota alerts", () => {
+  test("a refused delivery raises inbox.quota for the inbox's watchers only", async () => {
+    const inbox = await newInbox(member, { watch: true });
+    const r = await sendBig(inbox.address, 40 * MiB, "a");
+    expect(r.ok).toBe(false);
+    expect([452, 552]).toContain(r.code!);
+    const mine = (await alerts(member, "?type=inbox.quota")).filter((a) => a.inbox.id === inbox.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      type: "inbox.quota",
+      channel: "failures",
+      resource_type: "inbox",
+      resource_id: inbox.id,
+      inbox: { id: inbox.id, address: inbox.address },
+      count: 1,
+      read_at: null,
+    });
+    expect(mine[0].severity).toBeString();
+    // The owner does not watch this inbox: no inbox.quota for them.
+    expect((await alerts(owner, "?type=inbox.quota")).some((a) => a.inbox.id === inbox.id)).toBe(false);
+    // A second refusal bumps the unread alert instead of adding one.
+    await sendBig(inbox.address, 40 * MiB, "b");
+    const again = (await alerts(member, "?type=inbox.quota")).filter((a) => a.inbox.id === inbox.id);
+    expect(again).toHaveLength(1);
+    expect(again[0].count).toBe(2);
+  });
+
+  test("when the team's storage is full, team.quota goes to the team's owners, not to members", async () => {
+    // 5 inboxes at ~49 MiB each (a 36 MiB attachment is ~49 MiB base64-encoded) fill most of the
+    // team's 250 MiB; the next message has room in its own inbox but not in the team.
+    const inboxes = [];
+    for (let i = 0; i < 6; i++) inboxes.push(await newInbox(member, { watch: true }));
+    for (let i = 0; i < 5; i++) expect((await sendBig(inboxes[i]!.address, 36 * MiB, String(i))).ok).toBe(true);
+    const team = (await json(inst.api(`/v1/inboxes/${inboxes[5]!.id}`, { token: owner, project }))).body.data.storage.team;
+    const left = team.quota_bytes - team.used_bytes;
+    expect(left).toBeLessThan(20 * MiB);
+    const r = await sendBig(inboxes[5]!.address, Math.ceil(left / 1.3) + MiB, "z");
+    expect(r.ok).toBe(false);
+    const ownerAlerts = await alerts(owner, "?type=team.quota");
+    expect(ownerAlerts).toHaveLength(1);
+    expect(ownerAlerts[0]).toMatchObject({ type: "team.quota", channel: "failures", resource_type: "team", count: 1 });
+    expect(ownerAlerts[0].inbox).toEqual({ id: inboxes[5]!.id, address: inboxes[5]!.address });
+    expect(await alerts(member, "?type=team.quota")).toEqual([]);
+    const failures = await alerts(owner, "?channel=failures");
+    expect(failures.map((a) => a.id)).toContain(ownerAlerts[0].id);
+  }, 120_000);
+});

@@ -1,0 +1,166 @@
+// Webhook retries: after 5xx answers, after timeouts, across a restart; a hanging receiver stalls
+// neither ingest nor other receivers. Short timeout and backoff come from the environment.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { json, startInboxd, type Instance } from "../support/harness";
+import { createInbox, transport } from "../support/mail";
+import { Receiver, verifyStandardWebhook } from "../support/webhook-receiver";
+
+const ENV = { INBOXD_WEBHOOK_TIMEOUT_MS: "700", INBOXD_WEBHOOK_BACKOFF_BASE_MS: "150", INBOXD_WEBHOOK_MAX_ATTEMPTS: "4" };
+let inst: Instance;
+let rx: Receiver;
+
+beforeAll(async () => {
+  rx = await Receiver.start();
+  inst = await startInboxd(ENV);
+});
+afterAll(async () => {
+  rx.stop();
+  await inst.stop();
+  inst.cleanup();
+});
+
+async function createWebhook(body: Record<string, unknown>) {
+  const r = await json(inst.api("/v1/webhooks", { method: "POST", json: body }));
+  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.data as { id: string; secret: string };
+}
+
+async function send(to: string, subject: string) {
+  const t = transport(inst);
+  try {
+    await t.sendMail({ from: "a@example.com", to, subject, text: subject });
+  } finally {
+    t.close();
+  }
+}
+
+async function deliveries(webhookId: string) {
+  const r = await json(inst.api(`/v1/webhooks/${webhookId}/deliveries`));
+  expect(r.status).toBe(200);
+  return r.body.data as any[];
+}
+
+describe("retries", () => {
+  test("500s are retried with the same webhook-id until a 2xx; every try is logged", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await createWebhook({ url: rx.url("/flaky"), inbox_id: inbox.id });
+    rx.on("/flaky", (_r, nth) => (nth <= 2 ? { status: 500, body: `fail ${nth}` } : { status: 204 }));
+    await send(inbox.address, "flaky");
+    const got = await rx.waitFor((g) => {
+      const f = g.filter((x) => x.path === "/flaky");
+      return f.length >= 3 ? f : null;
+    });
+    const ids = new Set(got.map((g) => g.headers["webhook-id"]));
+    expect(ids.size).toBe(1);
+    for (const g of got) expect(await verifyStandardWebhook(wh.secret, g.headers, g.body)).toBe(true);
+    // Bodies are identical across tries; the gaps grow (backoff).
+    expect(new Set(got.map((g) => g.body)).size).toBe(1);
+    expect(got[2]!.at - got[1]!.at).toBeGreaterThan(got[1]!.at - got[0]!.at);
+
+    let d: any;
+    for (let i = 0; i < 50; i++) {
+      [d] = await deliveries(wh.id);
+      if (d?.status === "succeeded") break;
+      await Bun.sleep(50);
+    }
+    expect(d).toMatchObject({ status: "succeeded", attempt_count: 3, event_type: "message.received", last_status_code: 204 });
+    expect(d.id).toBe(got[0]!.headers["webhook-id"]);
+    expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([
+      [1, 500, false],
+      [2, 500, false],
+      [3, 204, true],
+    ]);
+    expect(d.attempts[0].response_excerpt).toBe("fail 1");
+    expect(d.attempts[0].error).toContain("500");
+    expect(d.next_attempt_at).toBeNull();
+  });
+
+  test("after the last try the delivery is failed, and the inbox's next delivery goes out", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await createWebhook({ url: rx.url("/down"), inbox_id: inbox.id });
+    rx.on("/down", (r) => (r.json.data.subject === "doomed" ? { status: 502, body: "bad gateway" } : { status: 200 }));
+    await send(inbox.address, "doomed");
+    await send(inbox.address, "next");
+    const got = await rx.waitFor((g) => {
+      const d = g.filter((x) => x.path === "/down");
+      return d.some((x) => x.json.data.subject === "next") ? d : null;
+    });
+    // Four tries of the first (INBOXD_WEBHOOK_MAX_ATTEMPTS=4), only then the second: order holds.
+    expect(got.map((x) => x.json.data.subject)).toEqual(["doomed", "doomed", "doomed", "doomed", "next"]);
+    let list: any[] = [];
+    for (let i = 0; i < 50; i++) {
+      list = await deliveries(wh.id);
+      if (list.length === 2 && list.every((d) => d.status !== "pending")) break;
+      await Bun.sleep(50);
+    }
+    const [next, doomed] = list;
+    expect(doomed).toMatchObject({ status: "failed", attempt_count: 4, max_attempts: 4, next_attempt_at: null, last_status_code: 502 });
+    expect(doomed.attempts.map((a: any) => a.status_code)).toEqual([502, 502, 502, 502]);
+    expect(Date.parse(doomed.completed_at)).toBeGreaterThan(0);
+    expect(next).toMatchObject({ status: "succeeded", attempt_count: 1 });
+    const failed = await json(inst.api(`/v1/webhooks/${wh.id}/deliveries?status=failed`));
+    expect(failed.body.data.map((d: any) => d.id)).toEqual([doomed.id]);
+  });
+
+  test("a receiver that does not answer in time is retried; it stalls neither ingest nor other receivers", async () => {
+    const inbox = await createInbox(inst);
+    const slow = await createWebhook({ url: rx.url("/hang"), inbox_id: inbox.id });
+    await createWebhook({ url: rx.url("/fast"), inbox_id: inbox.id });
+    rx.on("/hang", (_r, nth) => (nth === 1 ? { status: 200, hang: true } : { status: 200 }));
+    const t0 = Date.now();
+    await send(inbox.address, "first");
+    await rx.waitFor((g) => g.some((x) => x.path === "/hang"));
+    // While the first try hangs: another receiver gets it, and more mail is accepted.
+    await rx.waitFor((g) => g.some((x) => x.path === "/fast" && x.json.data.subject === "first"));
+    await send(inbox.address, "second");
+    await rx.waitFor((g) => g.some((x) => x.path === "/fast" && x.json.data.subject === "second"));
+    const fastDone = Date.now();
+    expect(rx.of("/hang")).toHaveLength(1);
+    // The hung try times out and is retried; "second" follows "first" in order.
+    const hang = await rx.waitFor((g) => {
+      const h = g.filter((x) => x.path === "/hang");
+      return h.length >= 3 ? h : null;
+    });
+    expect(hang.map((h) => h.json.data.subject)).toEqual(["first", "first", "second"]);
+    expect(hang[2]!.at).toBeGreaterThan(fastDone);
+    expect(fastDone - t0).toBeGreaterThan(0);
+    let list: any[] = [];
+    for (let i = 0; i < 50; i++) {
+      list = await deliveries(slow.id);
+      if (list.every((d) => d.status === "succeeded")) break;
+      await Bun.sleep(50);
+    }
+    const first = list.find((d) => d.attempt_count === 2)!;
+    expect(first.attempts[0].ok).toBe(false);
+    expect(first.attempts[0].status_code).toBeNull();
+    expect(first.attempts[0].error).toContain("timeout");
+    expect(first.attempts[1]).toMatchObject({ ok: true, status_code: 200 });
+  });
+
+  test("a delivery in flight when the server dies is made again after the restart (same webhook-id)", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await createWebhook({ url: rx.url("/restart"), inbox_id: inbox.id });
+    let up = false;
+    // The first try never gets an answer: the server is killed while it waits.
+    rx.on("/restart", () => (up ? { status: 200 } : { status: 200, hang: true }));
+    await send(inbox.address, "survives");
+    await rx.waitFor((g) => g.some((x) => x.path === "/restart"));
+    await inst.kill();
+    up = true;
+    const before = rx.of("/restart").length;
+    inst = await inst.restart();
+    const ok = await rx.waitFor((g) => g.filter((x) => x.path === "/restart").slice(before).find((x) => x) ?? null, 20_000);
+    expect(ok.json.data.subject).toBe("survives");
+    expect(ok.headers["webhook-id"]).toBe(rx.of("/restart")[0]!.headers["webhook-id"]);
+    expect(await verifyStandardWebhook(wh.secret, ok.headers, ok.body)).toBe(true);
+    let d: any;
+    for (let i = 0; i < 50; i++) {
+      [d] = await deliveries(wh.id);
+      if (d.status === "succeeded") break;
+      await Bun.sleep(50);
+    }
+    expect(d.status).toBe("succeeded");
+    // The try cut short by the crash left no record; the one after the restart did.
+    expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
+  });
+});

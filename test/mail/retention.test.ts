@@ -1,0 +1,132 @@
+// Expiry and retention through the real scheduler: inboxes vanish at expires_at (messages and
+// blobs too), messages at their own expires_at, and a server that was down catches up at start.
+// Time is "advanced" by writing past timestamps into the database, as the clock would.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { json, startInboxd, type Instance } from "../support/harness";
+import { createInbox, sendRaw } from "../support/mail";
+
+const ENV = { INBOXD_SWEEP_INTERVAL_MS: "100" };
+let inst: Instance;
+beforeAll(async () => {
+  inst = await startInboxd(ENV);
+});
+afterAll(async () => {
+  await inst.stop();
+  inst.cleanup();
+});
+
+const PAST = "2000-01-01T00:00:00.000Z";
+function withDb<T>(dir: string, fn: (db: Database) => T): T {
+  const db = new Database(join(dir, "inboxd.db"));
+  db.exec("PRAGMA busy_timeout = 5000");
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+const send = async (i: Instance, address: string, subject: string) => {
+  const info = await sendRaw(i, address, `Subject: ${subject}\r\n\r\n${subject} ${Math.random()}\r\n`);
+  return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
+};
+async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached");
+    await Bun.sleep(50);
+  }
+}
+const blobCount = (dir: string, key: string) =>
+  withDb(dir, (db) => (db.query("SELECT COUNT(*) AS n FROM blobs_inline WHERE key = ?").get(key) as { n: number }).n);
+
+describe("expiry and retention", () => {
+  test("message expires_at is received_at plus the plan's retention", async () => {
+    const inbox = await createInbox(inst);
+    const id = await send(inst, inbox.address, "retained");
+    const m = (await json(inst.api(`/v1/messages/${id}`))).body.data;
+    expect(Date.parse(m.expires_at) - Date.parse(m.received_at)).toBe(3 * 86_400_000);
+    expect(inbox.retention_days).toBe(3);
+  });
+
+  test("a disposable inbox disappears at expires_at with its messages and blobs", async () => {
+    const inbox = await createInbox(inst);
+    const id = await send(inst, inbox.address, "doomed");
+    const key = withDb(inst.dataDir, (db) => (db.query("SELECT blob_key FROM messages WHERE id = ?").get(id) as { blob_key: string }).blob_key);
+    expect(blobCount(inst.dataDir, key)).toBe(1);
+    const patched = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 1 } }));
+    expect(patched.status).toBe(200);
+    await eventually(async () => (await inst.api(`/v1/inboxes/${inbox.id}`)).status === 404);
+    expect((await json(inst.api(`/v1/messages/${id}`))).status).toBe(404);
+    expect(blobCount(inst.dataDir, key)).toBe(0);
+    const err = await sendRaw(inst, inbox.address, "Subject: too late\r\n\r\nx\r\n").catch((e) => e);
+    expect(err.responseCode).toBe(550);
+  });
+
+  test("messages past their retention are removed; the inbox stays and its counts follow", async () => {
+    const inbox = await createInbox(inst);
+    const old = await send(inst, inbox.address, "old");
+    const fresh = await send(inst, inbox.address, "fresh");
+    withDb(inst.dataDir, (db) => db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, old));
+    await eventually(async () => (await inst.api(`/v1/messages/${old}`)).status === 404);
+    const shown = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data;
+    expect(shown).toMatchObject({ message_count: 1, unread_count: 1 });
+    expect((await json(inst.api(`/v1/messages/${fresh}`))).status).toBe(200);
+  });
+
+  test("a blob shared by two messages survives until the last one goes", async () => {
+    const a = await createInbox(inst);
+    const b = await createInbox(inst);
+    const raw = `Subject: shared\r\n\r\nsame bytes ${Math.random()}\r\n`;
+    const info = await sendRaw(inst, [a.address, b.address], raw);
+    const [ida, idb] = /stored (\S+)/.exec(info.response)![1]!.split(",");
+    withDb(inst.dataDir, (db) => db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, ida!));
+    await eventually(async () => (await inst.api(`/v1/messages/${ida}`)).status === 404);
+    const back = await inst.api(`/v1/messages/${idb}/raw`);
+    expect(await back.text()).toBe(raw);
+  });
+
+  test("inbox.expiring is claimed once ahead of expiry (expiring_alerted_at set)", async () => {
+    // An inbox created a day ago that expires in ten minutes is inside the one-hour window.
+    const inbox = await createInbox(inst, { ttl_seconds: 86_400 });
+    withDb(inst.dataDir, (db) =>
+      db
+        .query("UPDATE inboxes SET created_at = ?, expires_at = ? WHERE id = ?")
+        .run(new Date(Date.now() - 86_400_000).toISOString(), new Date(Date.now() + 600_000).toISOString(), inbox.id),
+    );
+    await eventually(async () =>
+      withDb(inst.dataDir, (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(inbox.id) as { t: string | null }).t !== null),
+    );
+    const far = await createInbox(inst, { ttl_seconds: 86_400 });
+    await Bun.sleep(300);
+    const t = withDb(inst.dataDir, (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(far.id) as { t: string | null }).t);
+    expect(t).toBeNull();
+  });
+
+  test("after downtime, what expired meanwhile is removed at start-up", async () => {
+    const other = await startInboxd(ENV);
+    try {
+      const inbox = await createInbox(other);
+      const keep = await createInbox(other);
+      const msgInKeep = await send(other, keep.address, "expires while down");
+      const stays = await send(other, keep.address, "stays");
+      await other.stop();
+      withDb(other.dataDir, (db) => {
+        db.query("UPDATE inboxes SET expires_at = ? WHERE id = ?").run(PAST, inbox.id);
+        db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, msgInKeep);
+      });
+      const again = await other.restart();
+      try {
+        await eventually(async () => (await again.api(`/v1/inboxes/${inbox.id}`)).status === 404);
+        await eventually(async () => (await again.api(`/v1/messages/${msgInKeep}`)).status === 404);
+        expect((await json(again.api(`/v1/messages/${stays}`))).status).toBe(200);
+        expect((await json(again.api(`/v1/inboxes/${keep.id}`))).body.data.message_count).toBe(1);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      other.cleanup();
+    }
+  }, 30_000);
+});

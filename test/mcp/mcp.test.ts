@@ -1,0 +1,130 @@
+// The MCP server, through the SDK's own client over both transports (Streamable HTTP and stdio).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { json, ROOT, startInboxd, type Instance } from "../support/harness";
+
+let inst: Instance;
+
+beforeAll(async () => {
+  inst = await startInboxd();
+});
+afterAll(async () => {
+  await inst.stop();
+  inst.cleanup();
+});
+
+async function httpClient(key = inst.key, agentId?: string) {
+  const url = new URL(`${inst.url}/mcp`);
+  if (agentId) url.searchParams.set("agent_id", agentId);
+  const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+  const client = new Client({ name: "inboxd-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const data = (r: any) => r.structuredContent ?? JSON.parse(r.content[0].text);
+
+async function sendMail(to: string, subject: string, text: string) {
+  const t = nodemailer.createTransport({ host: "127.0.0.1", port: inst.ports.smtp, secure: false, ignoreTLS: true });
+  await t.sendMail({ from: "App <noreply@app.test>", to, subject, text });
+  t.close();
+}
+
+async function flow(client: Client) {
+  const tools = await client.listTools();
+  const names = tools.tools.map((t) => t.name);
+  for (const n of ["create_inbox", "list_inboxes", "delete_inbox", "wait_for_message", "list_messages", "get_message", "get_verification_code", "get_links", "get_attachment", "send_test_email", "list_scenarios", "run_scenario", "get_run"]) {
+    expect(names).toContain(n);
+  }
+  const wait = tools.tools.find((t) => t.name === "wait_for_message")!;
+  expect(wait.inputSchema.required).toContain("inbox_id");
+  const inbox = data(await client.callTool({ name: "create_inbox", arguments: { name: "mcp flow" } }));
+  expect(inbox.address).toContain("@");
+  const waiting = client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 20, subject_contains: "verify" } });
+  await Bun.sleep(200);
+  await sendMail(inbox.address, "Please verify your email", "Your verification code is 482913. It expires in 10 minutes.");
+  const msg = data(await waiting);
+  expect(msg.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+  const code = data(await client.callTool({ name: "get_verification_code", arguments: { message_id: msg.id } }));
+  expect(code.code).toBe("482913");
+  return inbox;
+}
+
+describe("MCP over Streamable HTTP", () => {
+  test("lists the tools and runs a flow: create inbox, SMTP, wait_for_message, get_verification_code", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = await flow(client);
+    // Calls are recorded on the agent session's run.
+    const runs = await json(inst.api("/v1/runs?limit=5"));
+    expect(runs.status).toBe(200);
+    const mcpRun = runs.body.data.find((r: any) => r.trigger?.type === "mcp");
+    expect(mcpRun).toBeDefined();
+    const events = await json(inst.api(`/v1/runs/${mcpRun.id}/events?limit=100`));
+    const calls = events.body.data.filter((e: any) => e.type === "session.call");
+    expect(calls.some((e: any) => e.payload.method === "POST" && e.payload.path === "/v1/inboxes" && e.payload.status === 201)).toBe(true);
+    await transport.terminateSession();
+    await client.close();
+    // Closing the session cleans up the inbox it created.
+    let status = 200;
+    for (let n = 0; n < 20 && status !== 404; n++) {
+      status = (await inst.api(`/v1/inboxes/${inbox.id}`)).status;
+      if (status !== 404) await Bun.sleep(100);
+    }
+    expect(status).toBe(404);
+  });
+
+  test("a tool outside the agent's permissions is refused with the contract's code", async () => {
+    const agent = await json(inst.api("/v1/agents", { method: "POST", json: { name: "read-only agent", permissions: ["inboxes:read", "runs:write"] } }));
+    expect(agent.status).toBe(201);
+    const { client, transport } = await httpClient(inst.key, agent.body.data.id);
+    const r: any = await client.callTool({ name: "create_inbox", arguments: {} });
+    expect(r.isError).toBe(true);
+    expect(data(r).error.code).toBe("insufficient_scope");
+    const listed: any = await client.callTool({ name: "list_inboxes", arguments: {} });
+    expect(listed.isError).toBeFalsy();
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  test("send_test_email delivers to an inbox of the project; get_links reads its links", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    const sent = data(await client.callTool({ name: "send_test_email", arguments: { inbox_id: inbox.id, subject: "Hello", text: "Open https://example.test/welcome?x=1 now" } }));
+    expect(sent.sent).toBe(true);
+    const msg = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 10 } }));
+    const links = data(await client.callTool({ name: "get_links", arguments: { message_id: msg.id } }));
+    expect(links.links).toContain("https://example.test/welcome?x=1");
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  test("/mcp needs an API key", async () => {
+    const r = await fetch(`${inst.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }) });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe("MCP over stdio (inboxd mcp)", () => {
+  test("forwards to the running server: same tools, same flow; closing releases the session", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(ROOT, "src/main.ts"), "mcp", "--url", inst.url, "--key", inst.key],
+      cwd: ROOT,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "inboxd-stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    const inbox = await flow(client);
+    await client.close();
+    let status = 200;
+    for (let n = 0; n < 40 && status !== 404; n++) {
+      status = (await inst.api(`/v1/inboxes/${inbox.id}`)).status;
+      if (status !== 404) await Bun.sleep(100);
+    }
+    expect(status).toBe(404);
+  });
+});
