@@ -1,4 +1,5 @@
 // The test command (`npm test`): runs `bun test` and ends with the line CI reads: "N passed, M failed".
+export {};
 const args = process.argv.slice(2);
 const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args], {
   stdout: "pipe",
@@ -7,7 +8,7 @@ const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args]
 });
 let all = "";
 const dec = new TextDecoder();
-const pump = async (s: ReadableStream<Uint8Array>, w: typeof process.stdout) => {
+const pump = async (s: ReadableStream<Uint8Array>, w: NodeJS.WriteStream) => {
   for await (const c of s) {
     const t = dec.decode(c, { stream: true });
     all += t;

@@ -9,7 +9,7 @@ import type { AgentService, AgentRow } from "./agents";
 import type { MailRemoval } from "../mail/removal";
 import { newId, isUlid } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import { intersect, isScope, normalizeScopes } from "../tenancy/scopes";
 import { requireScope } from "../tenancy/auth";
 import { appendRunEvent } from "./runs";
@@ -50,7 +50,7 @@ export class AgentSessionService {
   open(principal: Principal, project: ProjectRef, input: { agent_id?: string; scopes?: string[] }) {
     requireScope(principal, "runs:write");
     if (project.settings["api_keys.agent_access_enabled"] !== true) {
-      throw new ApiError(403, "agent_access_disabled", "the project setting api_keys.agent_access_enabled is off", {
+      throw new DomainError("forbidden", "agent_access_disabled", "the project setting api_keys.agent_access_enabled is off", {
         setting: "api_keys.agent_access_enabled",
       });
     }
@@ -92,7 +92,7 @@ export class AgentSessionService {
     if (!isUlid(id)) throw validation("agent_id must be a ULID", { field: "agent_id" });
     const a = this.sql.query("SELECT * FROM agents WHERE id = ? AND project_id = ?").get(id, projectId) as AgentRow | null;
     if (!a) throw notFound("agent");
-    if (a.revoked_at) throw new ApiError(409, "invalid_state", "the agent is revoked", { agent_id: id });
+    if (a.revoked_at) throw new DomainError("conflict", "invalid_state", "the agent is revoked", { agent_id: id });
     return a;
   }
 
@@ -126,12 +126,12 @@ export class AgentSessionService {
   bind(principal: Principal, project: ProjectRef, header: string): { principal: Principal; binding: SessionBinding } {
     if (!isUlid(header)) throw validation("X-Service-Agent-Session must be a ULID", { header: "X-Service-Agent-Session" });
     const row = this.sql.query("SELECT * FROM agent_sessions WHERE id = ? AND project_id = ?").get(header, project.id) as SessionRow | null;
-    if (!row) throw new ApiError(404, "not_found", "agent session not found in this project", { header: "X-Service-Agent-Session" });
+    if (!row) throw new DomainError("not_found", "not_found", "agent session not found in this project", { header: "X-Service-Agent-Session" });
     if (row.status !== "open") {
-      throw new ApiError(409, "agent_session_closed", `the agent session is ${row.status}`, { status: row.status });
+      throw new DomainError("conflict", "agent_session_closed", `the agent session is ${row.status}`, { status: row.status });
     }
     if (Date.parse(row.expires_at) <= Date.now()) {
-      throw new ApiError(410, "agent_session_expired", "the agent session has expired", { expires_at: row.expires_at });
+      throw new DomainError("gone", "agent_session_expired", "the agent session has expired", { expires_at: row.expires_at });
     }
     const agent = this.sql.query("SELECT permissions, revoked_at FROM agents WHERE id = ?").get(row.agent_id) as {
       permissions: string;

@@ -4,7 +4,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import type { Principal } from "../tenancy/auth";
 import { isScope, isSubset, normalizeScopes } from "../tenancy/scopes";
 
@@ -65,7 +65,7 @@ export class AgentService {
     const bad = permissions.filter((p) => typeof p !== "string" || !isScope(p));
     if (bad.length) throw validation(`unknown permission ${JSON.stringify(bad[0])}`, { field: "permissions", unknown: bad });
     if (!isSubset(permissions, caller.scopes)) {
-      throw new ApiError(403, "scope_escalation", "an agent cannot hold permissions its creator's credential lacks", {
+      throw new DomainError("forbidden", "scope_escalation", "an agent cannot hold permissions its creator's credential lacks", {
         field: "permissions",
         missing: permissions.filter((p) => !isSubset([p], caller.scopes)),
       });
@@ -139,7 +139,7 @@ export class AgentService {
   revoke(projectId: string, id: string): void {
     const row = this.get(projectId, id);
     if (row.preset === "standard") {
-      throw new ApiError(409, "invalid_state", "the Standard agent cannot be revoked; narrow its permissions instead", { preset: "standard" });
+      throw new DomainError("conflict", "invalid_state", "the Standard agent cannot be revoked; narrow its permissions instead", { preset: "standard" });
     }
     this.sql.query("UPDATE agents SET revoked_at = ?, updated_at = ? WHERE id = ?").run(nowIso(), nowIso(), id);
   }

@@ -5,7 +5,7 @@ import type { AppContext } from "../context";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
@@ -183,7 +183,7 @@ export class ApprovalService {
   }
 
   /** The guarded UPDATE changed nothing: someone else decided first, or it expired meanwhile. */
-  private lostRace(projectId: string, id: string): ApiError {
+  private lostRace(projectId: string, id: string): DomainError {
     const row = this.get(projectId, id);
     if (row.status === "pending" || row.status === "expired") {
       this.expireDue();
@@ -203,24 +203,24 @@ export class ApprovalService {
   }
 }
 
-function expiredError(row: Row): ApiError {
+function expiredError(row: Row): DomainError {
   const why = row.decision_reason ? ` (${row.decision_reason})` : "";
-  return new ApiError(410, "approval_expired", `the approval expired before it was decided${why}`, {
+  return new DomainError("gone", "approval_expired", `the approval expired before it was decided${why}`, {
     expires_at: row.expires_at,
     ...(row.decision_reason ? { reason: row.decision_reason } : {}),
   });
 }
 
-function stateError(status: string): ApiError {
-  return new ApiError(409, "invalid_state", `the approval is already ${status}`, { status });
+function stateError(status: string): DomainError {
+  return new DomainError("conflict", "invalid_state", `the approval is already ${status}`, { status });
 }
 
 function requireDecider(p: Principal): void {
   if (p.kind !== "device") {
-    throw new ApiError(403, "principal_not_permitted", "approvals are decided by people: use a device session, not an API key");
+    throw new DomainError("forbidden", "principal_not_permitted", "approvals are decided by people: use a device session, not an API key");
   }
   if (p.role !== "owner" && p.role !== "admin") {
-    throw new ApiError(403, "principal_not_permitted", "only a team owner or admin may list or decide approvals", { role: p.role });
+    throw new DomainError("forbidden", "principal_not_permitted", "only a team owner or admin may list or decide approvals", { role: p.role });
   }
 }
 

@@ -4,7 +4,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 
 export interface OriginRow {
   id: string;
@@ -91,7 +91,7 @@ export class OriginService {
       .run(row.id, projectId, row.origin, row.scheme, row.host, row.port, row.is_wildcard, description, now, now);
     if (res.changes === 0) {
       const existing = this.sql.query("SELECT id FROM http_origins WHERE project_id = ? AND origin = ?").get(projectId, row.origin) as { id: string };
-      throw new ApiError(409, "origin_exists", `${row.origin} is already on the list`, { id: existing.id, origin: row.origin });
+      throw new DomainError("conflict", "origin_exists", `${row.origin} is already on the list`, { id: existing.id, origin: row.origin });
     }
     return row;
   }

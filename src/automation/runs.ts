@@ -3,7 +3,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { hasScope } from "../tenancy/scopes";
 import type { AgentService } from "./agents";
@@ -121,12 +121,12 @@ export class RunService {
     const agent = this.agents.get(project.id, input.agent_id);
     const scenario = this.scenarios.get(project.id, input.scenario_id);
     const version = scenario.current_version_id ? this.scenarios.versionById(scenario.current_version_id) : null;
-    if (!version) throw new ApiError(422, "scenario_not_published", "publish the scenario before running it", { field: "scenario_id" });
+    if (!version) throw new DomainError("invalid", "scenario_not_published", "publish the scenario before running it", { field: "scenario_id" });
     const required = JSON.parse(version.required_permissions) as string[];
     const agentPerms = this.agents.permissionsOf(agent);
     const agentMissing = required.filter((p) => !hasScope(agentPerms, p));
     if (agentMissing.length) {
-      throw new ApiError(403, "agent_permission_denied", `agent ${agent.name} lacks ${agentMissing.join(", ")}, which version ${version.version} requires`, {
+      throw new DomainError("forbidden", "agent_permission_denied", `agent ${agent.name} lacks ${agentMissing.join(", ")}, which version ${version.version} requires`, {
         agent_id: agent.id,
         missing: agentMissing,
         required_permissions: required,
@@ -135,7 +135,7 @@ export class RunService {
     // The launcher cannot reach through an agent further than its own credential reaches.
     const keyMissing = required.filter((p) => !hasScope(principal.scopes, p));
     if (keyMissing.length) {
-      throw new ApiError(403, "insufficient_scope", `this credential lacks ${keyMissing.join(", ")}, which the scenario requires`, {
+      throw new DomainError("forbidden", "insufficient_scope", `this credential lacks ${keyMissing.join(", ")}, which the scenario requires`, {
         missing: keyMissing,
         required_permissions: required,
       });
@@ -224,10 +224,10 @@ export class RunService {
   async cancel(projectId: string, id: string): Promise<RunRow> {
     const row = this.get(projectId, id);
     if (TERMINAL.includes(row.status)) {
-      throw new ApiError(409, "invalid_state", `the run is already ${row.status}`, { status: row.status });
+      throw new DomainError("conflict", "invalid_state", `the run is already ${row.status}`, { status: row.status });
     }
     if (row.trigger_type === "mcp") {
-      throw new ApiError(409, "invalid_state", "an MCP agent session's run ends when the session is released (POST /v1/agent-sessions/{id}/release)", {
+      throw new DomainError("conflict", "invalid_state", "an MCP agent session's run ends when the session is released (POST /v1/agent-sessions/{id}/release)", {
         trigger_type: "mcp",
       });
     }

@@ -4,7 +4,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 
 export interface SecretRow {
   id: string;
@@ -56,7 +56,7 @@ export class ScenarioSecretService {
     const res = this.sql
       .query("INSERT OR IGNORE INTO scenario_secrets (id, project_id, name, value_enc, version, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)")
       .run(row.id, projectId, row.name, row.value_enc, now, now);
-    if (res.changes === 0) throw new ApiError(409, "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
+    if (res.changes === 0) throw new DomainError("conflict", "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
     return row;
   }
 

@@ -3,7 +3,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import { analyze, canonicalJson, definitionHash, SCHEMA_VERSION, type Analysis } from "./scenario-definition";
 import type { ScenarioSecretService } from "./scenario-secrets";
 
@@ -111,7 +111,7 @@ export class ScenarioService {
   update(projectId: string, id: string, ifMatch: number | null, input: ScenarioInput): ScenarioRow {
     const row = this.get(projectId, id);
     if (ifMatch === null) {
-      throw new ApiError(428, "precondition_required", "send If-Match with the scenario's draft_revision", {
+      throw new DomainError("precondition_required", "precondition_required", "send If-Match with the scenario's draft_revision", {
         header: "If-Match",
         draft_revision: row.draft_revision,
       });
@@ -127,7 +127,7 @@ export class ScenarioService {
       .get(name, description, draft, now, id, ifMatch) as ScenarioRow | null;
     if (!updated) {
       const current = this.get(projectId, id);
-      throw new ApiError(412, "precondition_failed", `If-Match ${ifMatch} does not match draft_revision ${current.draft_revision}`, {
+      throw new DomainError("precondition_failed", "precondition_failed", `If-Match ${ifMatch} does not match draft_revision ${current.draft_revision}`, {
         header: "If-Match",
         draft_revision: current.draft_revision,
       });
@@ -151,7 +151,7 @@ export class ScenarioService {
       const def = JSON.parse(row.draft_definition);
       const a = this.analyze(projectId, def);
       if (!a.valid) {
-        throw new ApiError(422, "scenario_invalid", `the draft has ${a.errors.length} error(s); fix them before publishing`, { errors: a.errors });
+        throw new DomainError("invalid", "scenario_invalid", `the draft has ${a.errors.length} error(s); fix them before publishing`, { errors: a.errors });
       }
       const last = this.sql.query("SELECT MAX(version) AS v FROM scenario_versions WHERE scenario_id = ?").get(id) as { v: number | null };
       const v: VersionRow = {

@@ -7,7 +7,7 @@ import { openDb } from "../storage/sqlite/database";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../context";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../lib/errors";
 
 export async function userAdd(config: Config, args: Record<string, string>): Promise<number> {
   const { email, password, role } = args;
@@ -44,7 +44,7 @@ export async function userAdd(config: Config, args: Record<string, string>): Pro
     if (createdProject) console.log(`team "${teamRow.name}" created with project "${createdProject.slug}" (${createdProject.id})`);
     return 0;
   } catch (e) {
-    if (e instanceof ApiError) {
+    if (e instanceof DomainError) {
       console.error(e.message);
       return 1;
     }

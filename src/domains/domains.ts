@@ -9,7 +9,7 @@ import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { randomToken } from "../lib/crypto";
-import { ApiError, conflict, notFound, validation } from "../http/errors";
+import { DomainError, conflict, notFound, validation } from "../lib/errors";
 import type { ProjectRef } from "../tenancy/auth";
 import type { DomainResolver, InboxRow } from "../mail/inboxes";
 import { fromSql } from "../mail/inboxes";
@@ -154,10 +154,10 @@ export class DomainService implements DomainResolver {
         plan.customDomains === 0
           ? `the ${plan.name} plan includes no custom domains; custom domains need the Starter plan or above`
           : `the ${plan.name} plan allows ${plan.customDomains} custom domains`;
-      throw new ApiError(422, "plan_limit_exceeded", message, { limit: "custom_domains", quota: plan.customDomains, used });
+      throw new DomainError("invalid", "plan_limit_exceeded", message, { limit: "custom_domains", quota: plan.customDomains, used });
     }
     if (this.sqlite.query("SELECT 1 FROM domains WHERE domain = ?").get(domain)) {
-      throw new ApiError(422, "domain_taken", `the domain ${domain} is already registered`, { field: "domain", domain });
+      throw new DomainError("invalid", "domain_taken", `the domain ${domain} is already registered`, { field: "domain", domain });
     }
   }
 
@@ -330,7 +330,7 @@ export class DomainService implements DomainResolver {
       | null;
     if (!row) throw notFound("domain");
     if (row.status !== "verified") {
-      throw new ApiError(422, "domain_not_verified", `the domain ${row.domain} is ${row.status}; verify it before creating mailboxes on it`, {
+      throw new DomainError("invalid", "domain_not_verified", `the domain ${row.domain} is ${row.status}; verify it before creating mailboxes on it`, {
         field: "domain_id",
         domain_id: row.id,
         status: row.status,

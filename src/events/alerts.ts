@@ -5,7 +5,7 @@
 import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { ApiError, validation } from "../http/errors";
+import { DomainError, validation } from "../lib/errors";
 import type { Principal } from "../tenancy/auth";
 import { requireDevice } from "../tenancy/auth";
 import type { EventLog } from "./event-stream";
@@ -232,7 +232,7 @@ export class AlertService {
 
   private userOf(p: Principal): string {
     requireDevice(p, "principal_not_permitted", "alerts");
-    if (!p.userId) throw new ApiError(403, "principal_not_permitted", "alerts belong to users; this credential has none");
+    if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "alerts belong to users; this credential has none");
     return p.userId;
   }
 }

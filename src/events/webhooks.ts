@@ -6,7 +6,7 @@ import { deleteInBatches } from "../storage/sqlite/database";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import type { AppendedEvent, EventLog } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 
@@ -244,7 +244,7 @@ export class WebhookService {
       )
       .get(deliveryId, id, projectId, type, `test:${deliveryId}`, body, Date.now(), Date.now() + this.ctx.config.webhookTimeoutMs + 60_000,
         this.ctx.workerId, now) as DeliveryRow;
-    if (!this.sendNow) throw new ApiError(503, "unavailable", "webhook dispatch is not running");
+    if (!this.sendNow) throw new DomainError("unavailable", "unavailable", "webhook dispatch is not running");
     await this.sendNow(row);
     return this.delivery(projectId, id, deliveryId);
   }
@@ -320,7 +320,7 @@ export class WebhookService {
     if (u.username || u.password) throw validation("url must not carry credentials", { field: "url" });
     if (raw.length > 2000) throw validation("url is at most 2000 characters", { field: "url" });
     if (!this.originAllowed(projectId, u)) {
-      throw new ApiError(422, "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, { field: "url", origin: u.origin });
+      throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, { field: "url", origin: u.origin });
     }
     return u.toString();
   }

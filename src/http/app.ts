@@ -4,7 +4,8 @@ import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { AppContext } from "../context";
 import type { Services } from "../services";
-import { ApiError } from "./errors";
+import { DomainError } from "../lib/errors";
+import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { RateLimiter } from "./ratelimit";
 import { Metrics } from "./metrics";
@@ -34,22 +35,22 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
   let knownRoutes: { re: RegExp; method: string }[] = [];
   let openapiDoc: Promise<string> | null = null;
 
-  const envelope = (req: Request, e: ApiError, extraHeaders: Record<string, string> = {}) => {
+  const envelope = (req: Request, e: DomainError, extraHeaders: Record<string, string> = {}, status = httpStatus(e)) => {
     const s = stateOf(req);
-    if (s) s.errorStatus = e.status;
+    if (s) s.errorStatus = status;
     const requestId = s?.id ?? newId();
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "x-request-id": requestId,
       ...(s?.rateHeaders ?? {}),
-      ...e.headers,
+      ...e.hints,
       ...extraHeaders,
     };
     if (!s?.rateHeaders && new URL(req.url).pathname.startsWith("/v1")) {
       Object.assign(headers, limiter.take(`ip:${clientIp(req)}`).headers);
     }
     return new Response(JSON.stringify({ code: e.code, message: e.message, details: e.details, request_id: requestId }), {
-      status: e.status,
+      status,
       headers,
     });
   };
@@ -89,11 +90,11 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         try {
           return JSON.parse(text);
         } catch {
-          throw new ApiError(400, "invalid_body", "the request body is not valid JSON");
+          throw new DomainError("bad_request", "invalid_body", "the request body is not valid JSON");
         }
       }
       if (!contentType.startsWith("application/x-www-form-urlencoded") && !contentType.startsWith("multipart/form-data")) {
-        throw new ApiError(415, "unsupported_media_type", `content type ${contentType} is not accepted; send application/json`);
+        throw new DomainError("unsupported", "unsupported_media_type", `content type ${contentType} is not accepted; send application/json`);
       }
     })
     .onTransform({ as: "global" }, ({ request, path, set }) => {
@@ -110,7 +111,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         s.rateHeaders = r.headers;
         Object.assign(set.headers, r.headers);
         if (!r.allowed) {
-          throw new ApiError(429, "rate_limited", "too many requests; retry after the delay in Retry-After", { retry_after: r.retryAfter }, {
+          throw new DomainError("rate_limited", "rate_limited", "too many requests; retry after the delay in Retry-After", { retry_after: r.retryAfter }, {
             "retry-after": String(r.retryAfter),
           });
         }
@@ -135,7 +136,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       }
     })
     .onError({ as: "global" }, ({ code, error, request, path }) => {
-      if (error instanceof ApiError) return envelope(request, error);
+      if (error instanceof DomainError) return envelope(request, error);
       switch (code) {
         case "VALIDATION": {
           const v = error as any;
@@ -143,32 +144,32 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
           const where = v.type ?? "input";
           return envelope(
             request,
-            new ApiError(422, "validation_error", `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(), {
+            new DomainError("invalid", "validation_error", `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(), {
               in: where,
               errors,
             }),
           );
         }
         case "PARSE":
-          return envelope(request, new ApiError(400, "invalid_body", "the request body could not be parsed (expected JSON)"));
+          return envelope(request, new DomainError("bad_request", "invalid_body", "the request body could not be parsed (expected JSON)"));
         case "NOT_FOUND": {
           const allowed = knownRoutes.filter((r) => r.re.test(path)).map((r) => r.method);
           if (allowed.length > 0) {
             return envelope(
               request,
-              new ApiError(405, "method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed }),
+              new DomainError("not_allowed", "method_not_allowed", `${request.method} is not allowed on ${path}`, { allowed }),
               { allow: [...new Set(allowed)].join(", ") },
             );
           }
-          return envelope(request, new ApiError(404, "not_found", `no route ${request.method} ${path}`));
+          return envelope(request, new DomainError("not_found", "not_found", `no route ${request.method} ${path}`));
         }
         default: {
           const status = (error as any)?.status;
           if (typeof status === "number" && status >= 400 && status < 500) {
-            return envelope(request, new ApiError(status, "bad_request", String((error as any)?.message ?? "bad request")));
+            return envelope(request, new DomainError("bad_request", "bad_request", String((error as any)?.message ?? "bad request")), {}, status);
           }
           console.error("unhandled error", request.method, path, error);
-          return envelope(request, new ApiError(500, "internal", "internal error; see the server log for the request id"));
+          return envelope(request, new DomainError("internal", "internal", "internal error; see the server log for the request id"));
         }
       }
     })
@@ -180,9 +181,10 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     )
     .get(
       "/openapi.json",
-      async () => {
-        openapiDoc ??= (async () => {
-          const raw = await (await app.handle(new Request("http://inboxd.internal/openapi-generated.json"))).json();
+      async (): Promise<Response> => {
+        openapiDoc ??= (async (): Promise<string> => {
+          const generated: Response = await app.handle(new Request("http://inboxd.internal/openapi-generated.json"));
+          const raw: any = await generated.json();
           return JSON.stringify(completeDocument(raw, app.routes as any));
         })();
         return new Response(await openapiDoc, { headers: { "content-type": "application/json" } });

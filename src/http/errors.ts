@@ -1,21 +1,22 @@
-// The contract's error envelope: {code, message, details, request_id}. Services throw ApiError;
-// the HTTP layer adds request_id and serialises.
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
+// The HTTP face of a DomainError: the status each kind answers with. Services raise kinds; only
+// this table knows the numbers (the envelope itself is written in app.ts).
+import type { DomainError, ErrorKind } from "../lib/errors";
 
-export const notFound = (what = "resource") => new ApiError(404, "not_found", `${what} not found`);
-export const validation = (message: string, details: Record<string, unknown> = {}) =>
-  new ApiError(422, "validation_error", message, details);
-export const forbidden = (code: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError(403, code, message, details);
-export const conflict = (code: string, message: string, details: Record<string, unknown> = {}) =>
-  new ApiError(409, code, message, details);
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  precondition_failed: 412,
+  unsupported: 415,
+  invalid: 422,
+  precondition_required: 428,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+};
+
+export const httpStatus = (e: DomainError): number => STATUS[e.kind];

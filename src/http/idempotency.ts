@@ -1,7 +1,7 @@
 // Idempotency-Key on creates: the same key, route and principal within 24 h replays the stored
 // status and body (with Idempotent-Replayed: true); the same key with another body is 422.
 import type { AppContext } from "../context";
-import { ApiError } from "./errors";
+import { DomainError } from "../lib/errors";
 import { stateOf } from "./request";
 import { sha256Hex } from "../storage/blobs/fs";
 
@@ -22,7 +22,7 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
     return out;
   }
   if (key.length === 0 || key.length > 255) {
-    throw new ApiError(422, "validation_error", "Idempotency-Key must be 1..255 characters", { header: "Idempotency-Key" });
+    throw new DomainError("invalid", "validation_error", "Idempotency-Key must be 1..255 characters", { header: "Idempotency-Key" });
   }
   const principal = stateOf(c.request)?.principal;
   const principalId = principal ? principal.id : "anonymous";
@@ -35,7 +35,7 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
     .get(principalId, route, key, since) as { body_hash: string; status: number; body: string } | null;
   if (row) {
     if (row.body_hash !== bodyHash) {
-      throw new ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used with a different request body", {
+      throw new DomainError("invalid", "idempotency_key_reused", "this Idempotency-Key was used with a different request body", {
         header: "Idempotency-Key",
       });
     }

@@ -2,7 +2,7 @@
 // route handlers read with `reqOf(c.request)`. A WeakMap keeps it off Elysia's typed context.
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import type { SessionBinding } from "../automation/agent-sessions";
-import { ApiError } from "./errors";
+import { DomainError } from "../lib/errors";
 
 export interface RequestState {
   id: string;
@@ -32,14 +32,14 @@ export function stateOf(req: Request): RequestState | undefined {
 /** The authenticated caller and its bound project; throws if the route was reached without them. */
 export function reqOf(req: Request): { principal: Principal; project: ProjectRef; id: string } {
   const s = states.get(req);
-  if (!s?.principal || !s.project) throw new ApiError(500, "internal", "request reached a project route unauthenticated");
+  if (!s?.principal || !s.project) throw new DomainError("internal", "internal", "request reached a project route unauthenticated");
   return { principal: s.principal, project: s.project, id: s.id };
 }
 
 /** The authenticated caller on user-plane routes (no project bound). */
 export function principalOf(req: Request): { principal: Principal; id: string } {
   const s = states.get(req);
-  if (!s?.principal) throw new ApiError(500, "internal", "request reached an authenticated route without a principal");
+  if (!s?.principal) throw new DomainError("internal", "internal", "request reached an authenticated route without a principal");
   return { principal: s.principal, id: s.id };
 }
 

@@ -7,7 +7,7 @@ import { inboxes, inboxWatches } from "../storage/sqlite/schema";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { randomToken } from "../lib/crypto";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { planOf, type Plan } from "../tenancy/plans";
 import { storageBlock } from "./storage-state";
@@ -92,8 +92,8 @@ export class InboxService {
     return this.ctx.db.tx(() => {
       this.enforceInboxLimit(project, plan);
       if (this.orm.select({ id: inboxes.id }).from(inboxes).where(eq(inboxes.address, address)).get()) {
-        if (input.local_part === undefined) throw new ApiError(500, "internal", "generated address collided; retry");
-        throw new ApiError(422, "address_taken", `the address ${address} is in use`, { field: "local_part", address });
+        if (input.local_part === undefined) throw new DomainError("internal", "internal", "generated address collided; retry");
+        throw new DomainError("invalid", "address_taken", `the address ${address} is in use`, { field: "local_part", address });
       }
       const row: InboxRow = {
         id: newId(),
@@ -126,7 +126,7 @@ export class InboxService {
     if (plan.concurrentInboxes < 0) return;
     const n = this.countTeamInboxes(project.teamId);
     if (n >= plan.concurrentInboxes) {
-      throw new ApiError(422, "plan_limit_exceeded", `the ${plan.name} plan allows ${plan.concurrentInboxes} concurrent inboxes`, {
+      throw new DomainError("invalid", "plan_limit_exceeded", `the ${plan.name} plan allows ${plan.concurrentInboxes} concurrent inboxes`, {
         limit: "concurrent_inboxes",
         quota: plan.concurrentInboxes,
         used: n,

@@ -4,7 +4,7 @@
 // client that keeps passing back the poll_token sees every message exactly once, in order.
 // Waiting is event-driven: a waiter is parked per inbox and woken by the bus when ingest commits.
 import type { AppContext } from "../context";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";
 import type { MessageRow, MessageService } from "./messages";
 
@@ -21,7 +21,7 @@ export function decodePollToken(token: string): string {
     text = Buffer.from(token, "base64url").toString("utf8");
   } catch {}
   const id = text.startsWith(TOKEN_PREFIX) ? text.slice(TOKEN_PREFIX.length) : "";
-  if (!isUlid(id)) throw new ApiError(422, "validation_error", "poll_token is not a token this service issued", { field: "poll_token" });
+  if (!isUlid(id)) throw new DomainError("invalid", "validation_error", "poll_token is not a token this service issued", { field: "poll_token" });
   return id;
 }
 

@@ -7,7 +7,7 @@ import type { HeaderLine } from "../mime/types";
 import { projectHeaders } from "../mime/parse";
 import { sanitizeHtml } from "../mime/sanitize";
 import { agentAttachment } from "../mime/attachment-agent";
-import { notFound } from "../http/errors";
+import { notFound } from "../lib/errors";
 import { randomToken } from "../lib/crypto";
 
 export type MessageView = "summary" | "full" | "agent";

@@ -6,7 +6,7 @@ import { apiKeys } from "../storage/sqlite/schema";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
-import { ApiError, notFound, validation } from "../http/errors";
+import { DomainError, notFound, validation } from "../lib/errors";
 import { KEY_PREFIX, type AuthService, type Principal } from "./auth";
 import { isScope, isSubset, normalizeScopes } from "./scopes";
 
@@ -74,11 +74,11 @@ export class ApiKeyService {
       scopes = normalizeScopes(input.scopes);
       // Rule 2 then rule 1.
       if (scopes.includes("*") && !caller.scopes.includes("*")) {
-        throw new ApiError(403, "scope_escalation", "only a full-access ('*') caller may mint a '*' key", { scope: "*" });
+        throw new DomainError("forbidden", "scope_escalation", "only a full-access ('*') caller may mint a '*' key", { scope: "*" });
       }
       if (!isSubset(scopes, caller.scopes)) {
         const extra = scopes.filter((s) => !isSubset([s], caller.scopes));
-        throw new ApiError(403, "scope_escalation", "requested scopes exceed the caller's own", { scopes: extra });
+        throw new DomainError("forbidden", "scope_escalation", "requested scopes exceed the caller's own", { scopes: extra });
       }
     }
     let expiresAt: string | null = null;
@@ -118,11 +118,11 @@ export class ApiKeyService {
   rotate(caller: Principal, projectId: string, id: string) {
     const row = this.get(projectId, id);
     if (!isSubset(row.scopes, caller.scopes)) {
-      throw new ApiError(403, "scope_escalation", "the key holds scopes the caller lacks; it cannot be rotated by this caller", {
+      throw new DomainError("forbidden", "scope_escalation", "the key holds scopes the caller lacks; it cannot be rotated by this caller", {
         scopes: row.scopes.filter((s) => !isSubset([s], caller.scopes)),
       });
     }
-    if (row.revokedAt) throw new ApiError(409, "invalid_state", "a revoked key cannot be rotated");
+    if (row.revokedAt) throw new DomainError("conflict", "invalid_state", "a revoked key cannot be rotated");
     const secret = newKeySecret();
     const patch = { secretHash: hashToken(secret), lastFour: secret.slice(-4) };
     this.orm.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).run();

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
 import { apiKeys, deviceSessions, projects, teams, users } from "../storage/sqlite/schema";
 import { hashToken } from "../lib/crypto";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";
 import { hasScope } from "./scopes";
 
@@ -62,7 +62,7 @@ export class AuthService {
 
   authenticate(authorization: string | null): Principal {
     const token = parseBearer(authorization);
-    if (!token) throw new ApiError(401, "unauthorized", "missing or malformed Authorization: Bearer credential");
+    if (!token) throw new DomainError("unauthenticated", "unauthorized", "missing or malformed Authorization: Bearer credential");
     const hash = hashToken(token);
     const now = Date.now();
     let hit = this.cache.get(hash);
@@ -70,13 +70,13 @@ export class AuthService {
       const found = token.startsWith(DEVICE_PREFIX) ? this.loadDevice(hash) : this.loadKey(hash);
       if (!found) {
         this.cache.delete(hash);
-        throw new ApiError(401, "unauthorized", "invalid, expired or revoked credential");
+        throw new DomainError("unauthenticated", "unauthorized", "invalid, expired or revoked credential");
       }
       hit = { ...found, at: now, touchedAt: hit?.touchedAt ?? 0 };
       this.cache.set(hash, hit);
     }
     if (hit.expiresAt !== null && hit.expiresAt <= now) {
-      throw new ApiError(401, "unauthorized", "credential expired");
+      throw new DomainError("unauthenticated", "unauthorized", "credential expired");
     }
     if (now - hit.touchedAt >= TOUCH_MS) {
       hit.touchedAt = now;
@@ -141,19 +141,19 @@ export class AuthService {
   resolveProject(p: Principal, header: string | null): ProjectRef {
     if (p.kind === "api_key") {
       if (header !== null && header !== p.projectId) {
-        throw new ApiError(400, "project_mismatch", "X-Service-Project differs from the API key's own project", {
+        throw new DomainError("bad_request", "project_mismatch", "X-Service-Project differs from the API key's own project", {
           key_project_id: p.projectId,
         });
       }
       const proj = this.project(p.projectId!);
-      if (!proj) throw new ApiError(401, "unauthorized", "the key's project no longer exists");
+      if (!proj) throw new DomainError("unauthenticated", "unauthorized", "the key's project no longer exists");
       return proj;
     }
     if (header === null || header === "") {
-      throw new ApiError(400, "project_required", "a device session must send X-Service-Project");
+      throw new DomainError("bad_request", "project_required", "a device session must send X-Service-Project");
     }
     const proj = isUlid(header) ? this.project(header) : null;
-    if (!proj || proj.teamId !== p.teamId) throw new ApiError(404, "not_found", "project not found");
+    if (!proj || proj.teamId !== p.teamId) throw new DomainError("not_found", "not_found", "project not found");
     return proj;
   }
 
@@ -194,16 +194,16 @@ export function requireScope(p: Principal, scope: string): void {
     const missing = Object.entries(p.axes)
       .filter(([, held]) => !hasScope(held, scope))
       .map(([axis]) => axis);
-    throw new ApiError(403, "insufficient_scope", `scope ${scope} is not granted on every axis of this agent session (missing on: ${missing.join(", ")})`, {
+    throw new DomainError("forbidden", "insufficient_scope", `scope ${scope} is not granted on every axis of this agent session (missing on: ${missing.join(", ")})`, {
       required: scope,
       missing_on: missing,
     });
   }
-  throw new ApiError(403, "insufficient_scope", `this credential lacks the scope ${scope}`, { required: scope });
+  throw new DomainError("forbidden", "insufficient_scope", `this credential lacks the scope ${scope}`, { required: scope });
 }
 
 export function requireDevice(p: Principal, code = "principal_not_permitted", what = "this operation"): void {
   if (p.kind !== "device") {
-    throw new ApiError(403, code, `${what} is for device sessions only; an API key has no user`);
+    throw new DomainError("forbidden", code, `${what} is for device sessions only; an API key has no user`);
   }
 }

@@ -5,7 +5,7 @@ import { deviceSessions, projects, teams, users } from "../storage/sqlite/schema
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
-import { ApiError, notFound } from "../http/errors";
+import { DomainError, notFound } from "../lib/errors";
 import { DEVICE_PREFIX, type Principal, type Role } from "./auth";
 import type { PlanSlug } from "../config";
 
@@ -45,7 +45,7 @@ export class IdentityService {
   async createUser(input: { teamId: string; email: string; password: string; role: Role; name?: string }) {
     const email = input.email.trim().toLowerCase();
     if (this.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) {
-      throw new ApiError(409, "email_taken", `a user with email ${email} exists`);
+      throw new DomainError("conflict", "email_taken", `a user with email ${email} exists`);
     }
     const row = {
       id: newId(),
@@ -63,11 +63,11 @@ export class IdentityService {
   createProject(teamId: string, name: string, slug?: string) {
     const base = slugify(slug ?? name);
     if (slug !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(slug)) {
-      throw new ApiError(422, "validation_error", "slug must be 1..40 lowercase letters, digits and hyphens", { field: "slug" });
+      throw new DomainError("invalid", "validation_error", "slug must be 1..40 lowercase letters, digits and hyphens", { field: "slug" });
     }
     let candidate = base;
     for (let i = 2; this.orm.select({ id: projects.id }).from(projects).where(eq(projects.slug, candidate)).get(); i++) {
-      if (slug !== undefined) throw new ApiError(422, "slug_taken", `project slug ${slug} is in use`, { field: "slug" });
+      if (slug !== undefined) throw new DomainError("invalid", "slug_taken", `project slug ${slug} is in use`, { field: "slug" });
       candidate = `${base}-${i}`;
     }
     const row = {
@@ -92,7 +92,7 @@ export class IdentityService {
   }
 
   me(p: Principal) {
-    if (!p.userId) throw new ApiError(403, "principal_not_permitted", "an API key has no user; /v1/me is for device sessions");
+    if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no user; /v1/me is for device sessions");
     const u = this.user(p.userId)!;
     const team = this.team(u.teamId);
     return { id: u.id, email: u.email, name: u.name, team: { id: team.id, name: team.name }, role: u.role };
@@ -117,8 +117,8 @@ export class IdentityService {
     requireOwnerOrAdmin(p);
     const settings = { ...row.settings };
     for (const [k, v] of Object.entries(patch.settings ?? {})) {
-      if (!(k in DEFAULT_PROJECT_SETTINGS)) throw new ApiError(422, "validation_error", `unknown setting ${k}`, { field: `settings.${k}` });
-      if (typeof v !== "boolean") throw new ApiError(422, "validation_error", `setting ${k} must be a boolean`, { field: `settings.${k}` });
+      if (!(k in DEFAULT_PROJECT_SETTINGS)) throw new DomainError("invalid", "validation_error", `unknown setting ${k}`, { field: `settings.${k}` });
+      if (typeof v !== "boolean") throw new DomainError("invalid", "validation_error", `setting ${k} must be a boolean`, { field: `settings.${k}` });
       settings[k] = v;
     }
     const name = patch.name ?? row.name;
@@ -138,7 +138,7 @@ export class IdentityService {
     const u = this.orm.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
     const ok = u ? await Bun.password.verify(password, u.passwordHash) : (await Bun.password.verify(password, DUMMY_HASH), false);
-    if (!u || !ok) throw new ApiError(401, "invalid_credentials", "email or password is wrong");
+    if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
     const token = DEVICE_PREFIX + randomToken(32);
     const now = nowIso();
     const row = { id: newId(), userId: u.id, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
@@ -147,14 +147,14 @@ export class IdentityService {
   }
 
   listDevices(p: Principal, cursor: string | undefined, limit: number) {
-    if (!p.userId) throw new ApiError(403, "principal_not_permitted", "an API key has no devices");
+    if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
     const conds = [eq(deviceSessions.userId, p.userId)];
     if (cursor) conds.push(lt(deviceSessions.id, cursor));
     return this.orm.select().from(deviceSessions).where(and(...conds)).orderBy(desc(deviceSessions.id)).limit(limit + 1).all();
   }
 
   logout(p: Principal, id: string): void {
-    if (!p.userId) throw new ApiError(403, "principal_not_permitted", "an API key has no devices");
+    if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
     const res = this.ctx.db.sqlite.query("DELETE FROM device_sessions WHERE id = ? AND user_id = ?").run(id, p.userId);
     if (res.changes === 0) throw notFound("device");
   }
@@ -162,7 +162,7 @@ export class IdentityService {
 
 export function requireOwnerOrAdmin(p: Principal): void {
   if (p.kind !== "device" || (p.role !== "owner" && p.role !== "admin")) {
-    throw new ApiError(403, "principal_not_permitted", "only a team owner or admin on a device session may do this");
+    throw new DomainError("forbidden", "principal_not_permitted", "only a team owner or admin on a device session may do this");
   }
 }
 

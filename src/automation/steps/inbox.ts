@@ -1,6 +1,6 @@
 // inbox.create and inbox.delete: through the inbox service and the one removal path, so plan
 // limits, addresses and blob release behave exactly as for an API caller.
-import { ApiError } from "../../http/errors";
+import { DomainError } from "../../lib/errors";
 import type { Principal } from "../../tenancy/auth";
 import { StepError, type StepHandler } from "./types";
 
@@ -24,7 +24,7 @@ export const inboxCreate: StepHandler = async (sc, p) => {
     sc.ledger("inbox", row.id);
     return { id: row.id, address: row.address };
   } catch (e) {
-    if (e instanceof ApiError) throw new StepError(e.code, `inbox.create: ${e.message}`);
+    if (e instanceof DomainError) throw new StepError(e.code, `inbox.create: ${e.message}`);
     throw e;
   }
 };

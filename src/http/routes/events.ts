@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
-import { validation } from "../errors";
+import { validation } from "../../lib/errors";
 
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(

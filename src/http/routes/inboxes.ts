@@ -5,7 +5,7 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireDevice, requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { notFound } from "../errors";
+import { notFound } from "../../lib/errors";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({

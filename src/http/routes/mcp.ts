@@ -8,7 +8,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RouteModule } from ".";
 import { ApiCaller } from "../../mcp/api";
 import { buildMcpServer } from "../../mcp/server";
-import { ApiError } from "../errors";
+import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 
 interface Entry {
@@ -47,7 +47,7 @@ const mod: RouteModule = (ctx, s) => {
 
   const handle = async ({ request, body }: { request: Request; body: unknown }) => {
     const principal = s.auth.authenticate(request.headers.get("authorization"));
-    if (principal.kind !== "api_key") throw new ApiError(403, "principal_not_permitted", "/mcp is authenticated by an API key");
+    if (principal.kind !== "api_key") throw new DomainError("forbidden", "principal_not_permitted", "/mcp is authenticated by an API key");
     const sid = request.headers.get("mcp-session-id");
     if (sid) {
       const e = sessions.get(sid);

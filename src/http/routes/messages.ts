@@ -4,7 +4,7 @@ import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
-import { ApiError, notFound } from "../errors";
+import { DomainError, notFound } from "../../lib/errors";
 import { encodePollToken } from "../../mail/latest";
 import { contentDisposition } from "../../mime/served-type";
 import type { HeadersMode, MessageView } from "../../mail/messages";
@@ -64,7 +64,7 @@ const mod: RouteModule = (_ctx, s) =>
         const stillThere = () => s.messages.inboxExists(project.id, params.id);
         const m = await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
         if (!m) {
-          throw new ApiError(404, "not_found", "no message newer than the baseline arrived within the wait", {
+          throw new DomainError("not_found", "not_found", "no message newer than the baseline arrived within the wait", {
             poll_token: baseline === null ? null : encodePollToken(baseline),
           });
         }

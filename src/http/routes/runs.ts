@@ -5,7 +5,7 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { validation } from "../errors";
+import { validation } from "../../lib/errors";
 import { RUN_STATUSES } from "../../automation/runs";
 
 const tags = ["runs"];

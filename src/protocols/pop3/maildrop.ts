@@ -4,7 +4,7 @@
 import type { AppContext } from "../../context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
-import { ApiError } from "../../http/errors";
+import { DomainError } from "../../lib/errors";
 
 export interface DropMessage {
   id: string;
@@ -50,7 +50,7 @@ export class Maildrop {
         this.services.messages.setRead(this.inbox.projectId, id, true);
       } catch (e) {
         // Deleted through another channel since it was retrieved: nothing left to mark.
-        if (!(e instanceof ApiError && e.status === 404)) throw e;
+        if (!(e instanceof DomainError && e.kind === "not_found")) throw e;
       }
     }
     return this.services.removal.deleteMessages(this.inbox.projectId, deleted);

@@ -1,0 +1,42 @@
+// Errors a service raises, in words every channel can say: a kind (what went wrong, in general),
+// the contract's code, a message and details. Services never know HTTP statuses or IMAP replies;
+// src/http/errors.ts maps kinds to statuses and the mail protocols map them to their own replies.
+
+export type ErrorKind =
+  | "bad_request" // the request itself is malformed (400)
+  | "unauthenticated" // no valid credential (401)
+  | "forbidden" // the credential may not do this (403)
+  | "not_found" // absent, or not visible to the caller (404)
+  | "conflict" // the resource is not in a state that allows this (409)
+  | "gone" // existed, but is over (410)
+  | "precondition_failed" // If-Match did not match (412)
+  | "precondition_required" // If-Match is required (428)
+  | "not_allowed" // the operation does not exist on this resource (405)
+  | "unsupported" // a content type we do not take (415)
+  | "invalid" // well-formed but breaks a rule (422)
+  | "rate_limited" // too many requests (429)
+  | "unavailable" // a dependency is down (503)
+  | "internal"; // our fault (500)
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    /** Protocol-neutral hints a channel may pass on (HTTP sends them as headers, e.g. Retry-After). */
+    readonly hints: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what = "resource") => new DomainError("not_found", "not_found", `${what} not found`);
+export const validation = (message: string, details: Record<string, unknown> = {}) =>
+  new DomainError("invalid", "validation_error", message, details);
+export const forbidden = (code: string, message: string, details: Record<string, unknown> = {}) =>
+  new DomainError("forbidden", code, message, details);
+export const conflict = (code: string, message: string, details: Record<string, unknown> = {}) =>
+  new DomainError("conflict", code, message, details);
+export const invalid = (code: string, message: string, details: Record<string, unknown> = {}) =>
+  new DomainError("invalid", code, message, details);
