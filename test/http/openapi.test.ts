@@ -32,6 +32,18 @@ function apiMdRoutes(): string[] {
   return [...out];
 }
 
+/**
+ * Routes API.md already names for capabilities whose issues are still open. Each must be absent
+ * today (so this list shrinks as they land: a served route left here fails the test).
+ */
+const PENDING: Record<string, string> = {
+  "GET /v1/messages": "issue 16 (search)",
+  "DELETE /v1/inboxes/{id}/messages": "issue 16 (bulk delete)",
+  "POST /v1/inboxes/{id}/messages": "issue 16 (import and compose)",
+  "PUT /v1/inboxes/{id}/chaos": "issue 14 (fault injection)",
+  "GET /v1/messages/{id}/analysis/html": "issue 22 (analysis)",
+};
+
 test("every route of API.md is in /openapi.json with its method", async () => {
   const doc = await json(fetch(`${inst.url}/openapi.json`));
   expect(doc.status).toBe(200);
@@ -42,8 +54,10 @@ test("every route of API.md is in /openapi.json with its method", async () => {
   const routes = apiMdRoutes();
   // With ../shared/API.md beside the checkout (as in CI) every route it names; else the core list.
   expect(routes.length).toBeGreaterThan(existsSync(join(ROOT, "../shared/API.md")) ? 60 : 20);
-  const missing = routes.filter((r) => !have.has(r));
+  const missing = routes.filter((r) => !have.has(r) && !(r in PENDING));
   expect(missing).toEqual([]);
+  const landed = Object.keys(PENDING).filter((r) => have.has(r));
+  expect(landed).toEqual([]);
 });
 
 test("request schemas are in the document: bodies, query parameters and path parameters", async () => {
