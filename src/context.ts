@@ -1,7 +1,7 @@
 // What every part of the server is handed: configuration, storage, the bus and the services.
 import type { Config } from "./config";
 import type { Db } from "./storage/sqlite/database";
-import type { BlobStore } from "./storage/blobs/fs";
+import type { Storage, TransactionalBlobStore } from "./storage";
 import type { EventBus } from "./lib/bus";
 import type { Sealer } from "./lib/crypto";
 
@@ -12,8 +12,10 @@ export interface TlsMaterial {
 
 export interface AppContext {
   config: Config;
+  storage: Storage;
+  /** Transitional raw handle (see SqliteStorage.legacy). */
   db: Db;
-  blobs: BlobStore;
+  blobs: TransactionalBlobStore;
   bus: EventBus;
   sealer: Sealer;
   tls: TlsMaterial;

@@ -4,9 +4,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "./config";
 import type { AppContext } from "./context";
-import { openDb } from "./storage/sqlite/database";
-import { FsBlobStore } from "./storage/blobs/fs";
-import { TieredBlobStore } from "./storage/sqlite/blobs-tiered";
+import { openSqliteStorage } from "./storage/sqlite";
 import { lockDataDir } from "./storage/lock";
 import { LocalBus } from "./lib/bus";
 import { Sealer } from "./lib/crypto";
@@ -33,11 +31,13 @@ export async function startServer(config: Config, log: (line: string) => void = 
   mkdirSync(dataDir, { recursive: true });
   const unlock = lockDataDir(dataDir);
   try {
-    const db = openDb(join(dataDir, "inboxd.db"));
+    const storage = openSqliteStorage(dataDir);
+    const db = storage.legacy;
     const ctx: AppContext = {
       config: { ...config, dataDir },
+      storage,
       db,
-      blobs: new TieredBlobStore(new FsBlobStore(join(dataDir, "blobs")), db.sqlite),
+      blobs: storage.blobs,
       bus: new LocalBus(),
       sealer: Sealer.fromDataDir(dataDir, config.secretKey),
       tls: await loadTls({ ...config, dataDir }),
@@ -70,7 +70,7 @@ export async function startServer(config: Config, log: (line: string) => void = 
         await services.runExecutor.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
-        db.close();
+        await storage.close();
         unlock();
       })());
     return { ctx, services, listeners, scheduler, stop };

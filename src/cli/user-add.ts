@@ -3,7 +3,7 @@
 import { join, resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
-import { openDb } from "../storage/sqlite/database";
+import { openDatabase as openDb } from "../storage/sqlite/database";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../context";

@@ -3,7 +3,7 @@
 import type { AppContext } from "../context";
 import { DomainError } from "../lib/errors";
 import { stateOf } from "./request";
-import { sha256Hex } from "../storage/blobs/fs";
+import { sha256Hex } from "../storage/blobs";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 

@@ -13,9 +13,8 @@ import type { AppContext } from "../context";
 import type { ParsedMessage } from "../mime/types";
 import { ParsePool } from "./parse-pool";
 import { newId } from "../lib/ids";
-import { TieredBlobStore } from "../storage/sqlite/blobs-tiered";
 import { WalSyncer } from "../storage/sqlite/wal-sync";
-import { sha256Hex } from "../storage/blobs/fs";
+import { sha256Hex } from "../storage/blobs";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "../tenancy/plans";
 import { fromSql, type InboxRow } from "./inboxes";
@@ -98,7 +97,6 @@ export class IngestService {
   readonly recipientResolvers: Array<(address: string) => InboxRow | null> = [];
 
   private queue: PendingWrite[] = [];
-  private readonly tiered: TieredBlobStore | null;
   private readonly wal: WalSyncer;
   private readonly parser: ParsePool;
   private flushScheduled = false;
@@ -117,8 +115,7 @@ export class IngestService {
     private readonly ctx: AppContext,
     private readonly projectOf: (id: string) => ProjectRef | null,
   ) {
-    this.tiered = ctx.blobs instanceof TieredBlobStore ? ctx.blobs : null;
-    this.wal = new WalSyncer(ctx.db);
+    this.wal = new WalSyncer(ctx.db.sqlite);
     this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
   }
 
@@ -183,7 +180,7 @@ export class IngestService {
       // Small blobs are written inside the commit (one WAL fsync for the whole group); large
       // ones are fsynced to files first, so the commit never points at bytes not yet durable.
       const blobs = [raw, ...parsed.attachments.map((a) => a.content)];
-      const inline = blobs.map((b) => this.tiered !== null && this.tiered.isInline(b.byteLength));
+      const inline = blobs.map((b) => b.byteLength <= this.ctx.storage.blobs.inlineMax);
       await Promise.all(blobs.map((b, i) => (inline[i] ? null : this.ctx.blobs.put(b))));
       const ids = await new Promise<string[]>((resolve, reject) => {
         this.queue.push({
@@ -287,7 +284,7 @@ export class IngestService {
     const { nextUid, insMsg, insAtt } = st;
     const keys = [w.blobKey, ...w.attachmentKeys];
     w.blobs.forEach((b, i) => {
-      if (w.inline[i]) this.tiered!.putInTx(b, keys[i]);
+      if (w.inline[i]) (this.ctx.storage.blobs as any).putInline(keys[i], b);
     });
     const toJson = JSON.stringify(p.to);
     const ccJson = JSON.stringify(p.cc);

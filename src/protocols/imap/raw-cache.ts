@@ -2,7 +2,7 @@
 // the same message several times in a row (BODYSTRUCTURE, then parts; headers, then the body;
 // big parts in partial chunks) and every read from the blob store costs a full copy of the blob
 // out of SQLite or the file system. Keys are content hashes, so an entry never goes stale.
-import type { BlobStore } from "../../storage/blobs/fs";
+import type { BlobStore } from "../../storage/blobs";
 
 const MAX_BYTES = 48 * 1024 * 1024;
 /** Larger messages are not kept: one of them would push out hundreds of ordinary ones. */

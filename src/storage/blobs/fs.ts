@@ -1,21 +1,9 @@
-// Raw mail and attachment bytes, content-addressed by sha256. Behind an interface so an
-// S3-compatible store can replace the file system for multi-node deployments.
+// The file-system blob store: one fsynced file per blob under data/blobs/ab/cd/<sha256>.
 import { mkdirSync, unlinkSync, existsSync, readFileSync, statSync } from "node:fs";
 import { mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
-import { randomBytes, createHash } from "node:crypto";
-
-export interface BlobStore {
-  /** Stores bytes durably (on disk before it resolves) and returns their key (sha256 hex). */
-  put(bytes: Uint8Array): Promise<string>;
-  get(key: string): Promise<Uint8Array | null>;
-  size(key: string): Promise<number | null>;
-  delete(key: string): Promise<void>;
-}
-
-export function sha256Hex(bytes: Uint8Array | string): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
+import { randomBytes } from "node:crypto";
+import { sha256Hex, type BlobStore } from ".";
 
 export class FsBlobStore implements BlobStore {
   private readonly tmpDir: string;

@@ -4,49 +4,43 @@
 // that also inserts the message row is covered by that transaction's single WAL fsync, shared by
 // every message of a group commit. The same content-addressed keys are used in both tiers, so
 // callers (raw download, IMAP, POP3, removal) never know which tier holds a blob.
-import type { Database } from "bun:sqlite";
-import { sha256Hex, type BlobStore } from "../blobs/fs";
+import { sha256Hex, type BlobStore, type TransactionalBlobStore } from "../blobs";
+import type { SqliteConnection } from "./connection";
 
 export const INLINE_MAX = 512 * 1024;
 
-export class TieredBlobStore implements BlobStore {
+export class TieredBlobStore implements TransactionalBlobStore {
   constructor(
     private readonly files: BlobStore,
-    private readonly sqlite: Database,
+    private readonly c: SqliteConnection,
     readonly inlineMax = INLINE_MAX,
   ) {}
 
-  isInline(size: number): boolean {
-    return size <= this.inlineMax;
-  }
-
-  /**
-   * Writes a small blob as part of the caller's open transaction (durable at its commit).
-   * Returns the key. Only for bytes where isInline(bytes.byteLength).
-   */
-  putInTx(bytes: Uint8Array, key = sha256Hex(bytes)): string {
-    this.sqlite.query("INSERT OR IGNORE INTO blobs_inline (key, bytes) VALUES (?, ?)").run(key, bytes);
-    return key;
+  /** Writes a small blob as part of the open transaction (durable at its commit). */
+  putInline(key: string, bytes: Uint8Array): void {
+    this.c.run("INSERT OR IGNORE INTO blobs_inline (key, bytes) VALUES (?, ?)", key, bytes);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
-    if (!this.isInline(bytes.byteLength)) return this.files.put(bytes);
+    if (bytes.byteLength > this.inlineMax) return this.files.put(bytes);
     // Autocommit with synchronous=FULL: durable when run() returns.
-    return this.putInTx(bytes);
+    const key = sha256Hex(bytes);
+    await this.c.whenIdle(() => this.putInline(key, bytes));
+    return key;
   }
 
   async get(key: string): Promise<Uint8Array | null> {
-    const row = this.sqlite.query("SELECT bytes FROM blobs_inline WHERE key = ?").get(key) as { bytes: Uint8Array } | null;
+    const row = await this.c.whenIdle(() => this.c.get<{ bytes: Uint8Array }>("SELECT bytes FROM blobs_inline WHERE key = ?", key));
     return row ? row.bytes : this.files.get(key);
   }
 
   async size(key: string): Promise<number | null> {
-    const row = this.sqlite.query("SELECT length(bytes) AS n FROM blobs_inline WHERE key = ?").get(key) as { n: number } | null;
+    const row = await this.c.whenIdle(() => this.c.get<{ n: number }>("SELECT length(bytes) AS n FROM blobs_inline WHERE key = ?", key));
     return row ? row.n : this.files.size(key);
   }
 
   async delete(key: string): Promise<void> {
-    this.sqlite.query("DELETE FROM blobs_inline WHERE key = ?").run(key);
+    await this.c.whenIdle(() => this.c.run("DELETE FROM blobs_inline WHERE key = ?", key));
     await this.files.delete(key);
   }
 }

@@ -1,4 +1,5 @@
-// The one place that opens SQLite. Everything else receives a `Db`.
+// Opens the SQLite database file with the pragmas every connection of ours relies on, and
+// applies the versioned migrations.
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
@@ -15,7 +16,7 @@ export interface Db {
   close(): void;
 }
 
-export function openDb(file: string): Db {
+export function openDatabase(file: string): Db {
   const sqlite = new Database(file, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   // FULL: a commit is on disk before we answer (SMTP 250 promises durability).

@@ -14,7 +14,7 @@
 // idle: small copies keep each device flush short); the main connection keeps an
 // automatic checkpoint only as a bound (WAL_BOUND_PAGES), which then has little left to copy.
 import { open, type FileHandle } from "node:fs/promises";
-import type { Db } from "./database";
+import type { Database } from "bun:sqlite";
 
 /** The main connection checkpoints by itself past this WAL size (pages), should the worker lag. */
 const WAL_BOUND_PAGES = 8192;
@@ -35,12 +35,12 @@ export class WalSyncer {
 
   private checkpointer: Worker | null = null;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly sqlite: Database) {
     this.startCheckpointer();
   }
 
   private startCheckpointer(): void {
-    const { sqlite } = this.db;
+    const { sqlite } = this;
     const file = sqlite.filename;
     // In-memory or temporary databases have no WAL to move.
     if (!file || file === ":memory:") return;
@@ -74,11 +74,11 @@ export class WalSyncer {
 
   /** Runs fn in an IMMEDIATE transaction whose commit does not fsync; resolves once it is durable. */
   async commitDurably<T>(fn: () => T): Promise<T> {
-    const { sqlite } = this.db;
+    const { sqlite } = this;
     sqlite.exec("PRAGMA synchronous = NORMAL");
     let out: T;
     try {
-      out = this.db.tx(fn);
+      out = sqlite.transaction(fn).immediate() as T;
     } finally {
       sqlite.exec("PRAGMA synchronous = FULL");
     }
@@ -88,14 +88,15 @@ export class WalSyncer {
 
   private walHandle(): Promise<FileHandle | null> {
     if (this.fh) return Promise.resolve(this.fh);
-    this.opening ??= open(`${this.db.sqlite.filename}-wal`, "r").then(
+    this.opening ??= open(`${this.sqlite.filename}-wal`, "r").then(
       (fh) => (this.fh = fh),
       () => null,
     );
     return this.opening;
   }
 
-  private flush(): Promise<void> {
+  /** Resolves once every commit made before the call is on disk. */
+  flush(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.kick();
@@ -112,7 +113,7 @@ export class WalSyncer {
         const fh = await this.walHandle();
         // No WAL file to flush (not WAL mode?): fall back to a FULL checkpoint-free sync of the db.
         if (fh) await fh.datasync();
-        else this.db.sqlite.exec("PRAGMA wal_checkpoint(FULL)");
+        else this.sqlite.exec("PRAGMA wal_checkpoint(FULL)");
         for (const w of batch) w.resolve();
       } catch (e) {
         for (const w of batch) w.reject(e);

@@ -1,0 +1,4 @@
+// The domains capability's repositories: what its services keep, as typed records and small
+// interfaces. Engines implement them in src/storage/<engine>/domains.ts.
+
+export interface DomainsRepositories {}

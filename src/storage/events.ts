@@ -1,0 +1,4 @@
+// The events capability's repositories: what its services keep, as typed records and small
+// interfaces. Engines implement them in src/storage/<engine>/events.ts.
+
+export interface EventsRepositories {}

@@ -1,0 +1,40 @@
+// The storage boundary. Everything the services keep goes through these repositories, grouped by
+// capability (one small typed interface each), and through one blob store. Engines live in one
+// folder each (src/storage/sqlite/ today); nothing outside src/storage/ sees SQL or a database
+// handle, and nothing above knows which engine runs.
+//
+// Every method is async (a network database needs it). A transaction is a storage concept: the
+// repositories it hands out write atomically with each other, and it resolves only once the
+// commit is durable (the SMTP 250 waits for that). Inside a transaction, use only its own
+// repositories (tx.x, never storage.x) and do no other I/O: an engine with one writer (SQLite)
+// holds every other caller until the transaction ends.
+import type { TransactionalBlobStore } from "./blobs";
+import type { TenancyRepositories } from "./tenancy";
+import type { MailRepositories } from "./mail";
+import type { DomainsRepositories } from "./domains";
+import type { EventsRepositories } from "./events";
+import type { AutomationRepositories } from "./automation";
+
+export interface Repositories
+  extends TenancyRepositories,
+    MailRepositories,
+    DomainsRepositories,
+    EventsRepositories,
+    AutomationRepositories {}
+
+export interface Transaction extends Repositories {
+  /** Runs fn so that if it throws, only its own writes are undone and the transaction goes on. */
+  savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /** Writes a blob of at most blobs.inlineMax bytes as part of this transaction. */
+  putInlineBlob(key: string, bytes: Uint8Array): Promise<void>;
+}
+
+export interface Storage extends Repositories {
+  readonly blobs: TransactionalBlobStore;
+  /** Runs fn in one transaction; resolves with its result once the commit is durable. */
+  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export type { BlobStore, TransactionalBlobStore } from "./blobs";
+export { sha256Hex } from "./blobs";

@@ -1,0 +1,4 @@
+// The tenancy capability's repositories: what its services keep, as typed records and small
+// interfaces. Engines implement them in src/storage/<engine>/tenancy.ts.
+
+export interface TenancyRepositories {}
