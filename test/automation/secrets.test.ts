@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { withDatabaseFile } from "../support/sqlite-file";
 import { join } from "node:path";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
 
@@ -33,15 +33,12 @@ describe("scenario secrets", () => {
     const one = await json(inst.api(`/v1/scenario-secrets/${id}`));
     expect(one.body.data.name).toBe("API_TOKEN");
     expect(JSON.stringify(list.body) + JSON.stringify(one.body)).not.toContain(VALUE);
-    const db = new Database(join(inst.dataDir, "inboxd.db"), { readonly: true });
-    try {
-      const row = db.query("SELECT value_enc FROM scenario_secrets WHERE id = ?").get(id) as { value_enc: string };
-      expect(row.value_enc.startsWith("v1.")).toBe(true);
-      expect(row.value_enc).not.toContain(VALUE);
-      expect(Buffer.from(row.value_enc.split(".")[3]!, "base64url").toString("utf8")).not.toContain(VALUE);
-    } finally {
-      db.close();
-    }
+    const row = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT value_enc FROM scenario_secrets WHERE id = ?").get(id), {
+      readonly: true,
+    }) as { value_enc: string };
+    expect(row.value_enc.startsWith("v1.")).toBe(true);
+    expect(row.value_enc).not.toContain(VALUE);
+    expect(Buffer.from(row.value_enc.split(".")[3]!, "base64url").toString("utf8")).not.toContain(VALUE);
     expect(inst.output()).not.toContain(VALUE);
   });
 

@@ -2,7 +2,7 @@
 // controls (test/dns-server.ts): create and normalise, records, verify pending → failed → verified,
 // the scheduler's re-check, delete rules, scopes, tenancy, and the DKIM key sealed at rest.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { withDatabaseFile } from "../support/sqlite-file";
 import { createPublicKey } from "node:crypto";
 import { join } from "node:path";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
@@ -111,15 +111,12 @@ describe("create", () => {
 
   test("the DKIM private key is encrypted at rest", async () => {
     const d = (await create("sealed.example.org")).body.data;
-    const db = new Database(join(inst.dataDir, "inboxd.db"), { readonly: true });
-    try {
-      const row = db.query("SELECT dkim_private_key_enc FROM domains WHERE id = ?").get(d.id) as { dkim_private_key_enc: string };
-      expect(row.dkim_private_key_enc).toStartWith("v1.");
-      expect(row.dkim_private_key_enc).not.toContain("PRIVATE KEY");
-      expect(Buffer.from(row.dkim_private_key_enc.split(".")[3]!, "base64url").toString("latin1")).not.toContain("PRIVATE");
-    } finally {
-      db.close();
-    }
+    const row = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT dkim_private_key_enc FROM domains WHERE id = ?").get(d.id), {
+      readonly: true,
+    }) as { dkim_private_key_enc: string };
+    expect(row.dkim_private_key_enc).toStartWith("v1.");
+    expect(row.dkim_private_key_enc).not.toContain("PRIVATE KEY");
+    expect(Buffer.from(row.dkim_private_key_enc.split(".")[3]!, "base64url").toString("latin1")).not.toContain("PRIVATE");
   });
 
   test.each([

@@ -2,7 +2,7 @@
 // blobs too), messages at their own expires_at, and a server that was down catches up at start.
 // Time is "advanced" by writing past timestamps into the database, as the clock would.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
+import { withDatabaseFile, type DatabaseFile } from "../support/sqlite-file";
 import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendRaw } from "../support/mail";
@@ -18,15 +18,7 @@ afterAll(async () => {
 });
 
 const PAST = "2000-01-01T00:00:00.000Z";
-function withDb<T>(dir: string, fn: (db: Database) => T): T {
-  const db = new Database(join(dir, "inboxd.db"));
-  db.exec("PRAGMA busy_timeout = 5000");
-  try {
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
+const withDb = <T>(dir: string, fn: (db: DatabaseFile) => T): T => withDatabaseFile(dir, fn);
 const send = async (i: Instance, address: string, subject: string) => {
   const info = await sendRaw(i, address, `Subject: ${subject}\r\n\r\n${subject} ${Math.random()}\r\n`);
   return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;

@@ -1,6 +1,7 @@
 // The contract's API keys section, rule by rule, through real HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
+import { withDatabaseFile } from "../support/sqlite-file";
 
 let inst: Instance;
 let projectId: string;
@@ -40,10 +41,7 @@ describe("API keys", () => {
   test("only a hash is stored: the secret does not appear in the database file", async () => {
     const r = await create({ name: "hash-check" });
     const secret: string = r.body.data.secret;
-    const { Database } = await import("bun:sqlite");
-    const db = new Database(`${inst.dataDir}/inboxd.db`, { readonly: true });
-    const rows = db.query("SELECT * FROM api_keys").all() as Record<string, unknown>[];
-    db.close();
+    const rows = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT * FROM api_keys").all(), { readonly: true });
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(secret);
   });
