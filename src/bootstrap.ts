@@ -11,13 +11,13 @@ export const BOOTSTRAP_TEAM = "default";
 
 export async function bootstrap(ctx: AppContext, s: Services, log: (line: string) => void): Promise<void> {
   const { config } = ctx;
-  if (s.identity.isEmpty()) {
+  if (await s.identity.isEmpty()) {
     const password = config.adminPassword ?? randomToken(12);
     const secret = config.bootstrapKey ?? newKeySecret();
-    const team = s.identity.createTeam(BOOTSTRAP_TEAM, config.plan);
+    const team = await s.identity.createTeam(BOOTSTRAP_TEAM, config.plan);
     await s.identity.createUser({ teamId: team.id, email: config.adminEmail, password, role: "owner", name: "Admin" });
-    const project = s.identity.createProject(team.id, "Default", "default");
-    s.apiKeys.insert(project.id, "bootstrap", ["*"], secret);
+    const project = await s.identity.createProject(team.id, "Default", "default");
+    await s.apiKeys.insert(project.id, "bootstrap", ["*"], secret);
     log(`bootstrap: team "${team.name}", project "${project.slug}" (${project.id})`);
     log(`bootstrap: owner ${config.adminEmail} password: ${config.adminPassword ? "(from INBOXD_ADMIN_PASSWORD)" : password}`);
     log(`bootstrap: API key (scope *): ${config.bootstrapKey ? "(from INBOXD_BOOTSTRAP_KEY)" : secret}`);
@@ -26,12 +26,9 @@ export async function bootstrap(ctx: AppContext, s: Services, log: (line: string
   // A fixed bootstrap key is honoured on every start, so CI can restart with the same secret.
   if (config.bootstrapKey) {
     const hash = hashToken(config.bootstrapKey);
-    const exists = ctx.db.sqlite.query("SELECT 1 FROM api_keys WHERE secret_hash = ?").get(hash);
-    if (!exists) {
-      const project = ctx.db.sqlite
-        .query("SELECT p.id FROM projects p JOIN teams t ON t.id = p.team_id WHERE t.name = ? ORDER BY p.id LIMIT 1")
-        .get(BOOTSTRAP_TEAM) as { id: string } | null;
-      if (project) s.apiKeys.insert(project.id, "bootstrap", ["*"], config.bootstrapKey);
+    if (!(await ctx.storage.apiKeys.secretHashExists(hash))) {
+      const project = await ctx.storage.projects.firstOfTeamNamed(BOOTSTRAP_TEAM);
+      if (project) await s.apiKeys.insert(project.id, "bootstrap", ["*"], config.bootstrapKey);
     }
   }
 }

@@ -7,6 +7,7 @@ import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
 import type { Principal } from "../tenancy/auth";
 import { isScope, isSubset, normalizeScopes } from "../tenancy/scopes";
+import type { AgentRow } from "../storage/automation";
 
 export const STANDARD_AGENT_NAME = "Standard";
 /** What a scenario that creates inboxes, reads mail and calls allowed origins needs. */
@@ -19,17 +20,7 @@ export const STANDARD_PERMISSIONS = [
   "origins:read",
 ];
 
-export interface AgentRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string;
-  permissions: string;
-  preset: string | null;
-  revoked_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { AgentRow };
 
 export interface AgentInput {
   name?: string;
@@ -40,24 +31,24 @@ export interface AgentInput {
 export class AgentService {
   constructor(private readonly ctx: AppContext) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.agents;
   }
 
   /** The project's Standard agent, created on first use. */
-  ensureStandard(projectId: string): AgentRow {
-    const found = this.sql
-      .query("SELECT * FROM agents WHERE project_id = ? AND preset = 'standard' AND revoked_at IS NULL")
-      .get(projectId) as AgentRow | null;
-    if (found) return found;
+  async ensureStandard(projectId: string): Promise<AgentRow> {
     const now = nowIso();
-    // INSERT OR IGNORE + the partial unique index: two concurrent first uses create one agent.
-    this.sql
-      .query(
-        "INSERT OR IGNORE INTO agents (id, project_id, name, description, permissions, preset, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'standard', ?, ?)",
-      )
-      .run(newId(), projectId, STANDARD_AGENT_NAME, "Standard preset: inboxes, messages, runs and allowed HTTP origins", JSON.stringify(STANDARD_PERMISSIONS), now, now);
-    return this.sql.query("SELECT * FROM agents WHERE project_id = ? AND preset = 'standard' AND revoked_at IS NULL").get(projectId) as AgentRow;
+    return this.store.ensureStandard({
+      id: newId(),
+      project_id: projectId,
+      name: STANDARD_AGENT_NAME,
+      description: "Standard preset: inboxes, messages, runs and allowed HTTP origins",
+      permissions: JSON.stringify(STANDARD_PERMISSIONS),
+      preset: "standard",
+      revoked_at: null,
+      created_at: now,
+      updated_at: now,
+    });
   }
 
   private checkPermissions(caller: Principal, permissions: unknown): string[] {
@@ -80,8 +71,8 @@ export class AgentService {
     return name.trim();
   }
 
-  create(caller: Principal, projectId: string, input: AgentInput): AgentRow {
-    this.ensureStandard(projectId);
+  async create(caller: Principal, projectId: string, input: AgentInput): Promise<AgentRow> {
+    await this.ensureStandard(projectId);
     const name = this.checkName(input.name);
     const permissions = this.checkPermissions(caller, input.permissions);
     const description = input.description ?? "";
@@ -98,29 +89,25 @@ export class AgentService {
       created_at: now,
       updated_at: now,
     };
-    this.sql
-      .query("INSERT INTO agents (id, project_id, name, description, permissions, preset, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)")
-      .run(row.id, projectId, name, description, row.permissions, now, now);
+    await this.store.insert(row);
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): AgentRow[] {
-    this.ensureStandard(projectId);
-    return this.sql
-      .query(`SELECT * FROM agents WHERE project_id = ? AND revoked_at IS NULL ${cursor ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
-      .all(...(cursor ? [projectId, cursor, limit + 1] : [projectId, limit + 1])) as AgentRow[];
+  async list(projectId: string, cursor: string | undefined, limit: number): Promise<AgentRow[]> {
+    await this.ensureStandard(projectId);
+    return this.store.listLive(projectId, cursor ?? null, limit + 1);
   }
 
   /** A live (not revoked) agent of the project, or 404. */
-  get(projectId: string, id: string): AgentRow {
-    this.ensureStandard(projectId);
-    const row = this.sql.query("SELECT * FROM agents WHERE id = ? AND project_id = ? AND revoked_at IS NULL").get(id, projectId) as AgentRow | null;
+  async get(projectId: string, id: string): Promise<AgentRow> {
+    await this.ensureStandard(projectId);
+    const row = await this.store.liveInProject(projectId, id);
     if (!row) throw notFound("agent");
     return row;
   }
 
-  update(caller: Principal, projectId: string, id: string, input: AgentInput): AgentRow {
-    const row = this.get(projectId, id);
+  async update(caller: Principal, projectId: string, id: string, input: AgentInput): Promise<AgentRow> {
+    const row = await this.get(projectId, id);
     const next = { ...row };
     if (input.name !== undefined) next.name = this.checkName(input.name);
     if (input.description !== undefined) {
@@ -129,19 +116,17 @@ export class AgentService {
     }
     if (input.permissions !== undefined) next.permissions = JSON.stringify(this.checkPermissions(caller, input.permissions));
     next.updated_at = nowIso();
-    this.sql
-      .query("UPDATE agents SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?")
-      .run(next.name, next.description, next.permissions, next.updated_at, id);
+    await this.store.update(id, next);
     return next;
   }
 
   /** Revoke hides the agent from every operation; runs keep its name. The Standard agent stays. */
-  revoke(projectId: string, id: string): void {
-    const row = this.get(projectId, id);
+  async revoke(projectId: string, id: string): Promise<void> {
+    const row = await this.get(projectId, id);
     if (row.preset === "standard") {
       throw new DomainError("conflict", "invalid_state", "the Standard agent cannot be revoked; narrow its permissions instead", { preset: "standard" });
     }
-    this.sql.query("UPDATE agents SET revoked_at = ?, updated_at = ? WHERE id = ?").run(nowIso(), nowIso(), id);
+    await this.store.revoke(id, nowIso());
   }
 
   permissionsOf(row: AgentRow): string[] {

@@ -6,9 +6,10 @@ import type { Principal, ProjectRef } from "../tenancy/auth";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
+import type { ApprovalRow as Row, ApprovalStatus, AutomationRepositories } from "../storage/automation";
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
-export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "rejected", "expired"];
+export type { ApprovalStatus };
 
 /** What the run executor offers the approval service. */
 export interface ParkedRuns {
@@ -18,24 +19,6 @@ export interface ParkedRuns {
 
 /** Emits approval.pending to webhooks and the event stream, when the events service is present. */
 export type ApprovalEmitter = (projectId: string, type: string, payload: Record<string, unknown>) => void;
-
-interface Row {
-  id: string;
-  project_id: string;
-  run_id: string;
-  step_index: number;
-  status: ApprovalStatus;
-  action: string;
-  target_resource_type: string;
-  target_resource_id: string;
-  binding_snapshot: string;
-  expires_at: string;
-  decided_at: string | null;
-  decided_by: string | null;
-  decision_reason: string | null;
-  self_approved: number;
-  created_at: string;
-}
 
 export interface ParkRequest {
   runId: string;
@@ -49,21 +32,24 @@ export interface ParkRequest {
 }
 
 export class ApprovalService {
-  runs: ParkedRuns | null = null;
-  emit: ApprovalEmitter | null = null;
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly runs: ParkedRuns,
+    private readonly emit: ApprovalEmitter | null,
+  ) {}
 
-  constructor(private readonly ctx: AppContext) {}
-
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.approvals;
   }
 
-  /** Creates the pending approval for a parked step (idempotent per run and step). */
-  park(req: ParkRequest) {
-    const existing = this.sql
-      .query("SELECT * FROM approvals WHERE run_id = ? AND step_index = ? AND status = 'pending'")
-      .get(req.runId, req.stepIndex) as Row | null;
-    if (existing) return view(existing);
+  /**
+   * Creates the pending approval for a parked step (idempotent per run and step), with the
+   * repositories of the transaction that parks the run. `created` says whether it is new; a new
+   * one is announced (announce) once that transaction has committed.
+   */
+  async park(repos: Pick<AutomationRepositories, "approvals">, req: ParkRequest): Promise<{ approval: ReturnType<typeof view>; created: boolean }> {
+    const existing = await repos.approvals.pendingFor(req.runId, req.stepIndex);
+    if (existing) return { approval: view(existing), created: false };
     const row: Row = {
       id: newId(),
       project_id: req.projectId,
@@ -81,47 +67,43 @@ export class ApprovalService {
       self_approved: 0,
       created_at: nowIso(),
     };
-    this.sql
-      .query(
-        `INSERT INTO approvals (id, project_id, run_id, step_index, status, action, target_resource_type, target_resource_id,
-           binding_snapshot, expires_at, created_at) VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(row.id, row.project_id, row.run_id, row.step_index, row.action, row.target_resource_type, row.target_resource_id, row.binding_snapshot, row.expires_at, row.created_at);
-    const v = view(row);
-    this.emit?.(req.projectId, "approval.pending", { approval: v });
-    return v;
+    await repos.approvals.insert(row);
+    return { approval: view(row), created: true };
   }
 
-  list(p: Principal, project: ProjectRef, status: string | undefined, cursor: string | undefined, limit: number) {
+  /** approval.pending to webhooks and the event stream. */
+  announce(projectId: string, approval: ReturnType<typeof view>): void {
+    try {
+      // The emitter may be async: its failure is logged, not left unhandled.
+      const r: unknown = this.emit?.(projectId, "approval.pending", { approval });
+      if (r instanceof Promise) r.catch((e) => console.error("approval.pending emit failed", e));
+    } catch (e) {
+      console.error("approval.pending emit failed", e);
+    }
+  }
+
+  async list(p: Principal, project: ProjectRef, status: string | undefined, cursor: string | undefined, limit: number) {
     requireDecider(p);
     if (status !== undefined && !APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
       throw validation(`status must be one of ${APPROVAL_STATUSES.join(", ")}`, { field: "status", allowed: APPROVAL_STATUSES });
     }
-    this.expireDue(); // a listed "pending" row is never already past its expiry
-    const args: (string | number)[] = [project.id];
-    let where = "project_id = ?";
-    if (status) {
-      where += " AND status = ?";
-      args.push(status);
-    }
-    if (cursor) {
-      where += " AND id < ?";
-      args.push(cursor);
-    }
-    args.push(limit + 1);
-    return (this.sql.query(`SELECT * FROM approvals WHERE ${where} ORDER BY id DESC LIMIT ?`).all(...args) as Row[]).map(view);
+    await this.expireDue(); // a listed "pending" row is never already past its expiry
+    return (await this.store.list(project.id, status || null, cursor ?? null, limit + 1)).map(view);
   }
 
   async approve(p: Principal, project: ProjectRef, id: string) {
-    const row = this.decidable(p, project, id);
-    const selfApproved = this.launchedBy(row.run_id) === p.userId;
-    const now = nowIso();
-    const changed = this.sql
-      .query("UPDATE approvals SET status = 'approved', decided_at = ?, decided_by = ?, self_approved = ? WHERE id = ? AND status = 'pending' AND expires_at > ?")
-      .run(now, p.userId, selfApproved ? 1 : 0, id, now).changes;
-    if (changed === 0) throw this.lostRace(project.id, id);
-    await this.runs?.resume(row.run_id);
-    return view(this.get(project.id, id));
+    const row = await this.decidable(p, project, id);
+    const selfApproved = (await this.launchedBy(row.run_id)) === p.userId;
+    const changed = await this.store.decide(id, {
+      status: "approved",
+      decided_by: p.userId,
+      decision_reason: null,
+      self_approved: selfApproved ? 1 : 0,
+      at: nowIso(),
+    });
+    if (!changed) throw await this.lostRace(project.id, id);
+    await this.runs.resume(row.run_id);
+    return view(await this.get(project.id, id));
   }
 
   async reject(p: Principal, project: ProjectRef, id: string, reason: string | null) {
@@ -130,74 +112,69 @@ export class ApprovalService {
     if (reason !== null && [...reason].length > 500) {
       throw validation("reason is at most 500 characters", { field: "reason", max: 500, length: [...reason].length });
     }
-    const row = this.decidable(p, project, id);
-    const now = nowIso();
-    const changed = this.sql
-      .query(
-        `UPDATE approvals SET status = 'rejected', decided_at = ?, decided_by = ?, decision_reason = ?, self_approved = ?
-         WHERE id = ? AND status = 'pending' AND expires_at > ?`,
-      )
-      .run(now, p.userId, reason, this.launchedBy(row.run_id) === p.userId ? 1 : 0, id, now).changes;
-    if (changed === 0) throw this.lostRace(project.id, id);
-    await this.runs?.failParked(row.run_id, reason ?? "rejected by an approver", "approval_rejected");
-    return view(this.get(project.id, id));
+    const row = await this.decidable(p, project, id);
+    const selfApproved = (await this.launchedBy(row.run_id)) === p.userId;
+    const changed = await this.store.decide(id, {
+      status: "rejected",
+      decided_by: p.userId,
+      decision_reason: reason,
+      self_approved: selfApproved ? 1 : 0,
+      at: nowIso(),
+    });
+    if (!changed) throw await this.lostRace(project.id, id);
+    await this.runs.failParked(row.run_id, reason ?? "rejected by an approver", "approval_rejected");
+    return view(await this.get(project.id, id));
   }
 
   /**
    * A parked run that ends without a decision (cancelled) closes its pending approval as
    * `expired` with `reason` as decision_reason, so nobody can approve a step of a finished run.
    */
-  closeForRun(runId: string, reason: string): number {
-    return this.sql
-      .query("UPDATE approvals SET status = 'expired', decision_reason = ? WHERE run_id = ? AND status = 'pending'")
-      .run(reason, runId).changes;
+  closeForRun(runId: string, reason: string): Promise<number> {
+    return this.store.closeForRun(runId, reason);
   }
 
   /** Moves pending approvals past expires_at to expired and fails their runs. Safe with several workers. */
-  expireDue(): number {
-    const due = this.sql
-      .query("UPDATE approvals SET status = 'expired' WHERE status = 'pending' AND expires_at <= ? RETURNING run_id")
-      .all(nowIso()) as { run_id: string }[];
-    for (const d of due) void this.runs?.failParked(d.run_id, "the approval expired before anyone decided", "approval_expired");
+  async expireDue(): Promise<number> {
+    const due = await this.store.expireDue(nowIso());
+    for (const runId of due) {
+      void Promise.resolve()
+        .then(() => this.runs.failParked(runId, "the approval expired before anyone decided", "approval_expired"))
+        .catch((e) => console.error(`run ${runId}: failing the parked run failed`, e));
+    }
     // Safety net for a process that died between ending a parked run and closing its approval
     // (closeForRun): a pending approval always belongs to a run that is still parked.
-    this.sql
-      .query(
-        `UPDATE approvals SET status = 'expired', decision_reason = 'run ended'
-         WHERE status = 'pending' AND EXISTS (SELECT 1 FROM runs r WHERE r.id = approvals.run_id
-           AND r.status IN ('succeeded','failed','cancelled','timed_out'))`,
-      )
-      .run();
+    await this.store.closeOrphaned();
     return due.length;
   }
 
-  private decidable(p: Principal, project: ProjectRef, id: string): Row {
+  private async decidable(p: Principal, project: ProjectRef, id: string): Promise<Row> {
     requireDecider(p);
-    const row = this.get(project.id, id);
+    const row = await this.get(project.id, id);
     if (row.status === "expired" || (row.status === "pending" && Date.parse(row.expires_at) <= Date.now())) {
-      if (row.status === "pending") this.expireDue();
+      if (row.status === "pending") await this.expireDue();
       throw expiredError(row);
     }
     if (row.status !== "pending") throw stateError(row.status);
     return row;
   }
 
-  /** The guarded UPDATE changed nothing: someone else decided first, or it expired meanwhile. */
-  private lostRace(projectId: string, id: string): DomainError {
-    const row = this.get(projectId, id);
+  /** The guarded decision changed nothing: someone else decided first, or it expired meanwhile. */
+  private async lostRace(projectId: string, id: string): Promise<DomainError> {
+    const row = await this.get(projectId, id);
     if (row.status === "pending" || row.status === "expired") {
-      this.expireDue();
+      await this.expireDue();
       return expiredError(row);
     }
     return stateError(row.status);
   }
 
-  private launchedBy(runId: string): string | null {
-    return (this.sql.query("SELECT launched_by_user FROM runs WHERE id = ?").get(runId) as { launched_by_user: string | null } | null)?.launched_by_user ?? null;
+  private async launchedBy(runId: string): Promise<string | null> {
+    return (await this.ctx.storage.runs.byId(runId))?.launched_by_user ?? null;
   }
 
-  get(projectId: string, id: string): Row {
-    const row = this.sql.query("SELECT * FROM approvals WHERE id = ? AND project_id = ?").get(id, projectId) as Row | null;
+  async get(projectId: string, id: string): Promise<Row> {
+    const row = await this.store.inProject(projectId, id);
     if (!row) throw notFound("approval");
     return row;
   }

@@ -1,10 +1,17 @@
-// Builds the automation layer (agents, origins, scenario secrets, scenarios, runs and the run
-// executor) from the services it stands on.
+// Builds the automation layer (agents, origins, scenario secrets, scenarios, runs, the run
+// executor, approvals and MCP agent sessions) from the services it stands on.
+//
+// Runs, the executor and approvals call one another (a cancel closes a pending approval and ends
+// an idle run; parking creates an approval; a decision resumes or fails the parked run). Each
+// takes what it needs of the others as a hook object built here, bound to the services by
+// closures, so nothing is assigned after construction.
 import type { AppContext } from "../context";
 import type { AuthService } from "../tenancy/auth";
 import type { InboxService } from "../mail/inboxes";
 import type { MailRemoval } from "../mail/removal";
 import { AgentService } from "./agents";
+import { AgentSessionService } from "./agent-sessions";
+import { ApprovalService, type ApprovalEmitter } from "./approvals";
 import { OriginService } from "./origins";
 import { ScenarioSecretService } from "./scenario-secrets";
 import { ScenarioService } from "./scenarios";
@@ -15,12 +22,50 @@ import { RunLedger } from "./run-ledger";
 export function buildAutomation(
   ctx: AppContext,
   base: { auth: AuthService; inboxes: InboxService; removal: MailRemoval; agents: AgentService },
-  emit: (projectId: string, type: string, payload: Record<string, unknown>) => void,
+  /** Emits a domain event (webhooks, event stream): run.finished and approval.pending. */
+  emit: ApprovalEmitter,
 ) {
   const origins = new OriginService(ctx);
   const scenarioSecrets = new ScenarioSecretService(ctx);
   const scenarios = new ScenarioService(ctx, scenarioSecrets);
-  const runs = new RunService(ctx, base.agents, scenarios);
-  const runExecutor = new RunExecutor(ctx, runs, scenarios, base.agents, scenarioSecrets, base.auth, { inboxes: base.inboxes, removal: base.removal, origins }, new RunLedger(ctx, runs, base.removal), emit);
-  return { agents: base.agents, origins, scenarioSecrets, scenarios, runs, runExecutor };
+  const runs = new RunService(ctx, base.agents, scenarios, {
+    kick: (runId) => runExecutor.kick(runId),
+    finishIdle: (runId, status) => runExecutor.finishIdle(runId, status),
+    closeApproval: async (runId) => void (await approvals.closeForRun(runId, "run cancelled")),
+  });
+  const approvals = new ApprovalService(
+    ctx,
+    {
+      resume: async (runId) => void (await runExecutor.resume(runId)),
+      failParked: async (runId, reason, code) => void (await runExecutor.failParked(runId, reason, code)),
+    },
+    emit,
+  );
+  const runExecutor = new RunExecutor(
+    ctx,
+    runs,
+    scenarios,
+    base.agents,
+    scenarioSecrets,
+    base.auth,
+    { inboxes: base.inboxes, removal: base.removal, origins },
+    new RunLedger(ctx, runs, base.removal),
+    emit,
+    {
+      park: async (tx, p) => {
+        const { approval, created } = await approvals.park(tx, {
+          runId: p.run.id,
+          projectId: p.run.project_id,
+          stepIndex: p.stepIndex,
+          action: p.snapshot.action,
+          targetResourceType: p.snapshot.target_resource_type,
+          targetResourceId: p.snapshot.target_resource_id,
+          snapshot: p.snapshot,
+        });
+        return created ? () => approvals.announce(p.run.project_id, approval) : undefined;
+      },
+    },
+  );
+  const agentSessions = new AgentSessionService(ctx, base.agents, base.removal, base.auth);
+  return { agents: base.agents, origins, scenarioSecrets, scenarios, runs, runExecutor, approvals, agentSessions };
 }

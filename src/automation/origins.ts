@@ -5,20 +5,9 @@ import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
+import type { OriginRow } from "../storage/automation";
 
-export interface OriginRow {
-  id: string;
-  project_id: string;
-  origin: string;
-  scheme: string;
-  host: string;
-  port: number;
-  is_wildcard: number;
-  description: string | null;
-  last_used_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { OriginRow };
 
 export interface ParsedOrigin {
   origin: string;
@@ -62,11 +51,11 @@ export function originMatches(o: Pick<OriginRow, "scheme" | "host" | "port" | "i
 export class OriginService {
   constructor(private readonly ctx: AppContext) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.origins;
   }
 
-  create(projectId: string, input: { origin: string; description?: string | null }): OriginRow {
+  async create(projectId: string, input: { origin: string; description?: string | null }): Promise<OriginRow> {
     const p = parseOrigin(input.origin);
     const description = input.description ?? null;
     if (description !== null && description.length > 500) throw validation("description is at most 500 characters", { field: "description" });
@@ -84,57 +73,50 @@ export class OriginService {
       created_at: now,
       updated_at: now,
     };
-    const res = this.sql
-      .query(
-        "INSERT OR IGNORE INTO http_origins (id, project_id, origin, scheme, host, port, is_wildcard, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      )
-      .run(row.id, projectId, row.origin, row.scheme, row.host, row.port, row.is_wildcard, description, now, now);
-    if (res.changes === 0) {
-      const existing = this.sql.query("SELECT id FROM http_origins WHERE project_id = ? AND origin = ?").get(projectId, row.origin) as { id: string };
-      throw new DomainError("conflict", "origin_exists", `${row.origin} is already on the list`, { id: existing.id, origin: row.origin });
+    if (!(await this.store.insertIfAbsent(row))) {
+      const existing = await this.store.idByOrigin(projectId, row.origin);
+      throw new DomainError("conflict", "origin_exists", `${row.origin} is already on the list`, { id: existing, origin: row.origin });
     }
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): OriginRow[] {
-    return this.sql
-      .query(`SELECT * FROM http_origins WHERE project_id = ? ${cursor ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
-      .all(...(cursor ? [projectId, cursor, limit + 1] : [projectId, limit + 1])) as OriginRow[];
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<OriginRow[]> {
+    return this.store.list(projectId, cursor ?? null, limit + 1);
   }
 
-  get(projectId: string, id: string): OriginRow {
-    const row = this.sql.query("SELECT * FROM http_origins WHERE id = ? AND project_id = ?").get(id, projectId) as OriginRow | null;
+  async get(projectId: string, id: string): Promise<OriginRow> {
+    const row = await this.store.inProject(projectId, id);
     if (!row) throw notFound("HTTP origin");
     return row;
   }
 
-  updateDescription(projectId: string, id: string, description: string | null): OriginRow {
-    const row = this.get(projectId, id);
+  async updateDescription(projectId: string, id: string, description: string | null): Promise<OriginRow> {
+    const row = await this.get(projectId, id);
     if (description !== null && description.length > 500) throw validation("description is at most 500 characters", { field: "description" });
     const now = nowIso();
-    this.sql.query("UPDATE http_origins SET description = ?, updated_at = ? WHERE id = ?").run(description, now, id);
+    await this.store.updateDescription(id, description, now);
     return { ...row, description, updated_at: now };
   }
 
-  delete(projectId: string, id: string): void {
-    if (this.sql.query("DELETE FROM http_origins WHERE id = ? AND project_id = ?").run(id, projectId).changes === 0) throw notFound("HTTP origin");
+  async delete(projectId: string, id: string): Promise<void> {
+    if (!(await this.store.delete(projectId, id))) throw notFound("HTTP origin");
   }
 
   /** The allowed origin a URL falls under (exact entries win over wildcards), or null. */
-  match(projectId: string, url: URL): OriginRow | null {
-    const rows = this.sql.query("SELECT * FROM http_origins WHERE project_id = ? ORDER BY is_wildcard ASC, id ASC").all(projectId) as OriginRow[];
+  async match(projectId: string, url: URL): Promise<OriginRow | null> {
+    const rows = await this.store.allForMatching(projectId);
     return rows.find((o) => originMatches(o, url)) ?? null;
   }
 
   /** For other callers of allowed origins (webhook delivery): records the use of whichever entry admits `url`. */
-  recordUse(projectId: string, url: URL): boolean {
-    const o = this.match(projectId, url);
-    if (o) this.touch(o.id);
+  async recordUse(projectId: string, url: URL): Promise<boolean> {
+    const o = await this.match(projectId, url);
+    if (o) await this.touch(o.id);
     return o !== null;
   }
 
-  touch(id: string): void {
-    this.sql.query("UPDATE http_origins SET last_used_at = ? WHERE id = ?").run(nowIso(), id);
+  touch(id: string): Promise<void> {
+    return this.store.touch(id, nowIso());
   }
 
   view(row: OriginRow) {

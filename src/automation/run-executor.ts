@@ -5,13 +5,14 @@
 // step, so resuming never repeats a finished step. A step marked `approval: true` parks the run
 // (awaiting_approval, no lease held) until resume() or failParked().
 import type { AppContext } from "../context";
+import type { Transaction } from "../storage";
 import { nowIso } from "../lib/time";
 import type { ProjectRef } from "../tenancy/auth";
 import type { AuthService } from "../tenancy/auth";
 import type { AgentService } from "./agents";
 import type { ScenarioSecretService } from "./scenario-secrets";
 import type { ScenarioService } from "./scenarios";
-import { TERMINAL, type RunRow, type RunService, type StepState } from "./runs";
+import { appendRunEvent, TERMINAL, type RunRow, type RunService, type StepState } from "./runs";
 import type { Definition, Step } from "./scenario-definition";
 import { DEFAULT_RUN_TIMEOUT } from "./scenario-definition";
 import { interpolate, references, scrub, UnresolvedReference, type Scope } from "./interpolate";
@@ -39,12 +40,20 @@ export interface ParkInfo {
 type RunError = { code: string; message: string };
 type Emit = (projectId: string, type: string, payload: Record<string, unknown>) => void;
 
+/** What the executor asks of approvals; the composer (build.ts) creates this object. */
+export interface RunExecutorHooks {
+  /**
+   * Inside the transaction that parks a run: creates the pending approval of the parked step,
+   * with that transaction's repositories, so both commit together. Returns what to do once the
+   * transaction has committed (announce the approval), or nothing.
+   */
+  park(tx: Transaction, p: ParkInfo): Promise<(() => void) | void>;
+}
+
 export class RunExecutor {
   private active = new Map<string, { ac: AbortController; done: Promise<void> }>();
   private stopping = false;
   private unsubscribe: () => void;
-  /** Part 2 (approvals) sets this to create the pending approval of a parked step. */
-  onPark: ((p: ParkInfo) => void) | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -56,18 +65,23 @@ export class RunExecutor {
     private readonly deps: StepDeps,
     private readonly ledger: RunLedger,
     private readonly emit: Emit,
+    private readonly hooks: RunExecutorHooks,
   ) {
-    runs.kick = (id) => this.kick(id);
-    runs.finishIdle = (id, status) => this.finishIdle(id, status);
     this.unsubscribe = ctx.bus.subscribe((e) => {
       if (e.type !== "run.changed") return;
       const a = this.active.get(e.runId);
-      if (a && this.runs.byId(e.runId)?.cancel_requested === 1) a.ac.abort(new Interrupt("cancel"));
+      if (!a) return;
+      this.runs.byId(e.runId).then(
+        (r) => {
+          if (r?.cancel_requested === 1) a.ac.abort(new Interrupt("cancel"));
+        },
+        (err) => console.error(`run ${e.runId}: reading the run failed`, err),
+      );
     });
   }
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.runs;
   }
 
   private lease(): string {
@@ -75,50 +89,51 @@ export class RunExecutor {
   }
 
   /** Claims every runnable run nobody holds; called by the scheduler every second. */
-  tick(): void {
+  async tick(): Promise<void> {
     if (this.stopping) return;
-    const ids = this.sql
-      .query("SELECT id FROM runs WHERE status IN ('queued','running') AND version_id IS NOT NULL AND (claimed_until IS NULL OR claimed_until < ?) ORDER BY id LIMIT ?")
-      .all(nowIso(), TICK_BATCH) as { id: string }[];
-    for (const { id } of ids) this.kick(id);
+    const ids = await this.store.claimable(nowIso(), TICK_BATCH);
+    for (const id of ids) this.kick(id);
   }
 
+  /** Starts work on the run if this worker can claim it; returns at once (the work goes on). */
   kick(id: string): void {
     if (this.stopping || this.active.has(id)) return;
-    const row = this.claim(id, ["queued", "running"]);
-    if (!row) return;
+    // Reserved synchronously so two kicks of one run never both claim and execute it.
     const ac = new AbortController();
-    const done = this.execute(row, ac)
-      .catch((e) => console.error(`run ${id}: executor error`, e))
-      .finally(() => this.active.delete(id));
-    this.active.set(id, { ac, done });
+    let release!: () => void;
+    const entry = { ac, done: new Promise<void>((r) => (release = r)) };
+    this.active.set(id, entry);
+    void (async () => {
+      try {
+        const row = await this.claim(id, ["queued", "running"]);
+        if (row) await this.execute(row, ac);
+      } catch (e) {
+        console.error(`run ${id}: executor error`, e);
+      } finally {
+        if (this.active.get(id) === entry) this.active.delete(id);
+        release();
+      }
+    })();
   }
 
-  /** One UPDATE decides which worker gets the run. MCP session runs (no version) are not ours. */
-  private claim(id: string, statuses: string[]): RunRow | null {
-    const now = nowIso();
-    return this.sql
-      .query(
-        `UPDATE runs SET claimed_by = ?, claimed_until = ?, updated_at = ?
-         WHERE id = ? AND version_id IS NOT NULL AND status IN (${statuses.map(() => "?").join(",")}) AND (claimed_until IS NULL OR claimed_until < ?) RETURNING *`,
-      )
-      .get(this.ctx.workerId, this.lease(), now, id, ...statuses, now) as RunRow | null;
+  /** One atomic claim (the repository's lease statement) decides which worker gets the run. MCP session runs (no version) are not ours. */
+  private claim(id: string, statuses: string[]): Promise<RunRow | null> {
+    return this.store.claim(id, statuses, this.ctx.workerId, this.lease(), nowIso());
   }
 
   /** Approval granted: the parked run continues at the same step. */
-  resume(runId: string): boolean {
-    const row = this.sql.query("SELECT * FROM runs WHERE id = ? AND status = 'awaiting_approval'").get(runId) as RunRow | null;
+  async resume(runId: string): Promise<boolean> {
+    const found = await this.store.byId(runId);
+    const row = found?.status === "awaiting_approval" ? found : null;
     if (!row) return false;
     const steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
     const parkedAt = steps[row.current_step_index]?.parked_at;
     // Time spent parked does not count against the run's own timeout.
     const deadline =
       row.deadline_at && parkedAt ? new Date(Date.parse(row.deadline_at) + (Date.now() - Date.parse(parkedAt))).toISOString() : row.deadline_at;
-    const ok = this.sql
-      .query("UPDATE runs SET status = 'running', approved_step_index = current_step_index, deadline_at = ?, updated_at = ? WHERE id = ? AND status = 'awaiting_approval' RETURNING id")
-      .get(deadline, nowIso(), runId);
+    const ok = await this.store.unpark(runId, deadline, nowIso());
     if (!ok) return false;
-    this.runs.appendEvent(runId, row.project_id, "step.approved", { step_index: row.current_step_index });
+    await this.runs.appendEvent(runId, row.project_id, "step.approved", { step_index: row.current_step_index });
     this.ctx.bus.publish({ type: "run.changed", projectId: row.project_id, runId });
     this.kick(runId);
     return true;
@@ -126,7 +141,7 @@ export class RunExecutor {
 
   /** Approval rejected or expired: the parked run fails at its step. */
   async failParked(runId: string, reason: string, code = "approval_rejected"): Promise<boolean> {
-    const row = this.claim(runId, ["awaiting_approval"]);
+    const row = await this.claim(runId, ["awaiting_approval"]);
     if (!row) return false;
     const steps = JSON.parse(row.steps) as StepState[];
     const st = steps[row.current_step_index];
@@ -137,7 +152,7 @@ export class RunExecutor {
 
   /** Ends a run no executor is working on (queued, or parked for approval). */
   async finishIdle(runId: string, status: "cancelled"): Promise<boolean> {
-    const row = this.claim(runId, ["queued", "awaiting_approval"]);
+    const row = await this.claim(runId, ["queued", "awaiting_approval"]);
     if (!row) return false;
     const steps = JSON.parse(row.steps) as StepState[];
     const st = steps[row.current_step_index];
@@ -154,13 +169,11 @@ export class RunExecutor {
     await Promise.allSettled(held.map(([, a]) => a.done));
     // Hand the runs back at once so the next start (or another worker) resumes them without
     // waiting for the lease to lapse.
-    for (const [id] of held) {
-      this.sql.query("UPDATE runs SET claimed_by = NULL, claimed_until = NULL WHERE id = ? AND claimed_by = ?").run(id, this.ctx.workerId);
-    }
+    for (const [id] of held) await this.store.releaseLease(id, this.ctx.workerId);
   }
 
-  private event(row: Pick<RunRow, "id" | "project_id">, type: string, payload: Record<string, unknown> = {}): void {
-    this.runs.appendEvent(row.id, row.project_id, type, payload);
+  private event(row: Pick<RunRow, "id" | "project_id">, type: string, payload: Record<string, unknown> = {}): Promise<void> {
+    return this.runs.appendEvent(row.id, row.project_id, type, payload);
   }
 
   private changed(row: Pick<RunRow, "id" | "project_id">): void {
@@ -170,11 +183,13 @@ export class RunExecutor {
   private async execute(claimed: RunRow, ac: AbortController): Promise<void> {
     let row = claimed;
     const heartbeat = setInterval(() => {
-      const r = this.sql
-        .query("UPDATE runs SET claimed_until = ? WHERE id = ? AND claimed_by = ? RETURNING cancel_requested")
-        .get(this.lease(), row.id, this.ctx.workerId) as { cancel_requested: number } | null;
-      if (!r) ac.abort(new Interrupt("lost"));
-      else if (r.cancel_requested === 1) ac.abort(new Interrupt("cancel"));
+      this.store.renewLease(row.id, this.ctx.workerId, this.lease()).then(
+        (r) => {
+          if (!r) ac.abort(new Interrupt("lost"));
+          else if (r.cancel_requested === 1) ac.abort(new Interrupt("cancel"));
+        },
+        (e) => console.error(`run ${row.id}: lease renewal failed`, e),
+      );
     }, HEARTBEAT_MS);
     let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
     let steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
@@ -186,20 +201,20 @@ export class RunExecutor {
         return await this.finish(row, row.finishing_status as RunRow["status"], row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null);
       }
       if (row.cancel_requested === 1) return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" });
-      const version = row.version_id ? this.scenarios.versionById(row.version_id) : null;
-      const project = this.auth.project(row.project_id);
+      const version = row.version_id ? await this.scenarios.versionById(row.version_id) : null;
+      const project = await this.auth.project(row.project_id);
       if (!version || !project) return await this.finish(row, "failed", { code: "internal", message: "the scenario version or project is gone" });
       const def = JSON.parse(version.definition) as Definition;
       if (row.status === "queued") {
         const now = Date.now();
         const deadline = new Date(now + (def.timeout_seconds ?? DEFAULT_RUN_TIMEOUT) * 1000).toISOString();
-        this.sql.query("UPDATE runs SET status = 'running', started_at = ?, deadline_at = ?, updated_at = ? WHERE id = ?").run(new Date(now).toISOString(), deadline, nowIso(), row.id);
-        this.event(row, "run.started", { step_count: row.step_count });
+        await this.store.markStarted(row.id, new Date(now).toISOString(), deadline, nowIso());
+        await this.event(row, "run.started", { step_count: row.step_count });
       } else {
         const approved = row.approved_step_index === current && steps[current]?.status === "awaiting_approval";
-        this.event(row, "run.resumed", { step_index: current, reason: approved ? "approved" : "recovered" });
+        await this.event(row, "run.resumed", { step_index: current, reason: approved ? "approved" : "recovered" });
       }
-      row = this.runs.byId(row.id)!;
+      row = (await this.runs.byId(row.id))!;
       this.changed(row);
       const left = Date.parse(row.deadline_at!) - Date.now();
       if (left <= 0) throw new Interrupt("deadline");
@@ -208,11 +223,8 @@ export class RunExecutor {
       const required = JSON.parse(version.required_permissions) as string[];
       let agentPermissions: string[] = [];
       // The agent is looked at again before every step: revoking or narrowing it stops its runs.
-      const checkAgent = () => {
-        const agent = this.sql.query("SELECT permissions, revoked_at FROM agents WHERE id = ?").get(row.agent_id) as {
-          permissions: string;
-          revoked_at: string | null;
-        } | null;
+      const checkAgent = async () => {
+        const agent = await this.ctx.storage.agents.byId(row.agent_id);
         if (!agent || agent.revoked_at) throw new StepError("agent_revoked", "the run's agent was revoked");
         agentPermissions = JSON.parse(agent.permissions) as string[];
         const missing = required.filter((p) => !hasScope(agentPermissions, p));
@@ -222,36 +234,34 @@ export class RunExecutor {
       const inputs = JSON.parse(row.inputs) as Record<string, unknown>;
       // Every secret the definition uses is known up front, so outputs that echo one are redacted
       // even when the step that echoes it does not reference it (and after a restart).
-      for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(def.steps))) secretValues.set(k, v);
+      for (const [k, v] of await this.secrets.resolve(row.project_id, secretNames(def.steps))) secretValues.set(k, v);
 
-      const persist = (index = current) =>
-        this.sql
-          .query("UPDATE runs SET steps = ?, outputs = ?, current_step_index = ?, updated_at = ? WHERE id = ?")
-          .run(JSON.stringify(steps), JSON.stringify(outputs), index, nowIso(), row.id);
+      const progress = (index = current) => ({ steps: JSON.stringify(steps), outputs: JSON.stringify(outputs), current_step_index: index, at: nowIso() });
+      const persist = (index = current) => this.store.saveProgress(row.id, progress(index));
 
       for (; current < def.steps.length; current++) {
         const st = def.steps[current]!;
         const state = steps[current]!;
         // Steps that never wait (assert, extract) do not look at the signal themselves.
         if (ac.signal.aborted) throw ac.signal.reason;
-        checkAgent();
+        await checkAgent();
         const scope: Scope = { inputs, steps: outputs, run: { id: row.id }, secrets: secretValues };
         // Resolved again per step: a rotation during the run applies from the next step on.
-        for (const [k, v] of this.secrets.resolve(row.project_id, secretNames(st))) secretValues.set(k, v);
+        for (const [k, v] of await this.secrets.resolve(row.project_id, secretNames(st))) secretValues.set(k, v);
 
         if (st.approval === true && row.approved_step_index !== current) {
           Object.assign(state, { status: "awaiting_approval", parked_at: nowIso() });
           const snapshot = this.snapshot(st, scope);
           // Parking and its pending approval commit together: a crash cannot leave a parked run
           // that nothing will ever approve or expire.
-          this.ctx.db.tx(() => {
-            persist();
-            this.sql
-              .query("UPDATE runs SET status = 'awaiting_approval', claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ? AND claimed_by = ?")
-              .run(nowIso(), row.id, this.ctx.workerId);
-            this.event(row, "step.awaiting_approval", { step_index: current, step_id: state.id, type: st.type, snapshot });
-            this.onPark?.({ run: this.runs.byId(row.id)!, stepIndex: current, snapshot });
+          const parkedAt = current;
+          const afterCommit = await this.ctx.storage.transaction(async (tx) => {
+            await tx.runs.saveProgress(row.id, progress());
+            await tx.runs.park(row.id, this.ctx.workerId, nowIso());
+            await appendRunEvent(tx, row.id, row.project_id, "step.awaiting_approval", { step_index: parkedAt, step_id: state.id, type: st.type, snapshot });
+            return this.hooks.park(tx, { run: (await tx.runs.byId(row.id))!, stepIndex: parkedAt, snapshot });
           });
+          if (afterCommit) afterCommit();
           this.changed(row);
           return;
         }
@@ -260,8 +270,8 @@ export class RunExecutor {
         }
         const resumed = state.status === "running";
         Object.assign(state, { status: "running", started_at: state.started_at ?? nowIso(), error: null });
-        persist();
-        this.event(row, "step.started", { step_index: current, step_id: state.id, type: st.type, ...(resumed ? { resumed: true } : {}) });
+        await persist();
+        await this.event(row, "step.started", { step_index: current, step_id: state.id, type: st.type, ...(resumed ? { resumed: true } : {}) });
 
         let params: Record<string, any>;
         try {
@@ -289,8 +299,8 @@ export class RunExecutor {
         ) as Record<string, unknown>;
         if (st.id) outputs[st.id] = output;
         Object.assign(state, { status: "succeeded", finished_at: nowIso(), output });
-        persist(current + 1);
-        this.event(row, "step.succeeded", { step_index: current, step_id: state.id, type: st.type, output: summarize(output) });
+        await persist(current + 1);
+        await this.event(row, "step.succeeded", { step_index: current, step_id: state.id, type: st.type, output: summarize(output) });
       }
       await this.finish(row, "succeeded", null, { steps });
     } catch (e) {
@@ -311,8 +321,8 @@ export class RunExecutor {
       const failedAssertions = err.failedAssertions.map((f) =>
         scrub({ step_index: current, step_id: state?.id ?? null, ...f }, secretValues.values()),
       ) as FailedAssertion[];
-      this.event(row, "step.failed", { step_index: current, step_id: state?.id ?? null, code: err.code, message });
-      for (const f of failedAssertions) this.event(row, "assertion.failed", { ...f });
+      await this.event(row, "step.failed", { step_index: current, step_id: state?.id ?? null, code: err.code, message });
+      for (const f of failedAssertions) await this.event(row, "assertion.failed", { ...f });
       await this.finish(row, "failed", { code: err.code, message }, { steps, failedAssertions });
     } finally {
       clearInterval(heartbeat);
@@ -363,28 +373,28 @@ export class RunExecutor {
     error: RunError | null,
     extra: { steps?: StepState[]; failedAssertions?: FailedAssertion[] } = {},
   ): Promise<void> {
-    const cur = this.runs.byId(row.id)!;
+    const cur = (await this.runs.byId(row.id))!;
     if (TERMINAL.includes(cur.status)) return;
     const steps = (extra.steps ?? JSON.parse(cur.steps)) as StepState[];
     for (const s of steps) if (s.status === "pending" || s.status === "awaiting_approval") s.status = "skipped";
     const failed = [...JSON.parse(cur.failed_assertions), ...(extra.failedAssertions ?? [])];
-    this.sql
-      .query("UPDATE runs SET finishing_status = ?, error_code = ?, error_message = ?, steps = ?, failed_assertions = ?, updated_at = ? WHERE id = ?")
-      .run(status, error?.code ?? null, error?.message ?? null, JSON.stringify(steps), JSON.stringify(failed), nowIso(), row.id);
+    await this.store.markFinishing(row.id, {
+      status,
+      error_code: error?.code ?? null,
+      error_message: error?.message ?? null,
+      steps: JSON.stringify(steps),
+      failed_assertions: JSON.stringify(failed),
+      at: nowIso(),
+    });
 
     const cleanup = await this.ledger.apply(row);
-    const now = nowIso();
-    this.sql
-      .query(
-        `UPDATE runs SET status = ?, finished_at = ?, started_at = COALESCE(started_at, ?), cleanup_status = ?, cleanup_error = ?, finishing_status = NULL,
-           claimed_by = NULL, claimed_until = NULL, updated_at = ? WHERE id = ?`,
-      )
-      .run(status, now, now, cleanup.status, cleanup.error, now, row.id);
-    this.event(row, "run.finished", { status, ...(error ? { error } : {}), failed_assertions: failed.length });
-    const done = this.runs.byId(row.id)!;
+    await this.store.markFinished(row.id, { status, cleanup_status: cleanup.status, cleanup_error: cleanup.error, at: nowIso() });
+    await this.event(row, "run.finished", { status, ...(error ? { error } : {}), failed_assertions: failed.length });
+    const done = (await this.runs.byId(row.id))!;
     this.changed(done);
     try {
-      this.emit(row.project_id, "run.finished", { run: this.runs.view(done) });
+      const r: unknown = this.emit(row.project_id, "run.finished", { run: this.runs.view(done) });
+      if (r instanceof Promise) r.catch((e) => console.error("run.finished emit failed", e));
     } catch (e) {
       console.error("run.finished emit failed", e);
     }

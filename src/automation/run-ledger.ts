@@ -8,13 +8,6 @@ import type { RunService } from "./runs";
 
 export type CleanupStatus = "pending" | "not_needed" | "completed" | "failed";
 
-interface LedgerRow {
-  id: string;
-  resource_type: string;
-  resource_id: string;
-  removed_at: string | null;
-}
-
 export class RunLedger {
   constructor(
     private readonly ctx: AppContext,
@@ -22,43 +15,39 @@ export class RunLedger {
     private readonly removal: MailRemoval,
   ) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.runLedger;
   }
 
-  record(run: { id: string; project_id: string }, resourceType: string, resourceId: string): void {
-    this.sql
-      .query("INSERT INTO run_cleanup (id, run_id, project_id, resource_type, resource_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(newId(), run.id, run.project_id, resourceType, resourceId, nowIso());
-    this.runs.appendEvent(run.id, run.project_id, "resource.created", { resource_type: resourceType, resource_id: resourceId });
+  async record(run: { id: string; project_id: string }, resourceType: string, resourceId: string): Promise<void> {
+    await this.store.add({ id: newId(), run_id: run.id, project_id: run.project_id, resource_type: resourceType, resource_id: resourceId, created_at: nowIso() });
+    await this.runs.appendEvent(run.id, run.project_id, "resource.created", { resource_type: resourceType, resource_id: resourceId });
   }
 
   /** The scenario removed the resource itself (e.g. an inbox.delete step). */
-  markRemoved(runId: string, resourceType: string, resourceId: string): void {
-    this.sql
-      .query("UPDATE run_cleanup SET removed_at = ? WHERE run_id = ? AND resource_type = ? AND resource_id = ? AND removed_at IS NULL")
-      .run(nowIso(), runId, resourceType, resourceId);
+  markRemoved(runId: string, resourceType: string, resourceId: string): Promise<void> {
+    return this.store.markResourceRemoved(runId, resourceType, resourceId, nowIso());
   }
 
   /** Removes whatever is still there; safe to repeat (a worker may die half-way). */
   async apply(run: { id: string; project_id: string }): Promise<{ status: CleanupStatus; error: string | null }> {
-    const all = this.sql.query("SELECT id, resource_type, resource_id, removed_at FROM run_cleanup WHERE run_id = ?").all(run.id) as LedgerRow[];
+    const all = await this.store.ofRun(run.id);
     const open = all.filter((l) => !l.removed_at);
     const errors: string[] = [];
     const event = (type: string, payload: Record<string, unknown>) => this.runs.appendEvent(run.id, run.project_id, type, payload);
-    if (open.length) event("cleanup.started", { resources: open.map((l) => ({ resource_type: l.resource_type, resource_id: l.resource_id })) });
+    if (open.length) await event("cleanup.started", { resources: open.map((l) => ({ resource_type: l.resource_type, resource_id: l.resource_id })) });
     for (const l of open) {
       try {
         // Already gone (expired, deleted by hand) counts as removed.
         if (l.resource_type === "inbox") await this.removal.deleteInbox(run.project_id, l.resource_id);
-        this.sql.query("UPDATE run_cleanup SET removed_at = ?, error = NULL WHERE id = ?").run(nowIso(), l.id);
+        await this.store.markRemoved(l.id, nowIso());
       } catch (e) {
         const msg = `${l.resource_type} ${l.resource_id}: ${(e as Error)?.message ?? e}`;
         errors.push(msg);
-        this.sql.query("UPDATE run_cleanup SET error = ? WHERE id = ?").run(msg, l.id);
+        await this.store.markFailed(l.id, msg);
       }
     }
-    if (open.length) event(errors.length ? "cleanup.failed" : "cleanup.completed", { removed: open.length - errors.length, ...(errors.length ? { errors } : {}) });
+    if (open.length) await event(errors.length ? "cleanup.failed" : "cleanup.completed", { removed: open.length - errors.length, ...(errors.length ? { errors } : {}) });
     if (all.length === 0) return { status: "not_needed", error: null };
     return errors.length ? { status: "failed", error: errors.join("; ") } : { status: "completed", error: null };
   }

@@ -9,6 +9,7 @@ import { hasScope } from "../tenancy/scopes";
 import type { AgentService } from "./agents";
 import type { ScenarioService } from "./scenarios";
 import type { Definition } from "./scenario-definition";
+import type { AutomationRepositories, RunEventRow, RunRow } from "../storage/automation";
 
 export const RUN_STATUSES = ["queued", "running", "awaiting_approval", "succeeded", "failed", "cancelled", "timed_out"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -16,40 +17,7 @@ export const TERMINAL: readonly string[] = ["succeeded", "failed", "cancelled", 
 /** A launch with `wait` returns once the run is in one of these. */
 export const SETTLED: readonly string[] = [...TERMINAL, "awaiting_approval"];
 
-export interface RunRow {
-  id: string;
-  project_id: string;
-  agent_id: string;
-  agent_name: string;
-  scenario_id: string | null;
-  scenario_name: string;
-  version_id: string | null;
-  version: number;
-  trigger_type: string;
-  trigger: string;
-  status: RunStatus;
-  inputs: string;
-  current_step_index: number;
-  step_count: number;
-  steps: string;
-  outputs: string;
-  approved_step_index: number | null;
-  failed_assertions: string;
-  error_code: string | null;
-  error_message: string | null;
-  finishing_status: string | null;
-  cleanup_status: string;
-  cleanup_error: string | null;
-  cancel_requested: number;
-  claimed_by: string | null;
-  claimed_until: string | null;
-  deadline_at: string | null;
-  launched_by_user: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { RunRow, RunEventRow };
 
 export interface StepState {
   index: number;
@@ -62,16 +30,6 @@ export interface StepState {
   finished_at: string | null;
   output: unknown;
   error: { code: string; message: string } | null;
-}
-
-export interface RunEventRow {
-  id: string;
-  run_id: string;
-  project_id: string;
-  sequence: number;
-  type: string;
-  payload: string;
-  occurred_at: string;
 }
 
 export interface LaunchInput {
@@ -99,28 +57,35 @@ export function resolveInputs(def: Definition, given: Record<string, unknown> = 
   return out;
 }
 
-export class RunService {
-  /** Set by the executor: starts work on a freshly queued run without waiting for the next tick. */
-  kick: (runId: string) => void = () => {};
-  /** Set by the executor: ends a run that no executor is working on (queued or parked). */
-  finishIdle: (runId: string, status: "cancelled") => Promise<boolean> = async () => false;
-  /** Set by the approvals wiring: cancelling a parked run closes its pending approval first. */
-  closeApproval: (runId: string) => void = () => {};
+/**
+ * What the run service asks of the executor and of approvals; the composer (build.ts) creates
+ * this object, binding it to the services it builds after the run service.
+ */
+export interface RunHooks {
+  /** Starts work on a freshly queued run without waiting for the next tick. */
+  kick(runId: string): void;
+  /** Ends a run that no executor is working on (queued or parked). */
+  finishIdle(runId: string, status: "cancelled"): Promise<boolean>;
+  /** Cancelling a parked run closes its pending approval first. */
+  closeApproval(runId: string): Promise<void>;
+}
 
+export class RunService {
   constructor(
     private readonly ctx: AppContext,
     private readonly agents: AgentService,
     private readonly scenarios: ScenarioService,
+    private readonly hooks: RunHooks,
   ) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.runs;
   }
 
-  launch(principal: Principal, project: ProjectRef, input: LaunchInput): RunRow {
-    const agent = this.agents.get(project.id, input.agent_id);
-    const scenario = this.scenarios.get(project.id, input.scenario_id);
-    const version = scenario.current_version_id ? this.scenarios.versionById(scenario.current_version_id) : null;
+  async launch(principal: Principal, project: ProjectRef, input: LaunchInput): Promise<RunRow> {
+    const agent = await this.agents.get(project.id, input.agent_id);
+    const scenario = await this.scenarios.get(project.id, input.scenario_id);
+    const version = scenario.current_version_id ? await this.scenarios.versionById(scenario.current_version_id) : null;
     if (!version) throw new DomainError("invalid", "scenario_not_published", "publish the scenario before running it", { field: "scenario_id" });
     const required = JSON.parse(version.required_permissions) as string[];
     const agentPerms = this.agents.permissionsOf(agent);
@@ -157,72 +122,72 @@ export class RunService {
     }));
     const trigger = { type: "api", principal_type: principal.kind, principal_id: principal.id, user_id: principal.userId };
     const id = newId();
-    this.ctx.db.tx(() => {
-      this.sql
-        .query(
-          `INSERT INTO runs (id, project_id, agent_id, agent_name, scenario_id, scenario_name, version_id, version, trigger_type, trigger, status,
-             inputs, step_count, steps, launched_by_user, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'api', ?, 'queued', ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(id, project.id, agent.id, agent.name, scenario.id, scenario.name, version.id, version.version, JSON.stringify(trigger), JSON.stringify(inputs), steps.length, JSON.stringify(steps), principal.userId, now, now);
-      this.appendEvent(id, project.id, "run.queued", { scenario_id: scenario.id, version: version.version, agent_id: agent.id });
+    await this.ctx.storage.transaction(async (tx) => {
+      await tx.runs.insert({
+        id,
+        project_id: project.id,
+        agent_id: agent.id,
+        agent_name: agent.name,
+        scenario_id: scenario.id,
+        scenario_name: scenario.name,
+        version_id: version.id,
+        version: version.version,
+        trigger_type: "api",
+        trigger: JSON.stringify(trigger),
+        status: "queued",
+        inputs: JSON.stringify(inputs),
+        step_count: steps.length,
+        steps: JSON.stringify(steps),
+        launched_by_user: principal.userId,
+        started_at: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await appendRunEvent(tx, id, project.id, "run.queued", { scenario_id: scenario.id, version: version.version, agent_id: agent.id });
     });
-    this.kick(id);
+    this.hooks.kick(id);
     return this.get(project.id, id);
   }
 
-  get(projectId: string, id: string): RunRow {
-    const row = this.sql.query("SELECT * FROM runs WHERE id = ? AND project_id = ?").get(id, projectId) as RunRow | null;
+  async get(projectId: string, id: string): Promise<RunRow> {
+    const row = await this.store.inProject(projectId, id);
     if (!row) throw notFound("run");
     return row;
   }
 
-  byId(id: string): RunRow | null {
-    return this.sql.query("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | null;
+  byId(id: string): Promise<RunRow | null> {
+    return this.store.byId(id);
   }
 
-  list(projectId: string, statusFilter: string | undefined, cursor: string | undefined, limit: number): RunRow[] {
+  async list(projectId: string, statusFilter: string | undefined, cursor: string | undefined, limit: number): Promise<RunRow[]> {
     const statuses = statusFilter === undefined ? [] : statusFilter.split(",").map((s) => s.trim());
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) {
         throw validation(`unknown status ${JSON.stringify(s)}; one of ${RUN_STATUSES.join(", ")} (comma-separated for several)`, { field: "status" });
       }
     }
-    const conds = ["project_id = ?"];
-    const args: (string | number)[] = [projectId];
-    if (statuses.length) {
-      conds.push(`status IN (${statuses.map(() => "?").join(",")})`);
-      args.push(...statuses);
-    }
-    if (cursor) {
-      conds.push("id < ?");
-      args.push(cursor);
-    }
-    args.push(limit + 1);
-    return this.sql.query(`SELECT * FROM runs WHERE ${conds.join(" AND ")} ORDER BY id DESC LIMIT ?`).all(...args) as RunRow[];
+    return this.store.list(projectId, statuses, cursor ?? null, limit + 1);
   }
 
   /** Events in ascending sequence; the cursor is the id of the last event already seen. */
-  events(projectId: string, runId: string, cursor: string | undefined, limit: number): RunEventRow[] {
-    this.get(projectId, runId);
+  async events(projectId: string, runId: string, cursor: string | undefined, limit: number): Promise<RunEventRow[]> {
+    await this.get(projectId, runId);
     let after = 0;
     if (cursor) {
-      const c = this.sql.query("SELECT sequence FROM run_events WHERE id = ? AND run_id = ?").get(cursor, runId) as { sequence: number } | null;
-      if (!c) throw validation("cursor is not an event of this run", { field: "cursor" });
-      after = c.sequence;
+      const seq = await this.ctx.storage.runEvents.sequenceOf(runId, cursor);
+      if (seq === null) throw validation("cursor is not an event of this run", { field: "cursor" });
+      after = seq;
     }
-    return this.sql
-      .query("SELECT * FROM run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence ASC LIMIT ?")
-      .all(runId, after, limit + 1) as RunEventRow[];
+    return this.ctx.storage.runEvents.after(runId, after, limit + 1);
   }
 
-  appendEvent(runId: string, projectId: string, type: string, payload: Record<string, unknown>): void {
-    appendRunEvent(this.ctx, runId, projectId, type, payload);
+  appendEvent(runId: string, projectId: string, type: string, payload: Record<string, unknown>): Promise<void> {
+    return appendRunEvent(this.ctx.storage, runId, projectId, type, payload);
   }
 
   /** Cancellation: a queued or parked run ends at once; a running one is stopped by its executor. */
   async cancel(projectId: string, id: string): Promise<RunRow> {
-    const row = this.get(projectId, id);
+    const row = await this.get(projectId, id);
     if (TERMINAL.includes(row.status)) {
       throw new DomainError("conflict", "invalid_state", `the run is already ${row.status}`, { status: row.status });
     }
@@ -231,40 +196,57 @@ export class RunService {
         trigger_type: "mcp",
       });
     }
-    const first = this.sql
-      .query("UPDATE runs SET cancel_requested = 1, updated_at = ? WHERE id = ? AND cancel_requested = 0 RETURNING id")
-      .get(nowIso(), id);
-    if (first) this.appendEvent(id, projectId, "run.cancel_requested", {});
+    const first = await this.store.requestCancel(id, nowIso());
+    if (first) await this.appendEvent(id, projectId, "run.cancel_requested", {});
     this.ctx.bus.publish({ type: "run.changed", projectId, runId: id });
     // Closed before the run ends, so an approve racing this cancel answers 410 instead of resuming it.
-    if (row.status === "awaiting_approval") this.closeApproval(id);
-    if (row.status === "queued" || row.status === "awaiting_approval") await this.finishIdle(id, "cancelled");
+    if (row.status === "awaiting_approval") await this.hooks.closeApproval(id);
+    if (row.status === "queued" || row.status === "awaiting_approval") await this.hooks.finishIdle(id, "cancelled");
     // Give the executor a moment to unwind its current step, so the answer is usually final.
     return this.waitFor(projectId, id, 5, TERMINAL);
   }
 
   /** Resolves with the run once its status is in `until` or after `seconds`. */
-  waitFor(projectId: string, id: string, seconds: number, until: readonly string[] = SETTLED): Promise<RunRow> {
-    const row = this.get(projectId, id);
-    if (seconds <= 0 || until.includes(row.status)) return Promise.resolve(row);
-    return new Promise((resolve) => {
+  async waitFor(projectId: string, id: string, seconds: number, until: readonly string[] = SETTLED): Promise<RunRow> {
+    const row = await this.get(projectId, id);
+    if (seconds <= 0 || until.includes(row.status)) return row;
+    return new Promise((resolve, reject) => {
       let settled = false;
-      const check = () => {
+      const check = async () => {
         if (settled) return;
-        const r = this.get(projectId, id);
-        if (until.includes(r.status)) done(r);
+        let r: RunRow;
+        try {
+          r = await this.get(projectId, id);
+        } catch (e) {
+          if (!settled) fail(e);
+          return;
+        }
+        if (!settled && until.includes(r.status)) done(r);
       };
-      const done = (r: RunRow) => {
+      const fail = (e: unknown) => {
+        stop();
+        reject(e);
+      };
+      const stop = () => {
         settled = true;
         unsub();
         clearInterval(poll);
         clearTimeout(timer);
+      };
+      const done = (r: RunRow) => {
+        stop();
         resolve(r);
       };
-      const unsub = this.ctx.bus.subscribe((e) => e.type === "run.changed" && e.runId === id && check());
+      const unsub = this.ctx.bus.subscribe((e) => {
+        if (e.type === "run.changed" && e.runId === id) void check();
+      });
       // Another worker may be executing the run; its wake-ups do not reach this process's bus.
-      const poll = setInterval(check, 1000);
-      const timer = setTimeout(() => done(this.get(projectId, id)), seconds * 1000);
+      const poll = setInterval(() => void check(), 1000);
+      const timer = setTimeout(() => {
+        if (settled) return;
+        settled = true;
+        this.get(projectId, id).then(done, fail);
+      }, seconds * 1000);
     });
   }
 
@@ -298,12 +280,12 @@ export class RunService {
 }
 
 /** Appends one event to a run's log with the next sequence number (scenario runs and agent sessions alike). */
-export function appendRunEvent(ctx: AppContext, runId: string, projectId: string, type: string, payload: unknown): void {
-  const sql = ctx.db.sqlite;
-  ctx.db.tx(() => {
-    const seq = (sql.query("SELECT COALESCE(MAX(sequence), 0) + 1 AS s FROM run_events WHERE run_id = ?").get(runId) as { s: number }).s;
-    sql
-      .query("INSERT INTO run_events (id, run_id, project_id, sequence, type, payload, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .run(newId(), runId, projectId, seq, type, JSON.stringify(payload), nowIso());
-  });
+export function appendRunEvent(
+  repos: Pick<AutomationRepositories, "runEvents">,
+  runId: string,
+  projectId: string,
+  type: string,
+  payload: unknown,
+): Promise<void> {
+  return repos.runEvents.append({ id: newId(), run_id: runId, project_id: projectId, type, payload: JSON.stringify(payload), occurred_at: nowIso() });
 }

@@ -5,18 +5,9 @@ import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
+import type { SecretRow } from "../storage/automation";
 
-export interface SecretRow {
-  id: string;
-  project_id: string;
-  name: string;
-  value_enc: string;
-  version: number;
-  last_used_at: string | null;
-  rotated_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type { SecretRow };
 
 export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 export const MAX_SECRET_BYTES = 8192;
@@ -26,8 +17,8 @@ export const secretReference = (name: string) => `\${secrets.${name}}`;
 export class ScenarioSecretService {
   constructor(private readonly ctx: AppContext) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.scenarioSecrets;
   }
 
   private checkValue(value: unknown): string {
@@ -36,7 +27,7 @@ export class ScenarioSecretService {
     return value;
   }
 
-  create(projectId: string, input: { name: string; value: string }): SecretRow {
+  async create(projectId: string, input: { name: string; value: string }): Promise<SecretRow> {
     if (typeof input.name !== "string" || !SECRET_NAME.test(input.name)) {
       throw validation("name must be 1..64 letters, digits or underscores, not starting with a digit", { field: "name" });
     }
@@ -53,57 +44,41 @@ export class ScenarioSecretService {
       created_at: now,
       updated_at: now,
     };
-    const res = this.sql
-      .query("INSERT OR IGNORE INTO scenario_secrets (id, project_id, name, value_enc, version, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)")
-      .run(row.id, projectId, row.name, row.value_enc, now, now);
-    if (res.changes === 0) throw new DomainError("conflict", "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
+    if (!(await this.store.insertIfAbsent(row))) throw new DomainError("conflict", "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): SecretRow[] {
-    return this.sql
-      .query(`SELECT * FROM scenario_secrets WHERE project_id = ? ${cursor ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
-      .all(...(cursor ? [projectId, cursor, limit + 1] : [projectId, limit + 1])) as SecretRow[];
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<SecretRow[]> {
+    return this.store.list(projectId, cursor ?? null, limit + 1);
   }
 
-  get(projectId: string, id: string): SecretRow {
-    const row = this.sql.query("SELECT * FROM scenario_secrets WHERE id = ? AND project_id = ?").get(id, projectId) as SecretRow | null;
+  async get(projectId: string, id: string): Promise<SecretRow> {
+    const row = await this.store.inProject(projectId, id);
     if (!row) throw notFound("scenario secret");
     return row;
   }
 
-  rotate(projectId: string, id: string, value: string): SecretRow {
+  async rotate(projectId: string, id: string, value: string): Promise<SecretRow> {
     const v = this.checkValue(value);
-    const now = nowIso();
-    const row = this.sql
-      .query("UPDATE scenario_secrets SET value_enc = ?, version = version + 1, rotated_at = ?, updated_at = ? WHERE id = ? AND project_id = ? RETURNING *")
-      .get(this.ctx.sealer.seal(v), now, now, id, projectId) as SecretRow | null;
+    const row = await this.store.rotate(projectId, id, this.ctx.sealer.seal(v), nowIso());
     if (!row) throw notFound("scenario secret");
     return row;
   }
 
-  delete(projectId: string, id: string): void {
-    if (this.sql.query("DELETE FROM scenario_secrets WHERE id = ? AND project_id = ?").run(id, projectId).changes === 0) {
-      throw notFound("scenario secret");
-    }
+  async delete(projectId: string, id: string): Promise<void> {
+    if (!(await this.store.delete(projectId, id))) throw notFound("scenario secret");
   }
 
   /** Names that exist in the project (for definition validation). */
-  names(projectId: string): Set<string> {
-    return new Set((this.sql.query("SELECT name FROM scenario_secrets WHERE project_id = ?").all(projectId) as { name: string }[]).map((r) => r.name));
+  async names(projectId: string): Promise<Set<string>> {
+    return new Set(await this.store.names(projectId));
   }
 
   /** Decrypted values by name, for the executor only; marks them used. */
-  resolve(projectId: string, names: string[]): Map<string, string> {
+  async resolve(projectId: string, names: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (names.length === 0) return out;
-    const now = nowIso();
-    for (const name of new Set(names)) {
-      const row = this.sql
-        .query("UPDATE scenario_secrets SET last_used_at = ? WHERE project_id = ? AND name = ? RETURNING value_enc")
-        .get(now, projectId, name) as { value_enc: string } | null;
-      if (row) out.set(name, this.ctx.sealer.open(row.value_enc));
-    }
+    for (const r of await this.store.takeForUse(projectId, [...new Set(names)], nowIso())) out.set(r.name, this.ctx.sealer.open(r.value_enc));
     return out;
   }
 

@@ -6,32 +6,9 @@ import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
 import { analyze, canonicalJson, definitionHash, SCHEMA_VERSION, type Analysis } from "./scenario-definition";
 import type { ScenarioSecretService } from "./scenario-secrets";
+import type { ScenarioRow, VersionRow } from "../storage/automation";
 
-export interface ScenarioRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string;
-  draft_definition: string;
-  draft_revision: number;
-  current_version_id: string | null;
-  deleted_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface VersionRow {
-  id: string;
-  scenario_id: string;
-  project_id: string;
-  version: number;
-  schema_version: number;
-  definition: string;
-  definition_hash: string;
-  required_permissions: string;
-  has_test_mutations: number;
-  published_at: string;
-}
+export type { ScenarioRow, VersionRow };
 
 export interface ScenarioInput {
   name?: string;
@@ -56,8 +33,8 @@ export class ScenarioService {
     private readonly secrets: ScenarioSecretService,
   ) {}
 
-  private get sql() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.scenarios;
   }
 
   private checkName(name: unknown): string {
@@ -72,7 +49,7 @@ export class ScenarioService {
     return text;
   }
 
-  create(projectId: string, input: ScenarioInput): ScenarioRow {
+  async create(projectId: string, input: ScenarioInput): Promise<ScenarioRow> {
     const name = this.checkName(input.name);
     const description = input.description ?? "";
     const draft = this.checkDefinition(input.draft_definition ?? EMPTY_DRAFT);
@@ -89,27 +66,23 @@ export class ScenarioService {
       created_at: now,
       updated_at: now,
     };
-    this.sql
-      .query("INSERT INTO scenarios (id, project_id, name, description, draft_definition, draft_revision, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?)")
-      .run(row.id, projectId, name, description, draft, now, now);
+    await this.store.insert(row);
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): ScenarioRow[] {
-    return this.sql
-      .query(`SELECT * FROM scenarios WHERE project_id = ? AND deleted_at IS NULL ${cursor ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
-      .all(...(cursor ? [projectId, cursor, limit + 1] : [projectId, limit + 1])) as ScenarioRow[];
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<ScenarioRow[]> {
+    return this.store.listLive(projectId, cursor ?? null, limit + 1);
   }
 
-  get(projectId: string, id: string): ScenarioRow {
-    const row = this.sql.query("SELECT * FROM scenarios WHERE id = ? AND project_id = ? AND deleted_at IS NULL").get(id, projectId) as ScenarioRow | null;
+  async get(projectId: string, id: string): Promise<ScenarioRow> {
+    const row = await this.store.liveInProject(projectId, id);
     if (!row) throw notFound("scenario");
     return row;
   }
 
   /** Updates the draft when `ifMatch` equals draft_revision (412 otherwise; 428 when absent). */
-  update(projectId: string, id: string, ifMatch: number | null, input: ScenarioInput): ScenarioRow {
-    const row = this.get(projectId, id);
+  async update(projectId: string, id: string, ifMatch: number | null, input: ScenarioInput): Promise<ScenarioRow> {
+    const row = await this.get(projectId, id);
     if (ifMatch === null) {
       throw new DomainError("precondition_required", "precondition_required", "send If-Match with the scenario's draft_revision", {
         header: "If-Match",
@@ -120,13 +93,9 @@ export class ScenarioService {
     const description = input.description ?? row.description;
     const draft = input.draft_definition !== undefined ? this.checkDefinition(input.draft_definition) : row.draft_definition;
     const now = nowIso();
-    const updated = this.sql
-      .query(
-        "UPDATE scenarios SET name = ?, description = ?, draft_definition = ?, draft_revision = draft_revision + 1, updated_at = ? WHERE id = ? AND draft_revision = ? AND deleted_at IS NULL RETURNING *",
-      )
-      .get(name, description, draft, now, id, ifMatch) as ScenarioRow | null;
+    const updated = await this.store.updateDraft(id, ifMatch, { name, description, draft_definition: draft, updated_at: now });
     if (!updated) {
-      const current = this.get(projectId, id);
+      const current = await this.get(projectId, id);
       throw new DomainError("precondition_failed", "precondition_failed", `If-Match ${ifMatch} does not match draft_revision ${current.draft_revision}`, {
         header: "If-Match",
         draft_revision: current.draft_revision,
@@ -135,30 +104,30 @@ export class ScenarioService {
     return updated;
   }
 
-  delete(projectId: string, id: string): void {
-    const res = this.sql.query("UPDATE scenarios SET deleted_at = ?, updated_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL").run(nowIso(), nowIso(), id, projectId);
-    if (res.changes === 0) throw notFound("scenario");
+  async delete(projectId: string, id: string): Promise<void> {
+    if (!(await this.store.softDelete(projectId, id, nowIso()))) throw notFound("scenario");
   }
 
-  analyze(projectId: string, def: unknown): Analysis {
-    return analyze(def, this.secrets.names(projectId));
+  async analyze(projectId: string, def: unknown): Promise<Analysis> {
+    return analyze(def, await this.secrets.names(projectId));
   }
 
   /** Publishes the draft as the next version; 422 scenario_invalid while it has errors. */
-  publish(projectId: string, id: string): VersionRow {
-    return this.ctx.db.tx(() => {
-      const row = this.get(projectId, id);
+  publish(projectId: string, id: string): Promise<VersionRow> {
+    return this.ctx.storage.transaction(async (tx) => {
+      const row = await tx.scenarios.liveInProject(projectId, id);
+      if (!row) throw notFound("scenario");
       const def = JSON.parse(row.draft_definition);
-      const a = this.analyze(projectId, def);
+      const a = analyze(def, new Set(await tx.scenarioSecrets.names(projectId)));
       if (!a.valid) {
         throw new DomainError("invalid", "scenario_invalid", `the draft has ${a.errors.length} error(s); fix them before publishing`, { errors: a.errors });
       }
-      const last = this.sql.query("SELECT MAX(version) AS v FROM scenario_versions WHERE scenario_id = ?").get(id) as { v: number | null };
+      const last = await tx.scenarioVersions.latestNumber(id);
       const v: VersionRow = {
         id: newId(),
         scenario_id: id,
         project_id: projectId,
-        version: (last.v ?? 0) + 1,
+        version: (last ?? 0) + 1,
         schema_version: def.schema_version,
         definition: canonicalJson(def),
         definition_hash: definitionHash(def),
@@ -166,36 +135,30 @@ export class ScenarioService {
         has_test_mutations: a.has_test_mutations ? 1 : 0,
         published_at: nowIso(),
       };
-      this.sql
-        .query(
-          "INSERT INTO scenario_versions (id, scenario_id, project_id, version, schema_version, definition, definition_hash, required_permissions, has_test_mutations, published_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .run(v.id, id, projectId, v.version, v.schema_version, v.definition, v.definition_hash, v.required_permissions, v.has_test_mutations, v.published_at);
-      this.sql.query("UPDATE scenarios SET current_version_id = ?, updated_at = ? WHERE id = ?").run(v.id, v.published_at, id);
+      await tx.scenarioVersions.insert(v);
+      await tx.scenarios.setCurrentVersion(id, v.id, v.published_at);
       return v;
     });
   }
 
-  versions(projectId: string, id: string, cursor: string | undefined, limit: number): VersionRow[] {
-    this.get(projectId, id);
-    return this.sql
-      .query(`SELECT * FROM scenario_versions WHERE scenario_id = ? ${cursor ? "AND id < ?" : ""} ORDER BY id DESC LIMIT ?`)
-      .all(...(cursor ? [id, cursor, limit + 1] : [id, limit + 1])) as VersionRow[];
+  async versions(projectId: string, id: string, cursor: string | undefined, limit: number): Promise<VersionRow[]> {
+    await this.get(projectId, id);
+    return this.ctx.storage.scenarioVersions.list(id, cursor ?? null, limit + 1);
   }
 
-  version(projectId: string, id: string, version: number): VersionRow {
-    this.get(projectId, id);
-    const row = this.sql.query("SELECT * FROM scenario_versions WHERE scenario_id = ? AND version = ?").get(id, version) as VersionRow | null;
+  async version(projectId: string, id: string, version: number): Promise<VersionRow> {
+    await this.get(projectId, id);
+    const row = await this.ctx.storage.scenarioVersions.byNumber(id, version);
     if (!row) throw notFound("scenario version");
     return row;
   }
 
-  versionById(id: string): VersionRow | null {
-    return this.sql.query("SELECT * FROM scenario_versions WHERE id = ?").get(id) as VersionRow | null;
+  versionById(id: string): Promise<VersionRow | null> {
+    return this.ctx.storage.scenarioVersions.byId(id);
   }
 
-  view(row: ScenarioRow) {
-    const cur = row.current_version_id ? this.versionById(row.current_version_id) : null;
+  async view(row: ScenarioRow) {
+    const cur = row.current_version_id ? await this.versionById(row.current_version_id) : null;
     const draft = JSON.parse(row.draft_definition);
     return {
       id: row.id,
@@ -204,7 +167,7 @@ export class ScenarioService {
       draft_definition: draft,
       draft_revision: row.draft_revision,
       current_version: cur ? { id: cur.id, version: cur.version, published_at: cur.published_at } : null,
-      errors: this.analyze(row.project_id, draft).errors,
+      errors: (await this.analyze(row.project_id, draft)).errors,
       created_at: row.created_at,
       updated_at: row.updated_at,
     };

@@ -1,9 +1,9 @@
 // `inboxd user add --email E --password P --role owner|admin|member [--team NAME]`
 // Works on the data directory while the server runs (SQLite WAL allows a second writer process).
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../config";
-import { openDatabase as openDb } from "../storage/sqlite/database";
+import { openSqliteStorage } from "../storage/sqlite";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../context";
@@ -26,18 +26,18 @@ export async function userAdd(config: Config, args: Record<string, string>): Pro
   }
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const db = openDb(join(dataDir, "inboxd.db"));
+  const storage = openSqliteStorage(dataDir);
   try {
-    const identity = new IdentityService({ config, db } as AppContext);
-    let teamRow = identity.teamByName(team ?? BOOTSTRAP_TEAM);
+    const identity = new IdentityService({ config, storage } as unknown as AppContext);
+    let teamRow = await identity.teamByName(team ?? BOOTSTRAP_TEAM);
     let createdProject: { id: string; slug: string } | null = null;
     if (!teamRow) {
       if (!team) {
         console.error("no bootstrap team yet: start `inboxd serve` once, or pass --team NAME");
         return 1;
       }
-      teamRow = identity.createTeam(team, config.plan);
-      createdProject = identity.createProject(teamRow.id, team);
+      teamRow = await identity.createTeam(team, config.plan);
+      createdProject = await identity.createProject(teamRow.id, team);
     }
     const user = await identity.createUser({ teamId: teamRow.id, email, password, role: role as any, name: args.name });
     console.log(`user ${user.email} (${user.id}) added to team "${teamRow.name}" as ${role}`);
@@ -50,6 +50,6 @@ export async function userAdd(config: Config, args: Record<string, string>): Pro
     }
     throw e;
   } finally {
-    db.close();
+    await storage.close();
   }
 }

@@ -12,7 +12,8 @@ import { randomToken } from "../lib/crypto";
 import { DomainError, conflict, notFound, validation } from "../lib/errors";
 import type { ProjectRef } from "../tenancy/auth";
 import type { DomainResolver, InboxRow } from "../mail/inboxes";
-import { fromSql } from "../mail/inboxes";
+import type { Repositories } from "../storage";
+import type { DomainRecord } from "../storage/domains";
 import type { MailRemoval } from "../mail/removal";
 import { planOf } from "../tenancy/plans";
 import { DnsChecker, type ExpectedRecord, type RecordCheck } from "./dns-check";
@@ -25,24 +26,7 @@ export const PENDING_WINDOW_MS = 72 * 3600 * 1000;
 const CLAIM_MS = 60_000;
 const DUE_BATCH = 25;
 
-export interface DomainRow {
-  id: string;
-  project_id: string;
-  domain: string;
-  mode: string;
-  status: "pending" | "verified" | "failed";
-  dkim_selector: string;
-  dkim_private_key_enc: string;
-  dkim_public_key: string;
-  ownership_token: string;
-  catch_all_inbox_id: string | null;
-  verified_at: string | null;
-  last_checked_at: string | null;
-  failure_reason: string | null;
-  record_status: string;
-  check_claimed_until: string | null;
-  created_at: string;
-}
+export type DomainRow = DomainRecord;
 
 export interface CreateDomainInput {
   domain: string;
@@ -55,8 +39,8 @@ export class DomainService implements DomainResolver {
     private readonly removal: MailRemoval,
   ) {}
 
-  private get sqlite() {
-    return this.ctx.db.sqlite;
+  private get store() {
+    return this.ctx.storage.domains;
   }
 
   private get verifyOff(): boolean {
@@ -96,9 +80,9 @@ export class DomainService implements DomainResolver {
   async create(project: ProjectRef, input: CreateDomainInput): Promise<DomainRow> {
     const domain = this.normalise(input.domain);
     const catchAll = input.catch_all_inbox_id ?? null;
-    if (catchAll !== null) this.projectInbox(project.id, catchAll);
+    if (catchAll !== null) await this.projectInbox(this.ctx.storage, project.id, catchAll);
     // Checked before and after the key generation: fail fast, then decide under the write lock.
-    this.checkAvailable(project, domain);
+    await this.checkAvailable(this.ctx.storage, project, domain);
     const { publicKey, privateKey } = await generateKeyPairAsync("rsa", {
       modulusLength: 2048,
       publicKeyEncoding: { type: "spki", format: "der" },
@@ -123,32 +107,18 @@ export class DomainService implements DomainResolver {
       check_claimed_until: null,
       created_at: now,
     };
-    this.ctx.db.tx(() => {
-      this.checkAvailable(project, domain);
-      if (catchAll !== null) this.projectInbox(project.id, catchAll);
-      this.sqlite
-        .query(
-          `INSERT INTO domains (id, project_id, domain, mode, status, dkim_selector, dkim_private_key_enc, dkim_public_key,
-             ownership_token, catch_all_inbox_id, verified_at, last_checked_at, failure_reason, record_status, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          row.id, row.project_id, row.domain, row.mode, row.status, row.dkim_selector, row.dkim_private_key_enc,
-          row.dkim_public_key, row.ownership_token, row.catch_all_inbox_id, row.verified_at, row.last_checked_at,
-          row.failure_reason, row.record_status, row.created_at,
-        );
+    await this.ctx.storage.transaction(async (tx) => {
+      await this.checkAvailable(tx, project, domain);
+      if (catchAll !== null) await this.projectInbox(tx, project.id, catchAll);
+      await tx.domains.insert(row);
     });
     return row;
   }
 
   /** Plan limit (counted per team, as plans are) and global uniqueness of the name. */
-  private checkAvailable(project: ProjectRef, domain: string): void {
+  private async checkAvailable(repos: Repositories, project: ProjectRef, domain: string): Promise<void> {
     const plan = planOf(project.plan);
-    const used = (
-      this.sqlite
-        .query("SELECT COUNT(*) AS n FROM domains d JOIN projects p ON p.id = d.project_id WHERE p.team_id = ?")
-        .get(project.teamId) as { n: number }
-    ).n;
+    const used = await repos.domains.countForTeam(project.teamId);
     if (plan.customDomains >= 0 && used >= plan.customDomains) {
       const message =
         plan.customDomains === 0
@@ -156,30 +126,25 @@ export class DomainService implements DomainResolver {
           : `the ${plan.name} plan allows ${plan.customDomains} custom domains`;
       throw new DomainError("invalid", "plan_limit_exceeded", message, { limit: "custom_domains", quota: plan.customDomains, used });
     }
-    if (this.sqlite.query("SELECT 1 FROM domains WHERE domain = ?").get(domain)) {
+    if (await repos.domains.nameTaken(domain)) {
       throw new DomainError("invalid", "domain_taken", `the domain ${domain} is already registered`, { field: "domain", domain });
     }
   }
 
-  private projectInbox(projectId: string, inboxId: string): void {
-    if (!this.sqlite.query("SELECT 1 FROM inboxes WHERE id = ? AND project_id = ?").get(inboxId, projectId)) {
+  private async projectInbox(repos: Repositories, projectId: string, inboxId: string): Promise<void> {
+    if (!(await repos.inboxes.inProject(projectId, inboxId))) {
       throw notFound("inbox");
     }
   }
 
-  get(projectId: string, id: string): DomainRow {
-    const row = this.sqlite.query("SELECT * FROM domains WHERE id = ? AND project_id = ?").get(id, projectId) as DomainRow | null;
+  async get(projectId: string, id: string): Promise<DomainRow> {
+    const row = await this.store.inProject(projectId, id);
     if (!row) throw notFound("domain");
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): DomainRow[] {
-    if (cursor) {
-      return this.sqlite
-        .query("SELECT * FROM domains WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?")
-        .all(projectId, cursor, limit + 1) as DomainRow[];
-    }
-    return this.sqlite.query("SELECT * FROM domains WHERE project_id = ? ORDER BY id DESC LIMIT ?").all(projectId, limit + 1) as DomainRow[];
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<DomainRow[]> {
+    return this.store.listInProject(projectId, cursor || null, limit + 1);
   }
 
   /** The records a user publishes, as the resource shows them (without status). */
@@ -207,24 +172,15 @@ export class DomainService implements DomainResolver {
    * check refreshes its per-record status so drift is visible.
    */
   async verify(projectId: string, id: string): Promise<DomainRow> {
-    const row = this.get(projectId, id);
+    const row = await this.get(projectId, id);
     if (this.verifyOff) return row;
     const checks = await this.lookup(row);
     const outcome = summarise(this.expectedRecords(row), checks);
     const now = nowIso();
-    if (row.status === "verified") {
-      this.sqlite
-        .query("UPDATE domains SET last_checked_at = ?, record_status = ? WHERE id = ?")
-        .run(now, JSON.stringify(checks), id);
-    } else if (outcome.ok) {
-      this.sqlite
-        .query("UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL, record_status = ? WHERE id = ?")
-        .run(now, now, JSON.stringify(checks), id);
-    } else {
-      this.sqlite
-        .query("UPDATE domains SET status = 'failed', last_checked_at = ?, failure_reason = ?, record_status = ? WHERE id = ?")
-        .run(now, outcome.reason, JSON.stringify(checks), id);
-    }
+    const check = { at: now, recordStatus: JSON.stringify(checks) };
+    if (row.status === "verified") await this.store.recordCheck(id, check);
+    else if (outcome.ok) await this.store.markVerified(id, check);
+    else await this.store.markFailed(id, check, outcome.reason);
     return this.get(projectId, id);
   }
 
@@ -241,40 +197,19 @@ export class DomainService implements DomainResolver {
     const now = Date.now();
     const dueBefore = new Date(now - this.ctx.config.domainCheckSeconds * 1000).toISOString();
     const nowS = new Date(now).toISOString();
-    const claimed = this.sqlite
-      .query(
-        `UPDATE domains SET check_claimed_until = ?
-         WHERE id IN (
-           SELECT id FROM domains
-           WHERE status = 'pending' AND (last_checked_at IS NULL OR last_checked_at <= ?)
-             AND (check_claimed_until IS NULL OR check_claimed_until < ?)
-           ORDER BY last_checked_at IS NOT NULL, last_checked_at LIMIT ?)
-         RETURNING *`,
-      )
-      .all(new Date(now + CLAIM_MS).toISOString(), dueBefore, nowS, DUE_BATCH) as DomainRow[];
+    const claimed = await this.store.claimDue(new Date(now + CLAIM_MS).toISOString(), dueBefore, nowS, DUE_BATCH);
     await Promise.all(
       claimed.map(async (row) => {
         const checks = await this.lookup(row);
         const outcome = summarise(this.expectedRecords(row), checks);
-        const at = nowIso();
+        const check = { at: nowIso(), recordStatus: JSON.stringify(checks) };
         if (outcome.ok) {
-          this.sqlite
-            .query(
-              `UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL,
-                 record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
-            )
-            .run(at, at, JSON.stringify(checks), row.id);
+          await this.store.finishClaimedCheck(row.id, check, { status: "verified", reason: null });
         } else if (Date.now() - Date.parse(row.created_at) > PENDING_WINDOW_MS) {
-          this.sqlite
-            .query(
-              `UPDATE domains SET status = 'failed', last_checked_at = ?, failure_reason = ?, record_status = ?,
-                 check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
-            )
-            .run(at, `not verified within ${PENDING_WINDOW_MS / 3600_000} hours: ${outcome.reason}`, JSON.stringify(checks), row.id);
+          const reason = `not verified within ${PENDING_WINDOW_MS / 3600_000} hours: ${outcome.reason}`;
+          await this.store.finishClaimedCheck(row.id, check, { status: "failed", reason });
         } else {
-          this.sqlite
-            .query("UPDATE domains SET last_checked_at = ?, record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending'")
-            .run(at, JSON.stringify(checks), row.id);
+          await this.store.finishClaimedCheck(row.id, check, { status: null, reason: null });
         }
       }),
     );
@@ -286,12 +221,8 @@ export class DomainService implements DomainResolver {
    * unless force: then those mailboxes (with their messages) are deleted first.
    */
   async remove(projectId: string, id: string, force: boolean): Promise<void> {
-    this.get(projectId, id);
-    const mailboxes = () =>
-      (this.sqlite.query("SELECT id FROM inboxes WHERE domain_id = ? AND project_id = ? ORDER BY id").all(id, projectId) as { id: string }[]).map(
-        (r) => r.id,
-      );
-    let ids = mailboxes();
+    await this.get(projectId, id);
+    let ids = await this.store.mailboxIds(projectId, id);
     if (ids.length > 0 && !force) {
       throw conflict("domain_in_use", `${ids.length} persistent mailbox(es) use this domain; delete them first or pass ?force=true`, {
         inbox_count: ids.length,
@@ -302,10 +233,10 @@ export class DomainService implements DomainResolver {
     // inside the transaction that removes the domain.
     for (let round = 0; round < 5; round++) {
       for (const inboxId of ids) await this.removal.deleteInbox(projectId, inboxId);
-      const done = this.ctx.db.tx(() => {
-        ids = mailboxes();
+      const done = await this.ctx.storage.transaction(async (tx) => {
+        ids = await tx.domains.mailboxIds(projectId, id);
         if (ids.length > 0) return false;
-        this.sqlite.query("DELETE FROM domains WHERE id = ? AND project_id = ?").run(id, projectId);
+        await tx.domains.deleteInProject(projectId, id);
         return true;
       });
       if (done) return;
@@ -314,20 +245,18 @@ export class DomainService implements DomainResolver {
   }
 
   /** Designates (or with null clears) the inbox that receives mail for unknown local parts. */
-  setCatchAll(projectId: string, id: string, inboxId: string | null): DomainRow {
-    this.get(projectId, id);
-    this.ctx.db.tx(() => {
-      if (inboxId !== null) this.projectInbox(projectId, inboxId);
-      this.sqlite.query("UPDATE domains SET catch_all_inbox_id = ? WHERE id = ? AND project_id = ?").run(inboxId, id, projectId);
+  async setCatchAll(projectId: string, id: string, inboxId: string | null): Promise<DomainRow> {
+    await this.get(projectId, id);
+    await this.ctx.storage.transaction(async (tx) => {
+      if (inboxId !== null) await this.projectInbox(tx, projectId, inboxId);
+      await tx.domains.setCatchAll(projectId, id, inboxId);
     });
     return this.get(projectId, id);
   }
 
   /** DomainResolver for the inbox service: only a verified domain of the project takes mailboxes. */
-  forInbox(projectId: string, domainId: string): { id: string; domain: string } {
-    const row = this.sqlite.query("SELECT id, domain, status FROM domains WHERE id = ? AND project_id = ?").get(domainId, projectId) as
-      | { id: string; domain: string; status: string }
-      | null;
+  async forInbox(projectId: string, domainId: string): Promise<{ id: string; domain: string }> {
+    const row = await this.store.inProject(projectId, domainId);
     if (!row) throw notFound("domain");
     if (row.status !== "verified") {
       throw new DomainError("invalid", "domain_not_verified", `the domain ${row.domain} is ${row.status}; verify it before creating mailboxes on it`, {
@@ -340,18 +269,12 @@ export class DomainService implements DomainResolver {
   }
 
   /** SMTP ingest: the catch-all inbox of a verified domain, for an address no inbox has. */
-  catchAllFor(address: string): InboxRow | null {
+  async catchAllFor(address: string): Promise<InboxRow | null> {
     const at = address.lastIndexOf("@");
     if (at < 0) return null;
     const domain = domainToASCII(address.slice(at + 1).replace(/\.$/, "")).toLowerCase();
     if (!domain) return null;
-    const row = this.sqlite
-      .query(
-        `SELECT i.* FROM domains d JOIN inboxes i ON i.id = d.catch_all_inbox_id
-         WHERE d.domain = ? AND d.status = 'verified' AND i.project_id = d.project_id`,
-      )
-      .get(domain) as Record<string, any> | null;
-    return row ? fromSql(row) : null;
+    return this.store.catchAllInbox(domain);
   }
 
   view(row: DomainRow, project: ProjectRef) {

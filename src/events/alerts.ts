@@ -3,6 +3,8 @@
 // arrivals (message.arrived), expiry (inbox.expiring) and quota (inbox.quota) alerts; team.quota
 // goes to the team's owners. Alerts are read through the list and pushed on the event stream.
 import type { AppContext } from "../context";
+import type { Repositories, Transaction } from "../storage";
+import type { AlertRecord } from "../storage/events";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, validation } from "../lib/errors";
@@ -29,22 +31,8 @@ const SEVERITY: Record<AlertType, string> = {
   "team.quota": "error",
 };
 
-export interface AlertRow {
-  id: string;
-  project_id: string;
-  user_id: string;
+export interface AlertRow extends AlertRecord {
   type: AlertType;
-  channel: string;
-  severity: string;
-  title: string;
-  detail: string;
-  resource_type: string;
-  resource_id: string;
-  inbox_id: string;
-  inbox_address: string;
-  count: number;
-  occurred_at: string;
-  read_at: string | null;
 }
 
 interface Raise {
@@ -65,33 +53,18 @@ export class AlertService {
     private readonly events: EventLog,
   ) {}
 
-  private get sqlite() {
-    return this.ctx.db.sqlite;
-  }
-
   /** Users (not devices: one alert per person) whose devices watch the inbox. */
-  watchers(inboxId: string): string[] {
-    // Read once per synchronous turn: a group commit stores many messages of one inbox at once.
-    let users = this.watching.get(inboxId);
-    if (!users) {
-      if (this.watching.size === 0) queueMicrotask(() => this.watching.clear());
-      users = (this.sqlite.query("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = ?").all(inboxId) as { user_id: string }[]).map(
-        (r) => r.user_id,
-      );
-      this.watching.set(inboxId, users);
-    }
-    return users;
+  watchers(repos: Repositories, inboxId: string): Promise<string[]> {
+    return repos.inboxWatches.watcherUserIds(inboxId);
   }
-
-  private readonly watching = new Map<string, string[]>();
 
   /** Ingest hook, inside the transaction that stores the message. */
-  onMessageStored(m: StoredMessage): void {
-    const users = this.watchers(m.inbox.id);
+  async onMessageStored(m: StoredMessage, tx: Transaction): Promise<void> {
+    const users = await this.watchers(tx, m.inbox.id);
     if (users.length === 0) return;
     const from = m.parsed.from.name || m.parsed.from.email || "unknown sender";
     for (const userId of users) {
-      this.raise({
+      await this.raise(tx, {
         projectId: m.projectId,
         userId,
         type: "message.arrived",
@@ -104,13 +77,13 @@ export class AlertService {
     }
   }
 
-  /** Ingest hook for a refused delivery (no transaction is open). */
-  onQuotaRefused(r: QuotaRefusal): void {
+  /** Ingest hook for a refused delivery (no transaction is open): raises in a transaction of its own. */
+  onQuotaRefused(r: QuotaRefusal): Promise<void> {
     const detail = `${r.messageBytes > 0 ? `A message of ${r.messageBytes} bytes was refused` : "Mail is being refused"}: ${r.usedBytes} of ${r.quotaBytes} bytes used.`;
-    this.ctx.db.tx(() => {
+    return this.ctx.storage.transaction(async (tx) => {
       if (r.kind === "inbox") {
-        for (const userId of this.watchers(r.inbox.id)) {
-          this.raise({
+        for (const userId of await this.watchers(tx, r.inbox.id)) {
+          await this.raise(tx, {
             projectId: r.projectId,
             userId,
             type: "inbox.quota",
@@ -122,11 +95,10 @@ export class AlertService {
           });
         }
       } else {
-        const owners = this.sqlite.query("SELECT id FROM users WHERE team_id = ? AND role = 'owner'").all(r.teamId) as { id: string }[];
-        for (const o of owners) {
-          this.raise({
+        for (const ownerId of await tx.alerts.teamOwnerIds(r.teamId)) {
+          await this.raise(tx, {
             projectId: r.projectId,
-            userId: o.id,
+            userId: ownerId,
             type: "team.quota",
             inbox: { id: r.inbox.id, address: r.inbox.address },
             resourceType: "team",
@@ -140,9 +112,9 @@ export class AlertService {
   }
 
   /** Called by the expiring sweep inside its transaction. */
-  onInboxExpiring(inbox: InboxRow): void {
-    for (const userId of this.watchers(inbox.id)) {
-      this.raise({
+  async onInboxExpiring(inbox: InboxRow, tx: Transaction): Promise<void> {
+    for (const userId of await this.watchers(tx, inbox.id)) {
+      await this.raise(tx, {
         projectId: inbox.projectId,
         userId,
         type: "inbox.expiring",
@@ -156,78 +128,67 @@ export class AlertService {
   }
 
   /** Creates the alert, or bumps the user's unread alert of the same type and resource. */
-  private raise(a: Raise): void {
+  private async raise(tx: Transaction, a: Raise): Promise<void> {
     const now = nowIso();
-    const bumped = this.sqlite
-      .query(
-        `UPDATE alerts SET count = count + 1, occurred_at = ?, detail = ?, inbox_id = ?, inbox_address = ?
-         WHERE user_id = ? AND project_id = ? AND type = ? AND resource_id = ? AND read_at IS NULL RETURNING *`,
-      )
-      .get(now, a.detail, a.inbox.id, a.inbox.address, a.userId, a.projectId, a.type, a.resourceId) as AlertRow | null;
-    let row: AlertRow;
+    const bumped = await tx.alerts.bump(
+      { userId: a.userId, projectId: a.projectId, type: a.type, resourceId: a.resourceId },
+      { occurredAt: now, detail: a.detail, inboxId: a.inbox.id, inboxAddress: a.inbox.address },
+    );
+    let row: AlertRecord;
     if (bumped) {
-      row = this.sqlite.query("UPDATE alerts SET title = ? WHERE id = ? RETURNING *").get(a.title(bumped.count), bumped.id) as AlertRow;
+      row = await tx.alerts.setTitle(bumped.id, a.title(bumped.count));
     } else {
-      row = this.sqlite
-        .query(
-          `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
-             inbox_id, inbox_address, count, occurred_at, read_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL) RETURNING *`,
-        )
-        .get(newId(), a.projectId, a.userId, a.type, CHANNEL[a.type], SEVERITY[a.type], a.title(1), a.detail, a.resourceType,
-          a.resourceId, a.inbox.id, a.inbox.address, now) as AlertRow;
+      row = await tx.alerts.insert({
+        id: newId(), project_id: a.projectId, user_id: a.userId, type: a.type, channel: CHANNEL[a.type], severity: SEVERITY[a.type],
+        title: a.title(1), detail: a.detail, resource_type: a.resourceType, resource_id: a.resourceId, inbox_id: a.inbox.id,
+        inbox_address: a.inbox.address, count: 1, occurred_at: now, read_at: null,
+      });
     }
-    this.events.emit(a.projectId, bumped ? "alert.updated" : "alert.created", view(row), { userId: a.userId, inboxId: a.inbox.id });
+    await this.events.emitInTx(tx, a.projectId, bumped ? "alert.updated" : "alert.created", view(row), {
+      userId: a.userId,
+      inboxId: a.inbox.id,
+    });
   }
 
-  list(p: Principal, projectId: string, f: { unread?: boolean; channel?: string; type?: string }, cursor: string | undefined, limit: number) {
+  async list(p: Principal, projectId: string, f: { unread?: boolean; channel?: string; type?: string }, cursor: string | undefined, limit: number) {
     const userId = this.userOf(p);
-    const rows = this.sqlite
-      .query(
-        `SELECT * FROM alerts WHERE user_id = ? AND project_id = ? AND id < ?
-           AND (?4 IS NULL OR (?4 = 1 AND read_at IS NULL) OR (?4 = 0 AND read_at IS NOT NULL))
-           AND (?5 IS NULL OR channel = ?5) AND (?6 IS NULL OR type = ?6)
-         ORDER BY id DESC LIMIT ?7`,
-      )
-      .all(userId, projectId, cursor ?? "~", f.unread === undefined ? null : f.unread ? 1 : 0, f.channel ?? null, f.type ?? null, limit + 1) as AlertRow[];
-    return { rows, unreadCount: this.unreadCount(userId, projectId) };
+    const rows = (await this.ctx.storage.alerts.list(
+      userId,
+      projectId,
+      { unread: f.unread ?? null, channel: f.channel ?? null, type: f.type ?? null },
+      cursor ?? "~",
+      limit + 1,
+    )) as AlertRow[];
+    return { rows, unreadCount: await this.unreadCount(userId, projectId) };
   }
 
   /**
    * Marks the given alerts (or, without ids, every unread alert of the user in the project) read.
    * Every id must be the caller's in this project; otherwise nothing changes and the answer is 422.
    */
-  markRead(p: Principal, projectId: string, ids: string[] | undefined): number {
+  async markRead(p: Principal, projectId: string, ids: string[] | undefined): Promise<number> {
     const userId = this.userOf(p);
     const now = nowIso();
-    this.ctx.db.tx(() => {
+    await this.ctx.storage.transaction(async (tx) => {
       if (ids === undefined) {
-        this.sqlite.query("UPDATE alerts SET read_at = ? WHERE user_id = ? AND project_id = ? AND read_at IS NULL").run(now, userId, projectId);
+        await tx.alerts.markAllRead(userId, projectId, now);
         return;
       }
       const unique = [...new Set(ids)];
-      const found = new Set(
-        (this.sqlite
-          .query("SELECT id FROM alerts WHERE user_id = ? AND project_id = ? AND id IN (SELECT value FROM json_each(?))")
-          .all(userId, projectId, JSON.stringify(unique)) as { id: string }[]).map((r) => r.id),
-      );
+      const found = new Set(await tx.alerts.existing(userId, projectId, unique));
       const foreign = unique.filter((id) => !found.has(id));
       if (foreign.length > 0) {
         throw validation("ids must name alerts of the calling user in this project", { field: "ids", invalid_ids: foreign });
       }
-      this.sqlite
-        .query("UPDATE alerts SET read_at = ? WHERE user_id = ? AND project_id = ? AND read_at IS NULL AND id IN (SELECT value FROM json_each(?))")
-        .run(now, userId, projectId, JSON.stringify(unique));
+      await tx.alerts.markRead(userId, projectId, unique, now);
     });
-    const unread = this.unreadCount(userId, projectId);
-    this.events.emit(projectId, "alert.read", { ids: ids ?? null, unread_count: unread }, { userId });
+    const unread = await this.unreadCount(userId, projectId);
+    await this.events.emit(projectId, "alert.read", { ids: ids ?? null, unread_count: unread }, { userId });
     return unread;
   }
 
-  unreadCount(userId: string, projectId: string): number {
-    return (this.sqlite.query("SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND project_id = ? AND read_at IS NULL").get(userId, projectId) as {
-      n: number;
-    }).n;
+  unreadCount(userId: string, projectId: string): Promise<number> {
+    return this.ctx.storage.alerts.unreadCount(userId, projectId);
   }
 
   private userOf(p: Principal): string {
@@ -237,7 +198,7 @@ export class AlertService {
   }
 }
 
-export function view(r: AlertRow) {
+export function view(r: AlertRecord) {
   return {
     id: r.id,
     type: r.type,

@@ -1,13 +1,14 @@
 // Builds the event capability (event log + stream, webhooks and their dispatcher, alerts) and
 // attaches it to the producers: ingest (message stored, quota refused) and the expiry sweep.
 import type { AppContext } from "../context";
+import type { Transaction } from "../storage";
 import { EventLog } from "./event-stream";
 import { WebhookService } from "./webhooks";
 import { WebhookDispatcher } from "./webhook-dispatcher";
 import { AlertService } from "./alerts";
-import type { InboxService } from "../mail/inboxes";
-import type { IngestService } from "../mail/ingest";
-import { expiryHooks } from "../mail/expiry";
+import type { InboxService, InboxRow } from "../mail/inboxes";
+import type { IngestService, StoredMessage } from "../mail/ingest";
+import { expiryHooks, type ExpiredInbox } from "../mail/expiry";
 
 export function buildEventServices(ctx: AppContext, inboxes: InboxService) {
   const events = new EventLog(ctx);
@@ -17,33 +18,47 @@ export function buildEventServices(ctx: AppContext, inboxes: InboxService) {
   return { events, webhooks, webhookDispatcher, alerts };
 }
 
-export function attachEventProducers(
-  ctx: AppContext,
-  s: ReturnType<typeof buildEventServices> & { ingest: IngestService },
-): void {
+type EventServices = ReturnType<typeof buildEventServices>;
+
+/** What the expiry sweep calls (awaited, one inbox at a time; a throw is logged by the sweep). */
+export function eventExpiryHooks(ctx: AppContext, s: EventServices) {
+  return {
+    /** The inbox entered its expiring window: the event (webhooks) and the watchers' alerts, in one transaction. */
+    inboxExpiring: (inbox: InboxRow): Promise<void> =>
+      ctx.storage.transaction(async (tx) => {
+        await s.events.emitInTx(
+          tx,
+          inbox.projectId,
+          "inbox.expiring",
+          { inbox_id: inbox.id, address: inbox.address, name: inbox.name, expires_at: inbox.expiresAt },
+          { inboxId: inbox.id },
+        );
+        await s.alerts.onInboxExpiring(inbox, tx);
+      }),
+    /** The expired inbox was deleted. */
+    inboxExpired: async (i: ExpiredInbox): Promise<void> => {
+      await s.events.emit(i.project_id, "inbox.expired", { inbox_id: i.id, address: i.address, expired_at: i.expires_at }, { inboxId: i.id });
+    },
+  };
+}
+
+export function attachEventProducers(ctx: AppContext, s: EventServices & { ingest: IngestService }): void {
   // Inside the transaction that stores the message: the outbox rows and alerts commit with it.
-  s.ingest.hooks.storedInTx.push((m) => {
-    s.events.messageReceived(m);
-    s.alerts.onMessageStored(m);
+  s.ingest.hooks.storedInTx.push(async (m: StoredMessage, tx: Transaction) => {
+    await s.events.messageReceived(m, tx);
+    await s.alerts.onMessageStored(m, tx);
   });
-  s.ingest.hooks.quotaRefused.push((r) => s.alerts.onQuotaRefused(r));
-  expiryHooks.inboxExpiring.push((inbox) =>
-    ctx.db.tx(() => {
-      s.events.emit(
-        inbox.projectId,
-        "inbox.expiring",
-        { inbox_id: inbox.id, address: inbox.address, name: inbox.name, expires_at: inbox.expiresAt },
-        { inboxId: inbox.id },
-      );
-      s.alerts.onInboxExpiring(inbox);
-    }),
-  );
+  s.ingest.hooks.quotaRefused.push((r) => {
+    s.alerts.onQuotaRefused(r).catch((e) => console.error("quotaRefused hook failed", e));
+  });
+  // Transitional registration on the module-global expiry hooks (see src/mail/expiry.ts).
+  const expiry = eventExpiryHooks(ctx, s);
+  expiryHooks.inboxExpiring.push(expiry.inboxExpiring);
+  expiryHooks.inboxExpired.push(expiry.inboxExpired);
   // Live-view changes that producers only announce on the bus: logged so SSE clients can resume.
+  const log = (e: unknown) => console.error("event log append failed", e);
   ctx.bus.subscribe((e) => {
-    if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId });
-    else if (e.type === "inbox.deleted") s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId });
+    if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId }).catch(log);
+    else if (e.type === "inbox.deleted") s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId }).catch(log);
   });
-  expiryHooks.inboxExpired.push((i) =>
-    s.events.emit(i.project_id, "inbox.expired", { inbox_id: i.id, address: i.address, expired_at: i.expires_at }, { inboxId: i.id }),
-  );
 }

@@ -3,12 +3,15 @@
 // it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
 // webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
 import type { AppContext } from "../context";
-import { deleteInBatches } from "../storage/sqlite/database";
+import type { Repositories, Transaction } from "../storage";
+import type { StoredEvent } from "../storage/events";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import type { Principal } from "../tenancy/auth";
 import { hasScope } from "../tenancy/scopes";
 import type { StoredMessage } from "../mail/ingest";
+
+export type { StoredEvent };
 
 export interface EmitOptions {
   inboxId?: string | null;
@@ -30,30 +33,26 @@ export interface AppendedEvent {
   orderKey: string;
 }
 
-export interface StoredEvent {
-  seq: number;
-  id: string;
-  type: string;
-  data: string;
-  occurred_at: string;
-}
-
 /** How long the log keeps events: long enough for SSE resume and for every webhook retry (~28 h). */
 export const EVENT_RETENTION_MS = 2 * 86_400_000;
 
 export class EventLog {
-  /** Called inside the emitting transaction with each appended event (webhook outbox). */
-  readonly fanout: Array<(e: AppendedEvent) => void> = [];
+  /** Called inside the emitting transaction with each appended event (webhook outbox); use only tx. */
+  readonly fanout: Array<(tx: Transaction, e: AppendedEvent) => Promise<void>> = [];
 
   constructor(private readonly ctx: AppContext) {}
 
+  /** Appends an event in a transaction of its own (with its fan-out rows). */
+  emit(projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): Promise<AppendedEvent> {
+    return this.ctx.storage.transaction((tx) => this.emitInTx(tx, projectId, type, data, opts));
+  }
+
   /**
-   * Appends an event. Inside a transaction, the row (and every fan-out row) commits or rolls back
-   * with the caller's work; outside one, it gets its own. The bus wake-up is deferred to the next
-   * turn of the event loop: transactions here are synchronous, so by then the caller has committed.
+   * Appends an event inside the caller's transaction: the row (and every fan-out row) commits or
+   * rolls back with the caller's work. The bus wake-up is deferred to the next turn of the event
+   * loop: a transaction's body awaits nothing but its own statements, so by then it has committed.
    */
-  emit(projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): AppendedEvent {
-    const { sqlite } = this.ctx.db;
+  async emitInTx(tx: Transaction, projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): Promise<AppendedEvent> {
     const ev: AppendedEvent = {
       seq: 0,
       id: newId(),
@@ -65,16 +64,16 @@ export class EventLog {
       occurredAt: nowIso(),
       orderKey: opts.orderKey ?? opts.inboxId ?? "",
     };
-    const write = () => {
-      // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
-      const r = sqlite
-        .query("INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(ev.id, projectId, type, ev.inboxId, ev.userId, JSON.stringify(data), ev.occurredAt);
-      ev.seq = Number(r.lastInsertRowid);
-      for (const f of this.fanout) f(ev);
-    };
-    if (sqlite.inTransaction) write();
-    else this.ctx.db.tx(write);
+    ev.seq = await tx.eventLog.append({
+      id: ev.id,
+      projectId,
+      type,
+      inboxId: ev.inboxId,
+      userId: ev.userId,
+      data: JSON.stringify(data),
+      occurredAt: ev.occurredAt,
+    });
+    for (const f of this.fanout) await f(tx, ev);
     setImmediate(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
     return ev;
   }
@@ -84,55 +83,49 @@ export class EventLog {
    * webhook). Set by the webhook service; without it the log stores no bodies (the stream omits
    * them anyway, and they are in the message itself).
    */
-  bodiesWanted: (projectId: string, inboxId: string) => boolean = () => false;
+  bodiesWanted: (repos: Repositories, projectId: string, inboxId: string) => Promise<boolean> = async () => false;
 
-  /** The event a message.received webhook/stream carries: the parsed message with links to the rest. */
-  messageReceived(m: StoredMessage): AppendedEvent {
+  /** The event a message.received webhook/stream carries: the parsed message with links to the rest. Inside tx. */
+  async messageReceived(m: StoredMessage, tx: Transaction): Promise<AppendedEvent> {
     const data = messageEventData(m, this.baseUrl());
-    if (!this.bodiesWanted(m.projectId, m.inbox.id)) {
+    if (!(await this.bodiesWanted(tx, m.projectId, m.inbox.id))) {
       delete data.text;
       delete data.html;
     }
-    return this.emit(m.projectId, "message.received", data, { inboxId: m.inbox.id });
+    return this.emitInTx(tx, m.projectId, "message.received", data, { inboxId: m.inbox.id });
   }
 
   baseUrl(): string {
     return this.ctx.config.publicUrl ?? `http://${this.ctx.config.publicHost}:${this.ctx.ports.http}`;
   }
 
-  lastSeq(projectId: string): number {
-    const r = this.ctx.db.sqlite.query("SELECT MAX(seq) AS s FROM events WHERE project_id = ?").get(projectId) as { s: number | null };
-    return r.s ?? 0;
+  lastSeq(projectId: string): Promise<number> {
+    return this.ctx.storage.eventLog.lastSeq(projectId);
   }
 
   /** Events after `seq` that this user (null: an API key) may see, oldest first. */
-  after(projectId: string, seq: number, userId: string | null, limit = 500): StoredEvent[] {
-    return this.ctx.db.sqlite
-      .query(
-        `SELECT seq, id, type, data, occurred_at FROM events
-         WHERE project_id = ? AND seq > ? AND (user_id IS NULL OR user_id = ?) ORDER BY seq LIMIT ?`,
-      )
-      .all(projectId, seq, userId ?? "", limit) as StoredEvent[];
+  after(projectId: string, seq: number, userId: string | null, limit = 500): Promise<StoredEvent[]> {
+    return this.ctx.storage.eventLog.after(projectId, seq, userId, limit);
   }
 
   /** Deletes what is past retention, in batches so that writers (ingest) are never held up long. */
-  prune(now = Date.now()): number {
-    const before = new Date(now - EVENT_RETENTION_MS).toISOString();
-    const del = this.ctx.db.sqlite.query("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)");
-    return deleteInBatches(del, before);
+  prune(now = Date.now()): Promise<number> {
+    return this.ctx.storage.eventLog.prune(new Date(now - EVENT_RETENTION_MS).toISOString());
   }
 
   /**
    * A Server-Sent Events stream of the project: replays what follows `lastEventId` (the `seq` of
    * the last event the client saw) and then follows live, with a comment line as heartbeat.
    */
-  stream(principal: Principal, projectId: string, lastEventId: number | null, signal: AbortSignal): ReadableStream<Uint8Array> {
+  async stream(principal: Principal, projectId: string, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
     const enc = new TextEncoder();
     const userId = principal.userId;
     const heartbeatMs = this.ctx.config.sseHeartbeatMs;
-    let cursor = lastEventId ?? this.lastSeq(projectId);
+    let cursor = lastEventId ?? (await this.lastSeq(projectId));
     let closed = false;
     let wake: (() => void) | null = null;
+    /** An event was appended since the last read began (the read is async: a wake-up may come during it). */
+    let poked = false;
     let drained: (() => void) | null = null;
     let unsubscribe: () => void = () => {};
     const stop = () => {
@@ -145,7 +138,10 @@ export class EventLog {
       {
         start: (controller) => {
           unsubscribe = this.ctx.bus.subscribe((e) => {
-            if (e.type === "event.appended" && e.projectId === projectId) wake?.();
+            if (e.type === "event.appended" && e.projectId === projectId) {
+              poked = true;
+              wake?.();
+            }
           });
           signal.addEventListener("abort", stop, { once: true });
           const send = (s: string) => {
@@ -166,14 +162,15 @@ export class EventLog {
                   drained = null;
                   continue;
                 }
-                const rows = this.after(projectId, cursor, userId);
+                poked = false;
+                const rows = await this.after(projectId, cursor, userId);
                 let out = "";
                 for (const r of rows) {
                   cursor = r.seq;
                   if (visibleTo(principal, r.type)) out += `id: ${r.seq}\nevent: ${r.type}\ndata: ${streamData(r)}\n\n`;
                 }
                 if (out) send(out);
-                if (rows.length > 0) continue;
+                if (rows.length > 0 || poked || closed) continue;
                 const woke = await new Promise<boolean>((resolve) => {
                   const t = setTimeout(() => resolve(false), heartbeatMs);
                   wake = () => {

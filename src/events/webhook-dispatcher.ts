@@ -1,6 +1,6 @@
 // Sends the webhook outbox. Event-driven: a bus wake-up after each commit starts a pump, a timer
 // waits for the next due retry, and a slow scheduler sweep catches what another worker left behind
-// (a crash mid-send, a restart). Claims are one UPDATE … WHERE claimed_until < now RETURNING, so
+// (a crash mid-send, a restart). Claims are one conditional write (claimed_until < now) returning the rows, so
 // several workers on one database never send the same try twice.
 //
 // Isolation: every try has a timeout; at most `webhookConcurrency` sends are in flight, and at most
@@ -11,7 +11,8 @@ import type { AppContext } from "../context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { signedHeaders } from "../lib/standard-webhooks";
-import type { DeliveryRow, WebhookRow, WebhookService } from "./webhooks";
+import type { DeliveryOutcome } from "../storage/events";
+import type { DeliveryRow, WebhookService } from "./webhooks";
 
 const PER_WEBHOOK = 8;
 const CLAIM_MARGIN_MS = 5_000;
@@ -44,8 +45,14 @@ export class WebhookDispatcher {
   private timerDue = Infinity;
   private readonly aborts = new Set<AbortController>();
   private outcomes: { d: DeliveryRow; o: Outcome; resolve: () => void }[] = [];
-  /** Set by the services wiring (the origins list belongs to the automation layer). */
-  origins: { recordUse(projectId: string, url: URL): boolean } | null = null;
+  /** The pump running now (pumps never overlap: a claim must see the slots the previous one took). */
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  /**
+   * Set by the services wiring (the origins list belongs to the automation layer). Called after
+   * the outcomes' transaction, never inside it.
+   */
+  origins: { recordUse(projectId: string, url: URL): boolean | Promise<boolean> } | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -66,27 +73,38 @@ export class WebhookDispatcher {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.pump();
+      void this.pump();
     });
   }
 
-  /** Claims what is due and may be sent now, and starts sending it. */
-  pump(): void {
-    if (this.stopped) return;
-    try {
-      this.pumpOnce();
-    } catch (e) {
-      // Only when the database is gone (shutdown) or broken; the sweep tries again later.
-      console.error("webhook dispatch pump failed", e);
+  /** Claims what is due and may be sent now, and starts sending it. Never rejects. */
+  pump(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.pumping) {
+      // One more round once the running one is done (it may have read the queue before the new rows).
+      this.pumpAgain = true;
+      return this.pumping;
     }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        try {
+          await this.pumpOnce();
+        } catch (e) {
+          // Only when the database is gone (shutdown) or broken; the sweep tries again later.
+          console.error("webhook dispatch pump failed", e);
+        }
+      } while (this.pumpAgain && !this.stopped);
+    })().finally(() => (this.pumping = null));
+    return this.pumping;
   }
 
-  private pumpOnce(): void {
+  private async pumpOnce(): Promise<void> {
     const free = this.ctx.config.webhookConcurrency - this.total;
     if (free > 0) {
       const now = Date.now();
       const full = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK).map(([id]) => id);
-      const claimed = this.withinWebhookCap(this.claim(now, free, full));
+      const claimed = await this.withinWebhookCap(await this.claim(now, free, full));
       for (const d of claimed) {
         this.total++;
         this.inflight.set(d.webhook_id, (this.inflight.get(d.webhook_id) ?? 0) + 1);
@@ -99,11 +117,11 @@ export class WebhookDispatcher {
         });
       }
     }
-    this.armTimer();
+    await this.armTimer();
   }
 
   /** One claim can take several queue heads of one webhook; beyond its cap they go back. */
-  private withinWebhookCap(claimed: DeliveryRow[]): DeliveryRow[] {
+  private async withinWebhookCap(claimed: DeliveryRow[]): Promise<DeliveryRow[]> {
     const count = new Map<string, number>();
     const keep: DeliveryRow[] = [];
     const release: string[] = [];
@@ -113,49 +131,15 @@ export class WebhookDispatcher {
       if (n <= PER_WEBHOOK) keep.push(d);
       else release.push(d.id);
     }
-    if (release.length > 0) {
-      const stmt = this.ctx.db.sqlite.query(
-        "UPDATE webhook_deliveries SET claimed_until = 0, claimed_by = NULL WHERE claimed_by = ? AND id IN (SELECT value FROM json_each(?))",
-      );
-      this.relaxed(() => stmt.run(this.ctx.workerId, JSON.stringify(release)));
-    }
+    if (release.length > 0) await this.ctx.storage.webhookDeliveries.release(this.ctx.workerId, release);
     return keep;
   }
 
-  private claim(now: number, limit: number, excluded: string[]): DeliveryRow[] {
+  private claim(now: number, limit: number, excluded: string[]): Promise<DeliveryRow[]> {
     // Outlasts one try (timeout + time to record it); a crashed worker's claim lapses soon after.
+    // The engine writes claims without waiting for the disk (a lost claim only repeats a try).
     const until = now + this.ctx.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
-    const stmt = this.ctx.db.sqlite.query(
-      `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
-       WHERE id IN (
-         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
-           AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
-         ORDER BY d.next_attempt_at LIMIT ?5)
-       AND claimed_until <= ?3
-       RETURNING *`,
-    );
-    return this.relaxed(() => stmt.all(until, this.ctx.workerId, now, JSON.stringify(excluded), limit) as DeliveryRow[]);
-  }
-
-  /**
-   * Runs a write of the dispatcher's own bookkeeping (claims, outcomes) without the per-commit
-   * fsync (WAL + synchronous=NORMAL: durable across a process crash, not a power cut). Losing one
-   * to a power cut only means a try is made again, which at-least-once delivery allows, and it
-   * halves the fsyncs that compete with ingest for the write lock.
-   */
-  private relaxed<T>(fn: () => T): T {
-    const { sqlite } = this.ctx.db;
-    if (sqlite.inTransaction) return fn();
-    const prev = (sqlite.query("PRAGMA synchronous").get() as { synchronous: number }).synchronous;
-    sqlite.exec("PRAGMA synchronous = NORMAL");
-    try {
-      return fn();
-    } finally {
-      sqlite.exec(`PRAGMA synchronous = ${prev}`);
-    }
+    return this.ctx.storage.webhookDeliveries.claim(this.ctx.workerId, now, until, excluded, limit);
   }
 
   /**
@@ -163,20 +147,12 @@ export class WebhookDispatcher {
    * waiting behind a head in backoff are not due before it. A head already due here was left
    * unclaimed only for want of a free slot; a finishing send wakes the pump, and a slow timer backs it up.
    */
-  private armTimer(): void {
-    const r = this.ctx.db.sqlite
-      .query(
-        `SELECT MIN(MAX(d.next_attempt_at, d.claimed_until)) AS due
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
-         WHERE d.status = 'pending'
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)`,
-      )
-      .get() as { due: number | null };
+  private async armTimer(): Promise<void> {
+    const next = await this.ctx.storage.webhookDeliveries.nextDue();
     const now = Date.now();
-    if (r.due === null) return;
+    if (next === null || this.stopped) return;
     // Due yet unclaimed: waiting for a slot; look again in a second in case no send finishes here.
-    const due = r.due <= now ? now + 1000 : Math.min(r.due + 1, now + MAX_TIMER_MS);
+    const due = next <= now ? now + 1000 : Math.min(next + 1, now + MAX_TIMER_MS);
     if (this.timer && this.timerDue <= due) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
@@ -189,10 +165,9 @@ export class WebhookDispatcher {
 
   /** One try of a claimed delivery; records the outcome and schedules the next try if any. */
   private async send(d: DeliveryRow): Promise<void> {
-    const { sqlite } = this.ctx.db;
-    const wh = sqlite.query("SELECT * FROM webhooks WHERE id = ?").get(d.webhook_id) as WebhookRow | null;
+    const wh = await this.ctx.storage.webhooks.byId(d.webhook_id);
     if (!wh) return; // deleted meanwhile; its deliveries went with it
-    const body = d.payload ?? this.eventBody(d);
+    const body = d.payload ?? (await this.eventBody(d));
     const started = Date.now();
     const startedIso = new Date(started).toISOString();
     let status: number | null = null;
@@ -201,7 +176,7 @@ export class WebhookDispatcher {
     let usedOrigin: URL | null = null;
     if (body === null) {
       error = "event_pruned: the event is no longer in the log";
-    } else if (!this.webhooks.originAllowed(d.project_id, new URL(wh.url))) {
+    } else if (!(await this.webhooks.originAllowed(d.project_id, new URL(wh.url)))) {
       error = "origin_not_allowed: the url is not in the project's HTTP origins";
     } else {
       usedOrigin = new URL(wh.url);
@@ -241,64 +216,39 @@ export class WebhookDispatcher {
     const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
     await new Promise<void>((resolve) => {
       this.outcomes.push({ d, o: { attempt, usedOrigin, ok, done, nextAt, status, error, excerpt, startedIso, duration }, resolve });
-      if (this.outcomes.length === 1) setImmediate(() => this.flushOutcomes());
+      if (this.outcomes.length === 1) setImmediate(() => void this.flushOutcomes());
     });
   }
 
   /**
    * Group commit of outcomes: tries that finish in the same turn share one transaction (one
-   * fsync), so a busy dispatcher does not compete with ingest for the write lock once per send.
+   * flush), so a busy dispatcher does not compete with ingest for the write lock once per send.
    */
-  private flushOutcomes(): void {
+  private async flushOutcomes(): Promise<void> {
     const batch = this.outcomes;
     this.outcomes = [];
     try {
-      this.relaxed(() =>
-        this.ctx.db.tx(() => {
-          for (const b of batch) this.record(b.d, b.o);
-          // One last_used_at write per origin per batch, inside the same commit.
-          const used = new Map<string, { projectId: string; url: URL }>();
-          for (const b of batch) if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
-          for (const u of used.values()) {
-            try {
-              this.origins?.recordUse(u.projectId, u.url);
-            } catch (e) {
-              console.error("webhook origin last_used_at not recorded", e); // never costs the outcomes
-            }
-          }
-        }),
-      );
+      await this.ctx.storage.transaction(async (tx) => {
+        for (const b of batch) await tx.webhookDeliveries.record(b.d, outcomeRecord(b.o));
+      });
+      // One last_used_at write per origin per batch.
+      const used = new Map<string, { projectId: string; url: URL }>();
+      for (const b of batch) if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
+      for (const u of used.values()) {
+        try {
+          await this.origins?.recordUse(u.projectId, u.url);
+        } catch (e) {
+          console.error("webhook origin last_used_at not recorded", e); // never costs the outcomes
+        }
+      }
     } catch (e) {
       console.error("webhook delivery outcomes not recorded", e);
     }
     for (const b of batch) b.resolve();
   }
 
-  private record(d: DeliveryRow, o: Outcome): void {
-    const { sqlite } = this.ctx.db;
-    const { attempt, ok, done, nextAt, status, error, excerpt, startedIso, duration } = o;
-    const changed = sqlite
-      .query(
-          `UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, claimed_until = 0, claimed_by = NULL,
-             last_status_code = ?, last_error = ?, completed_at = ?
-           WHERE id = ? AND claimed_by = ? AND attempts = ?`,
-      )
-      .run(attempt, ok ? "succeeded" : done ? "failed" : "pending", nextAt, status, ok ? null : error,
-          done ? nowIso() : null, d.id, d.claimed_by, d.attempts).changes;
-    // Lost the claim (it lapsed and another worker took over): that worker's record counts.
-    if (changed === 0) return;
-    sqlite
-      .query(
-        `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(newId(), d.id, attempt, startedIso, duration, status, ok ? 1 : 0, ok ? null : error, excerpt);
-  }
-
-  private eventBody(d: DeliveryRow): string | null {
-    const ev = this.ctx.db.sqlite.query("SELECT type, data, occurred_at FROM events WHERE id = ?").get(d.event_id) as
-      | { type: string; data: string; occurred_at: string }
-      | null;
+  private async eventBody(d: DeliveryRow): Promise<string | null> {
+    const ev = d.event_id === null ? null : await this.ctx.storage.eventLog.byId(d.event_id);
     if (!ev) return null;
     return `{"type":${JSON.stringify(ev.type)},"timestamp":${JSON.stringify(ev.occurred_at)},"data":${ev.data}}`;
   }
@@ -315,6 +265,23 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     for (const ac of this.aborts) ac.abort(new Error("shutdown"));
   }
+}
+
+/** What the outbox keeps of a try (a lost claim means another worker's record counts). */
+function outcomeRecord(o: Outcome): DeliveryOutcome {
+  return {
+    attemptId: newId(),
+    attempt: o.attempt,
+    status: o.ok ? "succeeded" : o.done ? "failed" : "pending",
+    nextAttemptAt: o.nextAt,
+    statusCode: o.status,
+    error: o.ok ? null : o.error,
+    completedAt: o.done ? nowIso() : null,
+    ok: o.ok,
+    excerpt: o.excerpt,
+    startedAt: o.startedIso,
+    durationMs: o.duration,
+  };
 }
 
 async function readExcerpt(res: Response): Promise<string> {

@@ -2,7 +2,8 @@
 // signing secret), the outbox rows written in the same transaction as the event, and the
 // per-try delivery log. Sending is the dispatcher's job (webhook-dispatcher.ts).
 import type { AppContext } from "../context";
-import { deleteInBatches } from "../storage/sqlite/database";
+import type { Repositories, Transaction } from "../storage";
+import type { DeliveryRecord, WebhookFilter, WebhookRecord } from "../storage/events";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
@@ -22,40 +23,8 @@ export const WEBHOOK_EVENT_TYPES = [
 /** After rotation the previous secret keeps signing for this long. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
 
-export interface WebhookRow {
-  id: string;
-  project_id: string;
-  url: string;
-  description: string | null;
-  event_types: string;
-  inbox_id: string | null;
-  enabled: number;
-  secret_enc: string;
-  previous_secret_enc: string | null;
-  previous_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  project_id: string;
-  event_id: string | null;
-  event_type: string;
-  order_key: string;
-  payload: string | null;
-  status: "pending" | "succeeded" | "failed";
-  attempts: number;
-  max_attempts: number;
-  next_attempt_at: number;
-  claimed_until: number;
-  claimed_by: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  completed_at: string | null;
-}
+export type WebhookRow = WebhookRecord;
+export type DeliveryRow = DeliveryRecord;
 
 export interface WebhookInput {
   url?: string;
@@ -66,7 +35,7 @@ export interface WebhookInput {
 }
 
 export class WebhookService {
-  private readonly enabledRows = new Map<string, { id: string; event_types: string; inbox_id: string | null }[]>();
+  private readonly enabledRows = new Map<string, WebhookFilter[]>();
   /** Set by the dispatcher: send one delivery now and wait for its outcome (the test operation). */
   sendNow: ((d: DeliveryRow) => Promise<void>) | null = null;
 
@@ -75,56 +44,60 @@ export class WebhookService {
     private readonly events: EventLog,
     private readonly inboxes: InboxService,
   ) {
-    events.fanout.push((e) => this.enqueue(e));
-    events.bodiesWanted = (projectId, inboxId) => this.matching(projectId, "message.received", inboxId).length > 0;
+    events.fanout.push((tx, e) => this.enqueue(tx, e));
+    events.bodiesWanted = async (repos, projectId, inboxId) => (await this.matching(repos, projectId, "message.received", inboxId)).length > 0;
   }
 
-  private get sqlite() {
-    return this.ctx.db.sqlite;
+  private get storage() {
+    return this.ctx.storage;
   }
 
-  create(projectId: string, input: WebhookInput): { row: WebhookRow; secret: string } {
+  async create(projectId: string, input: WebhookInput): Promise<{ row: WebhookRow; secret: string }> {
     if (input.url === undefined) throw validation("url is required", { field: "url" });
-    const url = this.checkUrl(projectId, input.url);
+    const url = await this.checkUrl(projectId, input.url);
     const types = this.checkTypes(input.event_types ?? ["message.received"]);
-    if (input.inbox_id != null) this.inboxes.get(projectId, input.inbox_id);
+    if (input.inbox_id != null) await this.inboxes.get(projectId, input.inbox_id);
     this.checkDescription(input.description);
     const secret = newWebhookSecret();
     const now = nowIso();
-    const row = this.sqlite
-      .query(
-        `INSERT INTO webhooks (id, project_id, url, description, event_types, inbox_id, enabled, secret_enc, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(
-        newId(), projectId, url, input.description ?? null, JSON.stringify(types), input.inbox_id ?? null,
-        input.enabled === false ? 0 : 1, this.ctx.sealer.seal(secret), now, now,
-      ) as WebhookRow;
+    const row = await this.storage.webhooks.insert({
+      id: newId(),
+      project_id: projectId,
+      url,
+      description: input.description ?? null,
+      event_types: JSON.stringify(types),
+      inbox_id: input.inbox_id ?? null,
+      enabled: input.enabled === false ? 0 : 1,
+      secret_enc: this.ctx.sealer.seal(secret),
+      previous_secret_enc: null,
+      previous_expires_at: null,
+      created_at: now,
+      updated_at: now,
+    });
+    this.enabledRows.clear();
     return { row, secret };
   }
 
-  get(projectId: string, id: string): WebhookRow {
-    const row = this.sqlite.query("SELECT * FROM webhooks WHERE id = ? AND project_id = ?").get(id, projectId) as WebhookRow | null;
+  async get(projectId: string, id: string): Promise<WebhookRow> {
+    const row = await this.storage.webhooks.inProject(projectId, id);
     if (!row) throw notFound("webhook");
     return row;
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): WebhookRow[] {
-    return this.sqlite
-      .query("SELECT * FROM webhooks WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?")
-      .all(projectId, cursor ?? "~", limit + 1) as WebhookRow[];
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<WebhookRow[]> {
+    return this.storage.webhooks.listInProject(projectId, cursor ?? "~", limit + 1);
   }
 
-  update(projectId: string, id: string, input: WebhookInput): WebhookRow {
+  async update(projectId: string, id: string, input: WebhookInput): Promise<WebhookRow> {
     if (Object.values(input).every((v) => v === undefined)) {
       throw validation("send at least one of url, description, event_types, inbox_id, enabled");
     }
-    const row = this.get(projectId, id);
+    const row = await this.get(projectId, id);
     const next = { ...row };
-    if (input.url !== undefined) next.url = this.checkUrl(projectId, input.url);
+    if (input.url !== undefined) next.url = await this.checkUrl(projectId, input.url);
     if (input.event_types !== undefined) next.event_types = JSON.stringify(this.checkTypes(input.event_types));
     if (input.inbox_id !== undefined) {
-      if (input.inbox_id !== null) this.inboxes.get(projectId, input.inbox_id);
+      if (input.inbox_id !== null) await this.inboxes.get(projectId, input.inbox_id);
       next.inbox_id = input.inbox_id;
     }
     if (input.description !== undefined) {
@@ -133,30 +106,27 @@ export class WebhookService {
     }
     if (input.enabled !== undefined) next.enabled = input.enabled ? 1 : 0;
     next.updated_at = nowIso();
-    this.sqlite
-      .query("UPDATE webhooks SET url = ?, event_types = ?, inbox_id = ?, description = ?, enabled = ?, updated_at = ? WHERE id = ?")
-      .run(next.url, next.event_types, next.inbox_id, next.description, next.enabled, next.updated_at, id);
+    await this.storage.webhooks.update(id, next);
+    this.enabledRows.clear();
     // Re-enabling releases what queued meanwhile.
     if (input.enabled === true) this.ctx.bus.publish({ type: "outbox.ready" });
     return next;
   }
 
-  delete(projectId: string, id: string): void {
+  async delete(projectId: string, id: string): Promise<void> {
     // Pending deliveries go with it (ON DELETE CASCADE): nobody is left to receive them.
-    if (this.sqlite.query("DELETE FROM webhooks WHERE id = ? AND project_id = ?").run(id, projectId).changes === 0) {
-      throw notFound("webhook");
-    }
+    const deleted = await this.storage.webhooks.deleteInProject(projectId, id);
+    this.enabledRows.clear();
+    if (!deleted) throw notFound("webhook");
   }
 
   /** A new secret; the previous one keeps signing (as a second signature) for 24 hours. */
-  rotateSecret(projectId: string, id: string): { row: WebhookRow; secret: string } {
-    const row = this.get(projectId, id);
+  async rotateSecret(projectId: string, id: string): Promise<{ row: WebhookRow; secret: string }> {
+    const row = await this.get(projectId, id);
     const secret = newWebhookSecret();
-    const updated = this.sqlite
-      .query(
-        `UPDATE webhooks SET secret_enc = ?, previous_secret_enc = ?, previous_expires_at = ?, updated_at = ? WHERE id = ? RETURNING *`,
-      )
-      .get(this.ctx.sealer.seal(secret), row.secret_enc, new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString(), nowIso(), id) as WebhookRow;
+    const updated = await this.storage.webhooks.rotateSecret(
+      id, this.ctx.sealer.seal(secret), row.secret_enc, new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString(), nowIso(),
+    );
     return { row: updated, secret };
   }
 
@@ -186,17 +156,17 @@ export class WebhookService {
   /**
    * Enabled webhooks of a project that take this event type for this inbox. Runs for every stored
    * message, so it reads the project's few webhook rows by index and filters in JS (a json_each
-   * join per message cost more than the rest of the event work).
+   * join per message cost more than the rest of the event work). `repos`: the caller's transaction,
+   * or the storage.
    */
-  private matching(projectId: string, type: string, inboxId: string): string[] {
-    // Read once per synchronous turn: a group commit stores many messages of one project in one
-    // transaction, and asks twice per message (bodies wanted? outbox rows?).
+  private async matching(repos: Repositories, projectId: string, type: string, inboxId: string): Promise<string[]> {
+    // Read once per turn of the event loop: a group commit stores many messages of one project in
+    // one transaction, and asks twice per message (bodies wanted? outbox rows?). This service's
+    // own writes drop the cache.
     let rows = this.enabledRows.get(projectId);
     if (!rows) {
-      if (this.enabledRows.size === 0) queueMicrotask(() => this.enabledRows.clear());
-      rows = this.sqlite
-        .query("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1")
-        .all(projectId) as { id: string; event_types: string; inbox_id: string | null }[];
+      rows = await repos.webhooks.enabledInProject(projectId);
+      if (this.enabledRows.size === 0) setImmediate(() => this.enabledRows.clear());
       this.enabledRows.set(projectId, rows);
     }
     const out: string[] = [];
@@ -212,64 +182,54 @@ export class WebhookService {
    * dispatcher is woken (after the commit) only when a row was written, so a project without
    * webhooks costs it nothing per message.
    */
-  private enqueue(e: AppendedEvent): void {
+  private async enqueue(tx: Transaction, e: AppendedEvent): Promise<void> {
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e.type) || e.userId !== null) return;
-    const hooks = this.matching(e.projectId, e.type, e.inboxId ?? "");
+    const hooks = await this.matching(tx, e.projectId, e.type, e.inboxId ?? "");
     if (hooks.length === 0) return;
-    const ins = this.sqlite.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-    );
     const now = Date.now();
     const tries = this.ctx.config.webhookMaxAttempts;
-    for (const h of hooks) ins.run(newId(), h, e.projectId, e.id, e.type, e.orderKey, tries, now, e.occurredAt);
-    // Transactions here are synchronous: by the next turn the caller has committed (or rolled
-    // back, and the pump then finds nothing).
+    await tx.webhookDeliveries.enqueue(
+      hooks.map((h) => ({
+        id: newId(), webhookId: h, projectId: e.projectId, eventId: e.id, eventType: e.type, orderKey: e.orderKey,
+        maxAttempts: tries, nextAttemptAt: now, createdAt: e.occurredAt,
+      })),
+    );
+    // A transaction's body awaits nothing but its own statements: by the next turn the caller has
+    // committed (or rolled back, and the pump then finds nothing).
     setImmediate(() => this.ctx.bus.publish({ type: "outbox.ready" }));
   }
 
   /** The test operation: a sample event to this webhook alone, one try, sent before answering. */
   async sendTest(projectId: string, id: string, type: string): Promise<DeliveryRow> {
-    const wh = this.get(projectId, id);
+    const wh = await this.get(projectId, id);
     this.checkTypes([type]);
     const now = nowIso();
     const deliveryId = newId();
     const body = JSON.stringify({ type, timestamp: now, data: { ...sampleData(type, projectId, wh.inbox_id), test: true } });
     // Claimed from birth so that the dispatcher's own loop leaves it to us.
-    const row = this.sqlite
-      .query(
-        `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, payload, status, max_attempts,
-           next_attempt_at, claimed_until, claimed_by, created_at)
-         VALUES (?, ?, ?, NULL, ?, ?, ?, 'pending', 1, ?, ?, ?, ?) RETURNING *`,
-      )
-      .get(deliveryId, id, projectId, type, `test:${deliveryId}`, body, Date.now(), Date.now() + this.ctx.config.webhookTimeoutMs + 60_000,
-        this.ctx.workerId, now) as DeliveryRow;
+    const row = await this.storage.webhookDeliveries.insertClaimed({
+      id: deliveryId, webhookId: id, projectId, eventType: type, orderKey: `test:${deliveryId}`, payload: body, maxAttempts: 1,
+      nextAttemptAt: Date.now(), claimedUntil: Date.now() + this.ctx.config.webhookTimeoutMs + 60_000, claimedBy: this.ctx.workerId,
+      createdAt: now,
+    });
     if (!this.sendNow) throw new DomainError("unavailable", "unavailable", "webhook dispatch is not running");
     await this.sendNow(row);
     return this.delivery(projectId, id, deliveryId);
   }
 
-  delivery(projectId: string, webhookId: string, id: string): DeliveryRow {
-    const row = this.sqlite
-      .query("SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ? AND project_id = ?")
-      .get(id, webhookId, projectId) as DeliveryRow | null;
+  async delivery(projectId: string, webhookId: string, id: string): Promise<DeliveryRow> {
+    const row = await this.storage.webhookDeliveries.inWebhook(projectId, webhookId, id);
     if (!row) throw notFound("delivery");
     return row;
   }
 
-  listDeliveries(projectId: string, webhookId: string, status: string | undefined, cursor: string | undefined, limit: number) {
-    this.get(projectId, webhookId);
-    return this.sqlite
-      .query(
-        `SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?`,
-      )
-      .all(webhookId, cursor ?? "~", status ?? null, status ?? null, limit + 1) as DeliveryRow[];
+  async listDeliveries(projectId: string, webhookId: string, status: string | undefined, cursor: string | undefined, limit: number) {
+    await this.get(projectId, webhookId);
+    return this.storage.webhookDeliveries.listForWebhook(webhookId, status ?? null, cursor ?? "~", limit + 1);
   }
 
-  deliveryView(d: DeliveryRow) {
-    const attempts = this.sqlite
-      .query("SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt")
-      .all(d.id) as { attempt: number; started_at: string; duration_ms: number; status_code: number | null; ok: number; error: string | null; response_excerpt: string | null }[];
+  async deliveryView(d: DeliveryRow) {
+    const attempts = await this.storage.webhookDeliveries.attempts(d.id);
     return {
       id: d.id,
       webhook_id: d.webhook_id,
@@ -296,12 +256,8 @@ export class WebhookService {
   }
 
   /** Finished deliveries older than a week go (their attempts cascade). */
-  prune(now = Date.now()): number {
-    const before = new Date(now - 7 * 86_400_000).toISOString();
-    const del = this.sqlite.query(
-      "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 2000)",
-    );
-    return deleteInBatches(del, before);
+  prune(now = Date.now()): Promise<number> {
+    return this.storage.webhookDeliveries.prune(new Date(now - 7 * 86_400_000).toISOString());
   }
 
   /**
@@ -309,7 +265,7 @@ export class WebhookService {
    * the URL's origin must be one of them. Private and loopback addresses are allowed on purpose
    * (receivers in labs and CI run there); see docs/webhooks.md.
    */
-  checkUrl(projectId: string, raw: string): string {
+  async checkUrl(projectId: string, raw: string): Promise<string> {
     let u: URL;
     try {
       u = new URL(raw);
@@ -319,21 +275,15 @@ export class WebhookService {
     if (u.protocol !== "http:" && u.protocol !== "https:") throw validation("url must be http or https", { field: "url" });
     if (u.username || u.password) throw validation("url must not carry credentials", { field: "url" });
     if (raw.length > 2000) throw validation("url is at most 2000 characters", { field: "url" });
-    if (!this.originAllowed(projectId, u)) {
+    if (!(await this.originAllowed(projectId, u))) {
       throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, { field: "url", origin: u.origin });
     }
     return u.toString();
   }
 
-  private hasOriginsTable: boolean | null = null;
-
-  originAllowed(projectId: string, u: URL): boolean {
-    // The origins table belongs to the automation layer; without it there is no list to honour.
-    this.hasOriginsTable ??= !!this.sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'http_origins'").get();
-    if (!this.hasOriginsTable) return true;
-    const rows = this.sqlite
-      .query("SELECT scheme, host, port, is_wildcard FROM http_origins WHERE project_id = ?")
-      .all(projectId) as { scheme: string; host: string; port: number | null; is_wildcard: number }[];
+  /** Whether the project's HTTP origins (the automation layer's list; none: no list) admit the URL. */
+  async originAllowed(projectId: string, u: URL): Promise<boolean> {
+    const rows = await this.storage.webhooks.allowedOrigins(projectId);
     if (rows.length === 0) return true;
     const scheme = u.protocol.slice(0, -1);
     const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");

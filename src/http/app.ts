@@ -97,13 +97,13 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         throw new DomainError("unsupported", "unsupported_media_type", `content type ${contentType} is not accepted; send application/json`);
       }
     })
-    .onTransform({ as: "global" }, ({ request, path, set }) => {
+    .onTransform({ as: "global" }, async ({ request, path, set }) => {
       if (!path.startsWith("/v1/")) return;
       const s = stateOf(request)!;
       let rateKey = `ip:${clientIp(request)}`;
       try {
         if (!isPublic(request.method, path)) {
-          s.principal = services.auth.authenticate(request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "));
+          s.principal = await services.auth.authenticate(request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "));
           rateKey = `${s.principal.kind}:${s.principal.id}`;
         }
       } finally {
@@ -117,10 +117,10 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         }
       }
       if (s.principal && !USER_PLANE.test(path)) {
-        s.project = services.auth.resolveProject(s.principal, request.headers.get("x-service-project") ?? streamQuery(request, path, "project"));
+        s.project = await services.auth.resolveProject(s.principal, request.headers.get("x-service-project") ?? streamQuery(request, path, "project"));
         const session = request.headers.get("x-service-agent-session");
         if (session !== null && SESSION_ROUTES.test(path)) {
-          const bound = services.agentSessions.bind(s.principal, s.project, session);
+          const bound = await services.agentSessions.bind(s.principal, s.project, session);
           s.principal = bound.principal;
           s.agentSession = bound.binding;
         }
@@ -132,7 +132,9 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       const status = s.errorStatus ?? (typeof set.status === "number" ? set.status : 200);
       metrics.observe(request.method, route || "unmatched", status, (performance.now() - s.startedAt) / 1000);
       if (s.agentSession) {
-        services.agentSessions.recordCall(s.agentSession, { method: request.method, route: route || path, path, status, request_id: s.id });
+        void services.agentSessions
+          .recordCall(s.agentSession, { method: request.method, route: route || path, path, status, request_id: s.id })
+          .catch((e) => console.error("recording an agent-session call failed", e));
       }
     })
     .onError({ as: "global" }, ({ code, error, request, path }) => {

@@ -30,11 +30,9 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
   const url = new URL(c.request.url);
   const bodyHash = sha256Hex(JSON.stringify([c.body ?? null, url.pathname, url.search]));
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
-  const row = ctx.db.sqlite
-    .query("SELECT body_hash, status, body FROM idempotency_keys WHERE principal_id = ? AND route = ? AND key = ? AND created_at > ?")
-    .get(principalId, route, key, since) as { body_hash: string; status: number; body: string } | null;
+  const row = await ctx.storage.idempotencyKeys.find(principalId, route, key, since);
   if (row) {
-    if (row.body_hash !== bodyHash) {
+    if (row.bodyHash !== bodyHash) {
       throw new DomainError("invalid", "idempotency_key_reused", "this Idempotency-Key was used with a different request body", {
         header: "Idempotency-Key",
       });
@@ -45,13 +43,19 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
   }
   const out = await run();
   c.set.status = status;
-  ctx.db.sqlite
-    .query("INSERT OR REPLACE INTO idempotency_keys (principal_id, route, key, body_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(principalId, route, key, bodyHash, status, JSON.stringify(out), new Date().toISOString());
+  await ctx.storage.idempotencyKeys.put({
+    principalId,
+    route,
+    key,
+    bodyHash,
+    status,
+    body: JSON.stringify(out),
+    createdAt: new Date().toISOString(),
+  });
   return out;
 }
 
-export function pruneIdempotencyKeys(ctx: AppContext): number {
+export function pruneIdempotencyKeys(ctx: AppContext): Promise<number> {
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
-  return ctx.db.sqlite.query("DELETE FROM idempotency_keys WHERE created_at <= ?").run(since).changes;
+  return ctx.storage.idempotencyKeys.prune(since);
 }

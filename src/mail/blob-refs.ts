@@ -1,7 +1,7 @@
 // Frees blobs no message or attachment references any more. Content addressing means a new
 // message may reuse a blob between its put() and its row commit: such keys are pinned while in
 // flight and never freed. (A multi-node store would use a grace period instead of pins.)
-import type { AppContext } from "../context";
+import type { Storage } from "../storage";
 
 const pins = new Map<string, number>();
 
@@ -17,16 +17,13 @@ export function pinBlob(key: string): () => void {
   };
 }
 
-export async function releaseBlobs(ctx: AppContext, keys: Iterable<string>): Promise<number> {
-  const q = ctx.db.sqlite.query(
-    "SELECT EXISTS(SELECT 1 FROM messages WHERE blob_key = ?1) OR EXISTS(SELECT 1 FROM attachments WHERE blob_key = ?1) AS used",
-  );
+/** Deletes those of the blobs that nothing references any more (and no delivery in flight pins). Returns how many. */
+export async function releaseBlobs(storage: Storage, keys: Iterable<string>): Promise<number> {
   let freed = 0;
   for (const key of new Set(keys)) {
     if (pins.has(key)) continue;
-    const r = q.get(key) as { used: number };
-    if (!r.used) {
-      await ctx.blobs.delete(key);
+    if (!(await storage.blobRefs.isReferenced(key))) {
+      await storage.blobs.delete(key);
       freed++;
     }
   }

@@ -3,77 +3,88 @@
 // about to expire are announced once (expiring_alerted_at is the claim). Every effect is keyed
 // on timestamps in the database, so a sweep after downtime catches up, and two workers sweeping
 // together only race to delete the same rows (deletes are idempotent; the alert claim is one
-// UPDATE … RETURNING).
+// conditional update).
 import type { AppContext } from "../context";
-import type { Services } from "../services";
 import type { Job } from "../scheduler";
-import { fromSql, type InboxRow } from "./inboxes";
+import type { ExpiredInbox } from "../storage/mail";
+import type { InboxRow } from "./inboxes";
+import type { MailRemoval } from "./removal";
 
 const BATCH = 500;
 /** Announce expiry this long ahead, or a fifth of the inbox's lifetime if that is shorter. */
 const EXPIRING_LEAD_DAYS = 1 / 24;
 
-/** Called once per inbox when it enters its expiring window (the alerts capability listens). */
-export const expiryHooks = {
-  inboxExpiring: [] as Array<(inbox: InboxRow) => void>,
+export type { ExpiredInbox };
+
+/** Hooks may return a promise; it is awaited before the next. */
+export interface ExpiryHooks {
+  /** Called once per inbox when it enters its expiring window (events and alerts listen). */
+  inboxExpiring: Array<(inbox: InboxRow) => unknown>;
   /** Called after an expired inbox was deleted (webhooks: inbox.expired). */
-  inboxExpired: [] as Array<(inbox: { id: string; project_id: string; address: string; expires_at: string }) => void>,
-};
-
-export async function sweepExpiry(ctx: AppContext, s: Services): Promise<{ inboxes: number; messages: number; expiring: number }> {
-  const { sqlite } = ctx.db;
-  const now = new Date().toISOString();
-  let inboxes = 0;
-  let messages = 0;
-
-  for (;;) {
-    const due = sqlite
-      .query("SELECT id, project_id, address, expires_at FROM inboxes WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?")
-      .all(now, BATCH) as { id: string; project_id: string; address: string; expires_at: string }[];
-    for (const i of due) {
-      if (!(await s.removal.deleteInbox(i.project_id, i.id))) continue;
-      inboxes++;
-      for (const hook of expiryHooks.inboxExpired) {
-        try {
-          hook(i);
-        } catch (e) {
-          console.error("inboxExpired hook failed", e);
-        }
-      }
-    }
-    if (due.length < BATCH) break;
-  }
-
-  for (;;) {
-    const due = sqlite
-      .query("SELECT id, project_id FROM messages WHERE expires_at <= ? ORDER BY expires_at LIMIT ?")
-      .all(now, BATCH) as { id: string; project_id: string }[];
-    const byProject = new Map<string, string[]>();
-    for (const m of due) byProject.set(m.project_id, [...(byProject.get(m.project_id) ?? []), m.id]);
-    for (const [projectId, ids] of byProject) messages += await s.removal.deleteMessages(projectId, ids);
-    if (due.length < BATCH) break;
-  }
-
-  const expiring = sqlite
-    .query(
-      `UPDATE inboxes SET expiring_alerted_at = ?1
-       WHERE expires_at IS NOT NULL AND expiring_alerted_at IS NULL AND expires_at > ?1
-         AND julianday(expires_at) - julianday(?1) <= MIN(?2, 0.2 * (julianday(expires_at) - julianday(created_at)))
-       RETURNING *`,
-    )
-    .all(now, EXPIRING_LEAD_DAYS) as Record<string, any>[];
-  for (const row of expiring) {
-    const inbox = fromSql(row);
-    for (const hook of expiryHooks.inboxExpiring) {
-      try {
-        hook(inbox);
-      } catch (e) {
-        console.error("inboxExpiring hook failed", e);
-      }
-    }
-  }
-  return { inboxes, messages, expiring: expiring.length };
+  inboxExpired: Array<(inbox: ExpiredInbox) => unknown>;
 }
+
+export interface SweepResult {
+  inboxes: number;
+  messages: number;
+  expiring: number;
+}
+
+export class ExpiryService {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly removal: MailRemoval,
+    /** Extension points for other capabilities; a failing hook is logged and does not stop the sweep. */
+    readonly hooks: ExpiryHooks = { inboxExpiring: [], inboxExpired: [] },
+  ) {}
+
+  /** One pass: expired inboxes, expired messages, then inboxes entering their expiring window. */
+  async sweep(now = new Date().toISOString()): Promise<SweepResult> {
+    const { storage } = this.ctx;
+    let inboxes = 0;
+    let messages = 0;
+
+    for (;;) {
+      const due = await storage.inboxes.expired(now, BATCH);
+      for (const i of due) {
+        if (!(await this.removal.deleteInbox(i.project_id, i.id))) continue;
+        inboxes++;
+        await runHooks("inboxExpired", this.hooks.inboxExpired, i);
+      }
+      if (due.length < BATCH) break;
+    }
+
+    for (;;) {
+      const due = await storage.messages.expired(now, BATCH);
+      const byProject = new Map<string, string[]>();
+      for (const m of due) byProject.set(m.project_id, [...(byProject.get(m.project_id) ?? []), m.id]);
+      for (const [projectId, ids] of byProject) messages += await this.removal.deleteMessages(projectId, ids);
+      if (due.length < BATCH) break;
+    }
+
+    const expiring = await storage.inboxes.claimExpiring(now, EXPIRING_LEAD_DAYS);
+    for (const inbox of expiring) await runHooks("inboxExpiring", this.hooks.inboxExpiring, inbox);
+    return { inboxes, messages, expiring: expiring.length };
+  }
+}
+
+async function runHooks<T>(name: string, hooks: Array<(x: T) => unknown>, x: T): Promise<void> {
+  for (const hook of hooks) {
+    try {
+      await hook(x);
+    } catch (e) {
+      console.error(`${name} hook failed`, e);
+    }
+  }
+}
+
+/**
+ * @deprecated Transitional: src/events/build.ts registers here until services.ts builds
+ * `expiry: new ExpiryService(ctx, removal)` and events attach to `services.expiry.hooks`.
+ * Remove together with the fallback in expiryJob.
+ */
+export const expiryHooks: ExpiryHooks = { inboxExpiring: [], inboxExpired: [] };
+const fallback = new WeakMap<object, ExpiryService>();
 
 let intervalMs = 5000;
 
@@ -85,6 +96,9 @@ export const expiryJob: Job = {
   },
   run: (ctx, s) => {
     intervalMs = ctx.config.sweepIntervalMs;
-    return sweepExpiry(ctx, s);
+    const wired = (s as { expiry?: ExpiryService }).expiry;
+    let expiry = wired ?? fallback.get(s);
+    if (!expiry) fallback.set(s, (expiry = new ExpiryService(ctx, s.removal, expiryHooks)));
+    return expiry.sweep();
   },
 };

@@ -1,9 +1,9 @@
 // Inboxes: disposable (a lifetime) on the project's shared subdomain, or persistent on a custom
 // domain. Owns every inbox rule of the contract (ttl ranges and clamp, local_part, address_taken,
 // plan limits, watch flag) and the inbox resource's shape.
-import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { inboxes, inboxWatches } from "../storage/sqlite/schema";
+import type { Transaction } from "../storage";
+import type { InboxPatch, InboxRecord } from "../storage/mail";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { randomToken } from "../lib/crypto";
@@ -13,7 +13,8 @@ import { planOf, type Plan } from "../tenancy/plans";
 import { storageBlock } from "./storage-state";
 import { generateLocalPart, isValidLocalPart } from "./addresses";
 
-export type InboxRow = typeof inboxes.$inferSelect;
+/** An inbox as the services see it (the storage record). */
+export type InboxRow = InboxRecord;
 
 export const TTL_MIN = 60;
 export const TTL_MAX = 2_592_000;
@@ -29,7 +30,7 @@ export interface CreateInboxInput {
 
 /** What a custom domain looks like to the inbox service (domains.ts provides it). */
 export interface DomainResolver {
-  forInbox(projectId: string, domainId: string): { id: string; domain: string };
+  forInbox(projectId: string, domainId: string): Promise<{ id: string; domain: string }> | { id: string; domain: string };
 }
 
 export class InboxService {
@@ -37,15 +38,11 @@ export class InboxService {
 
   constructor(private readonly ctx: AppContext) {}
 
-  private get orm() {
-    return this.ctx.db.orm;
-  }
-
   sharedDomain(project: ProjectRef): string {
     return `${project.slug}.${this.ctx.config.mailDomain}`;
   }
 
-  create(principal: Principal, project: ProjectRef, input: CreateInboxInput, createdBySession: string | null = null) {
+  async create(principal: Principal, project: ProjectRef, input: CreateInboxInput, createdBySession: string | null = null): Promise<InboxRow> {
     const plan = planOf(project.plan);
     if (input.watch === true && principal.kind !== "device") {
       throw validation("watch is for device sessions; an API key has no device to subscribe", { field: "watch" });
@@ -73,7 +70,7 @@ export class InboxService {
       }
       if (input.local_part === undefined) throw validation("domain_id requires local_part", { field: "local_part" });
       if (!this.domains) throw notFound("domain");
-      const d = this.domains.forInbox(project.id, input.domain_id);
+      const d = await this.domains.forInbox(project.id, input.domain_id);
       type = "persistent";
       domain = d.domain;
       domainId = d.id;
@@ -89,9 +86,11 @@ export class InboxService {
     const localPart = (input.local_part ?? generateLocalPart(input.name ?? null)).toLowerCase();
     const address = `${localPart}@${domain}`;
 
-    return this.ctx.db.tx(() => {
-      this.enforceInboxLimit(project, plan);
-      if (this.orm.select({ id: inboxes.id }).from(inboxes).where(eq(inboxes.address, address)).get()) {
+    // Sealing is CPU work: done before the transaction, which holds the writer.
+    const passwordEnc = this.ctx.sealer.seal(randomToken(18));
+    return this.ctx.storage.transaction(async (tx) => {
+      await this.enforceInboxLimit(tx, project, plan);
+      if (await tx.inboxes.byAddress(address)) {
         if (input.local_part === undefined) throw new DomainError("internal", "internal", "generated address collided; retry");
         throw new DomainError("invalid", "address_taken", `the address ${address} is in use`, { field: "local_part", address });
       }
@@ -105,7 +104,7 @@ export class InboxService {
         name: input.name ?? null,
         type,
         status: "active",
-        passwordEnc: this.ctx.sealer.seal(randomToken(18)),
+        passwordEnc,
         uidValidity: Math.floor(Date.now() / 1000),
         uidNext: 1,
         expiresAt,
@@ -116,15 +115,15 @@ export class InboxService {
         usedBytes: 0,
         createdAt: nowIso(),
       };
-      this.orm.insert(inboxes).values(row).run();
-      if (input.watch === true) this.watch(principal, row.id);
+      await tx.inboxes.insert(row);
+      if (input.watch === true) await tx.inboxWatches.add({ inboxId: row.id, deviceSessionId: principal.id, userId: principal.userId!, createdAt: nowIso() });
       return row;
     });
   }
 
-  private enforceInboxLimit(project: ProjectRef, plan: Plan): void {
+  private async enforceInboxLimit(tx: Transaction, project: ProjectRef, plan: Plan): Promise<void> {
     if (plan.concurrentInboxes < 0) return;
-    const n = this.countTeamInboxes(project.teamId);
+    const n = await tx.inboxes.countForTeam(project.teamId);
     if (n >= plan.concurrentInboxes) {
       throw new DomainError("invalid", "plan_limit_exceeded", `the ${plan.name} plan allows ${plan.concurrentInboxes} concurrent inboxes`, {
         limit: "concurrent_inboxes",
@@ -134,39 +133,28 @@ export class InboxService {
     }
   }
 
-  countTeamInboxes(teamId: string): number {
-    const r = this.ctx.db.sqlite
-      .query("SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?")
-      .get(teamId) as { n: number };
-    return r.n;
-  }
-
   /** An inbox of the project, or 404 (cross-project access is indistinguishable from absence). */
-  get(projectId: string, id: string): InboxRow {
-    const row = this.ctx.db.sqlite
-      .query("SELECT * FROM inboxes WHERE id = ? AND project_id = ?")
-      .get(id, projectId) as Record<string, any> | null;
+  async get(projectId: string, id: string): Promise<InboxRow> {
+    const row = await this.ctx.storage.inboxes.inProject(projectId, id);
     if (!row) throw notFound("inbox");
-    return fromSql(row);
+    return row;
   }
 
-  byAddress(address: string): InboxRow | null {
-    const row = this.ctx.db.sqlite.query("SELECT * FROM inboxes WHERE address = ?").get(address.toLowerCase()) as Record<string, any> | null;
-    return row ? fromSql(row) : null;
+  async byAddress(address: string): Promise<InboxRow | null> {
+    return this.ctx.storage.inboxes.byAddress(address.toLowerCase());
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number): InboxRow[] {
-    const conds = [eq(inboxes.projectId, projectId)];
-    if (cursor) conds.push(lt(inboxes.id, cursor));
-    return this.orm.select().from(inboxes).where(and(...conds)).orderBy(desc(inboxes.id)).limit(limit + 1).all();
+  /** Newest first; `rows.length` may be limit+1 (toPage trims). */
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<InboxRow[]> {
+    return this.ctx.storage.inboxes.listInProject(projectId, cursor || null, limit + 1);
   }
 
-  update(project: ProjectRef, id: string, input: { name?: string | null; ttl_seconds?: number }) {
+  async update(project: ProjectRef, id: string, input: { name?: string | null; ttl_seconds?: number }): Promise<InboxRow> {
     if (input.name === undefined && input.ttl_seconds === undefined) {
       throw validation("send at least one of name or ttl_seconds", { fields: ["name", "ttl_seconds"] });
     }
-    const row = this.get(project.id, id);
-    const patch: Partial<InboxRow> = {};
+    const row = await this.get(project.id, id);
+    const patch: InboxPatch = {};
     if (input.name !== undefined) {
       if (input.name !== null && input.name.length > 100) throw validation("name is at most 100 characters", { field: "name" });
       patch.name = input.name;
@@ -183,7 +171,7 @@ export class InboxService {
       patch.expiresAt = new Date(Date.now() + ttl * 1000).toISOString();
       patch.expiringAlertedAt = null;
     }
-    this.orm.update(inboxes).set(patch).where(eq(inboxes.id, id)).run();
+    await this.ctx.storage.inboxes.update(id, patch);
     return { ...row, ...patch };
   }
 
@@ -191,32 +179,25 @@ export class InboxService {
     return this.ctx.sealer.open(row.passwordEnc);
   }
 
-  watch(p: Principal, inboxId: string): void {
-    this.ctx.db.sqlite
-      .query("INSERT OR IGNORE INTO inbox_watches (inbox_id, device_session_id, user_id, created_at) VALUES (?, ?, ?, ?)")
-      .run(inboxId, p.id, p.userId!, nowIso());
+  async watch(p: Principal, inboxId: string): Promise<void> {
+    await this.ctx.storage.inboxWatches.add({ inboxId, deviceSessionId: p.id, userId: p.userId!, createdAt: nowIso() });
   }
 
-  unwatch(p: Principal, inboxId: string): void {
-    this.ctx.db.sqlite.query("DELETE FROM inbox_watches WHERE inbox_id = ? AND device_session_id = ?").run(inboxId, p.id);
+  async unwatch(p: Principal, inboxId: string): Promise<void> {
+    await this.ctx.storage.inboxWatches.remove(inboxId, p.id);
   }
 
-  watchedBy(p: Principal, ids: string[]): Set<string> {
+  async watchedBy(p: Principal, ids: string[]): Promise<Set<string>> {
     if (p.kind !== "device" || ids.length === 0) return new Set();
-    const rows = this.orm
-      .select({ id: inboxWatches.inboxId })
-      .from(inboxWatches)
-      .where(and(eq(inboxWatches.deviceSessionId, p.id), sql`${inboxWatches.inboxId} IN ${ids}`))
-      .all();
-    return new Set(rows.map((r) => r.id));
+    return new Set(await this.ctx.storage.inboxWatches.watchedAmong(p.id, ids));
   }
 
-  teamUsedBytes(teamId: string): number {
-    const r = this.ctx.db.sqlite.query("SELECT used_bytes FROM teams WHERE id = ?").get(teamId) as { used_bytes: number } | null;
-    return r?.used_bytes ?? 0;
+  teamUsedBytes(teamId: string): Promise<number> {
+    return this.ctx.storage.inboxes.teamUsedBytes(teamId);
   }
 
-  view(row: InboxRow, project: ProjectRef, watched: boolean, teamUsed = this.teamUsedBytes(project.teamId)) {
+  /** The inbox resource. teamUsed: the team's stored bytes (teamUsedBytes; fetched once for a page). */
+  view(row: InboxRow, project: ProjectRef, watched: boolean, teamUsed: number) {
     const plan = planOf(project.plan);
     const { config, ports } = this.ctx;
     return {
@@ -240,29 +221,4 @@ export class InboxService {
       domain_id: row.domainId,
     };
   }
-}
-
-/** Rows read with raw SQL (hot path) mapped to the drizzle shape. */
-export function fromSql(r: Record<string, any>): InboxRow {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    address: r.address,
-    localPart: r.local_part,
-    domain: r.domain,
-    domainId: r.domain_id,
-    name: r.name,
-    type: r.type,
-    status: r.status,
-    passwordEnc: r.password_enc,
-    uidValidity: r.uid_validity,
-    uidNext: r.uid_next,
-    expiresAt: r.expires_at,
-    expiringAlertedAt: r.expiring_alerted_at,
-    createdBySession: r.created_by_session,
-    messageCount: r.message_count,
-    unreadCount: r.unread_count,
-    usedBytes: r.used_bytes,
-    createdAt: r.created_at,
-  };
 }

@@ -3,21 +3,20 @@
 // fsynced into the blob store, then the rows (message + attachments, once per recipient inbox)
 // are committed in one transaction, and only then does the caller get its answer (SMTP 250).
 //
-// Group commit: deliveries that reach the commit step while the previous group is committing or
-// flushing (or in the same event-loop turn) share one IMMEDIATE transaction, and the WAL flush
-// that makes it durable runs on the thread pool (storage/wal-sync.ts), so the event loop never
-// waits on the disk. Each delivery sits in its own SAVEPOINT, so one that fails
+// Group commit: deliveries that reach the commit step while the previous group is committing
+// (or in the same event-loop turn) share one storage transaction, which resolves once the commit
+// is durable (the engine shares one flush among the transactions committed meanwhile), so the
+// event loop never waits on the disk. Each delivery sits in its own savepoint, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
-import type { Statement } from "bun:sqlite";
 import type { AppContext } from "../context";
 import type { ParsedMessage } from "../mime/types";
 import { ParsePool } from "./parse-pool";
 import { newId } from "../lib/ids";
-import { WalSyncer } from "../storage/sqlite/wal-sync";
-import { sha256Hex } from "../storage/blobs";
+import { sha256Hex, type Transaction } from "../storage";
+import type { InboxRepository } from "../storage/mail";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "../tenancy/plans";
-import { fromSql, type InboxRow } from "./inboxes";
+import type { InboxRow } from "./inboxes";
 import type { ProjectRef } from "../tenancy/auth";
 
 const DAY_MS = 86_400_000;
@@ -73,8 +72,16 @@ export interface DeliveryResult {
   messageIds: string[];
 }
 
+/** Answers may come synchronously or not (a cache, or a storage lookup). */
+type MaybePromise<T> = Promise<T> | T;
+
+/** Runs inside the transaction that stores the message (use only tx): an outbox row, an alert. */
+export type StoredInTxHook = (m: StoredMessage, tx: Transaction) => Promise<void>;
+
 interface PendingWrite {
   raw: Uint8Array;
+  /** The project of each recipient (resolved before the transaction, which may await nothing else). */
+  projects: ProjectRef[];
   /** raw, then each attachment's bytes; inline[i] says whether it is written in the transaction. */
   blobs: Uint8Array[];
   inline: boolean[];
@@ -90,14 +97,14 @@ interface PendingWrite {
 export class IngestService {
   /** Extension points for other capabilities (webhooks outbox, alerts, catch-all domains). */
   readonly hooks = {
-    storedInTx: [] as Array<(m: StoredMessage) => void>,
+    /** Awaited in order inside the delivery's savepoint; a throw refuses that delivery. */
+    storedInTx: [] as StoredInTxHook[],
     quotaRefused: [] as Array<(info: QuotaRefusal) => void>,
   };
   /** Consulted in order when no inbox has the exact address; the first non-null answer wins. */
-  readonly recipientResolvers: Array<(address: string) => InboxRow | null> = [];
+  readonly recipientResolvers: Array<(address: string) => MaybePromise<InboxRow | null>> = [];
 
   private queue: PendingWrite[] = [];
-  private readonly wal: WalSyncer;
   private readonly parser: ParsePool;
   private flushScheduled = false;
   /**
@@ -108,27 +115,20 @@ export class IngestService {
    * deliveries would have waited for anyway.)
    */
   private committing = false;
-  private statements: Record<"nextUid" | "insMsg" | "insAtt", Statement> | null = null;
-  private savepoints: Record<"begin" | "release" | "rollback", Statement> | null = null;
-
   constructor(
     private readonly ctx: AppContext,
-    private readonly projectOf: (id: string) => ProjectRef | null,
+    private readonly projectOf: (id: string) => MaybePromise<ProjectRef | null>,
   ) {
-    this.wal = new WalSyncer(ctx.db.sqlite);
     this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
   }
 
   /** The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). */
-  resolveRecipient(address: string): InboxRow | null {
+  async resolveRecipient(address: string): Promise<InboxRow | null> {
     const addr = address.trim().toLowerCase();
-    const row = this.ctx.db.sqlite.query("SELECT * FROM inboxes WHERE address = ?").get(addr) as Record<string, any> | null;
-    if (row) {
-      const inbox = fromSql(row);
-      return isLive(inbox) ? inbox : null;
-    }
+    const exact = await this.ctx.storage.inboxes.byAddress(addr);
+    if (exact) return isLive(exact) ? exact : null;
     for (const resolve of this.recipientResolvers) {
-      const inbox = resolve(addr);
+      const inbox = await resolve(addr);
       if (inbox && isLive(inbox)) return inbox;
     }
     return null;
@@ -138,10 +138,10 @@ export class IngestService {
    * Refusal when the inbox or its team has no room left at all (RCPT time, before the bytes are
    * known). Raises the quotaRefused hooks; returns null when there is room.
    */
-  checkRoom(inbox: InboxRow): QuotaRefusal | null {
-    const project = this.projectOf(inbox.projectId);
+  async checkRoom(inbox: InboxRow): Promise<QuotaRefusal | null> {
+    const project = await this.projectOf(inbox.projectId);
     if (!project) return null;
-    const refusal = this.quotaCheck(inbox, project, 0);
+    const refusal = await this.quotaCheck(this.ctx.storage.inboxes, inbox, project, 0);
     if (refusal) this.raiseQuota(refusal);
     return refusal;
   }
@@ -157,13 +157,19 @@ export class IngestService {
     // stays the authoritative one, with the same answer and alerts; for small mail, which parses
     // in well under a millisecond, it is the only one).
     for (const r of raw.byteLength < PRECHECK_ABOVE ? [] : recipients) {
-      const fresh = this.ctx.db.sqlite.query("SELECT * FROM inboxes WHERE id = ?").get(r.inbox.id) as Record<string, any> | null;
-      const project = fresh ? this.projectOf(fresh.project_id) : null;
-      const refusal = fresh && project ? this.quotaCheck(fromSql(fresh), project, raw.byteLength) : null;
+      const fresh = await this.ctx.storage.inboxes.byId(r.inbox.id);
+      const project = fresh ? await this.projectOf(fresh.projectId) : null;
+      const refusal = fresh && project ? await this.quotaCheck(this.ctx.storage.inboxes, fresh, project, raw.byteLength) : null;
       if (refusal) {
         this.raiseQuota(refusal);
         throw new QuotaExceeded(refusal);
       }
+    }
+    const projects: ProjectRef[] = [];
+    for (const r of recipients) {
+      const project = await this.projectOf(r.inbox.projectId);
+      if (!project) throw new Error(`project ${r.inbox.projectId} of inbox ${r.inbox.id} is gone`);
+      projects.push(project);
     }
     let parsed: ParsedMessage;
     try {
@@ -181,10 +187,11 @@ export class IngestService {
       // ones are fsynced to files first, so the commit never points at bytes not yet durable.
       const blobs = [raw, ...parsed.attachments.map((a) => a.content)];
       const inline = blobs.map((b) => b.byteLength <= this.ctx.storage.blobs.inlineMax);
-      await Promise.all(blobs.map((b, i) => (inline[i] ? null : this.ctx.blobs.put(b))));
+      await Promise.all(blobs.map((b, i) => (inline[i] ? null : this.ctx.storage.blobs.put(b))));
       const ids = await new Promise<string[]>((resolve, reject) => {
         this.queue.push({
           raw,
+          projects,
           blobs,
           inline,
           blobKey,
@@ -221,23 +228,13 @@ export class IngestService {
     this.queue = [];
     if (batch.length === 0) return;
     const outcomes: Array<{ ok: true; stored: StoredMessage[] } | { ok: false; error: unknown }> = [];
-    const { sqlite } = this.ctx.db;
     try {
-      await this.wal.commitDurably(() => {
+      await this.ctx.storage.transaction(async (tx) => {
+        outcomes.length = 0;
         for (const w of batch) {
-          const sp = (this.savepoints ??= {
-            begin: sqlite.prepare("SAVEPOINT ingest_one"),
-            release: sqlite.prepare("RELEASE ingest_one"),
-            rollback: sqlite.prepare("ROLLBACK TO ingest_one"),
-          });
-          sp.begin.run();
           try {
-            const stored = this.storeOne(w);
-            sp.release.run();
-            outcomes.push({ ok: true, stored });
+            outcomes.push({ ok: true, stored: await tx.savepoint((t) => this.storeOne(t, w)) });
           } catch (error) {
-            sp.rollback.run();
-            sp.release.run();
             outcomes.push({ ok: false, error });
           }
         }
@@ -262,63 +259,55 @@ export class IngestService {
   }
 
   /** Inside the transaction: one message row (+ attachments) per recipient inbox. */
-  private storeOne(w: PendingWrite): StoredMessage[] {
-    const { sqlite } = this.ctx.db;
+  private async storeOne(tx: Transaction, w: PendingWrite): Promise<StoredMessage[]> {
     const p = w.parsed;
     const out: StoredMessage[] = [];
     const size = w.raw.byteLength;
-    // Prepared once per connection (bun:sqlite's query() cache hashes the whole SQL text per call).
-    const st = (this.statements ??= {
-      nextUid: sqlite.prepare("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * "),
-      insMsg: sqlite.prepare(
-        `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
-           envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
-           headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-         VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      ),
-      insAtt: sqlite.prepare(
-        `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
-           disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-      ),
-    });
-    const { nextUid, insMsg, insAtt } = st;
     const keys = [w.blobKey, ...w.attachmentKeys];
-    w.blobs.forEach((b, i) => {
-      if (w.inline[i]) (this.ctx.storage.blobs as any).putInline(keys[i], b);
-    });
+    for (let i = 0; i < w.blobs.length; i++) if (w.inline[i]) await tx.putInlineBlob(keys[i]!, w.blobs[i]!);
     const toJson = JSON.stringify(p.to);
     const ccJson = JSON.stringify(p.cc);
     const codes = JSON.stringify(p.codes);
     const links = JSON.stringify(p.links);
     const headers = JSON.stringify(p.headers);
-    for (const r of w.recipients) {
-      const project = this.projectOf(r.inbox.projectId);
-      if (!project) throw new Error(`project ${r.inbox.projectId} of inbox ${r.inbox.id} is gone`);
-      const bumped = nextUid.get(r.inbox.id) as Record<string, any> | null;
+    for (let ri = 0; ri < w.recipients.length; ri++) {
+      const r = w.recipients[ri]!;
+      const project = w.projects[ri]!;
+      const bumped = await tx.inboxes.takeUid(r.inbox.id);
       // The inbox was deleted between RCPT and commit: the others still get their copy.
       if (!bumped) continue;
-      const inbox = fromSql(bumped);
-      const refusal = this.quotaCheck(inbox, project, size);
+      const { inbox, uid } = bumped;
+      const refusal = await this.quotaCheck(tx.inboxes, inbox, project, size);
       if (refusal) throw new QuotaExceeded(refusal);
       const id = newId();
       const now = Date.now();
       const receivedAt = new Date(now).toISOString();
       const expiresAt = new Date(now + planOf(project.plan).retentionDays * DAY_MS).toISOString();
-      insMsg.run(
-        id, inbox.id, project.id, bumped.uid, w.blobKey, size, p.logicalSizeBytes, w.envelopeFrom,
-        r.address, p.from.email, p.from.name, toJson, ccJson, p.subject, p.preview, p.text, p.html, codes, links,
-        headers, p.headersTruncated ? 1 : 0, p.messageId, p.sentAt, p.attachments.length, p.parseError, receivedAt, expiresAt,
-      );
-      const attachmentIds: string[] = [];
-      p.attachments.forEach((a, i) => {
-        const aid = newId();
-        attachmentIds.push(aid);
-        insAtt.run(aid, id, a.position, a.filename, a.declaredContentType, a.servedContentType, a.disposition, a.contentId,
-          a.content.byteLength, a.sha256, w.attachmentKeys[i]!);
+      await tx.messages.insert({
+        id, inbox_id: inbox.id, project_id: project.id, uid, blob_key: w.blobKey, size_bytes: size,
+        logical_size_bytes: p.logicalSizeBytes, envelope_from: w.envelopeFrom, envelope_to: r.address,
+        from_email: p.from.email, from_name: p.from.name, to_json: toJson, cc_json: ccJson, subject: p.subject,
+        preview: p.preview, text_body: p.text, html_body: p.html, codes, links, headers,
+        headers_truncated: p.headersTruncated ? 1 : 0, message_id_header: p.messageId, sent_at: p.sentAt,
+        attachment_count: p.attachments.length, parse_error: p.parseError, received_at: receivedAt, expires_at: expiresAt,
       });
+      const attachmentIds: string[] = [];
+      if (p.attachments.length) {
+        await tx.attachments.insert(
+          p.attachments.map((a, i) => {
+            const aid = newId();
+            attachmentIds.push(aid);
+            return {
+              id: aid, message_id: id, position: a.position, filename: a.filename, declared_content_type: a.declaredContentType,
+              served_content_type: a.servedContentType, disposition: a.disposition, content_id: a.contentId,
+              size_bytes: a.content.byteLength, sha256: a.sha256, blob_key: w.attachmentKeys[i]!,
+            };
+          }),
+        );
+      }
       const stored: StoredMessage = {
         message: {
-          id, uid: bumped.uid, inboxId: inbox.id, blobKey: w.blobKey, sizeBytes: size, logicalSizeBytes: p.logicalSizeBytes,
+          id, uid, inboxId: inbox.id, blobKey: w.blobKey, sizeBytes: size, logicalSizeBytes: p.logicalSizeBytes,
           envelopeFrom: w.envelopeFrom, envelopeTo: r.address, receivedAt, expiresAt, attachmentIds,
         },
         inbox,
@@ -326,14 +315,15 @@ export class IngestService {
         teamId: project.teamId,
         parsed: p,
       };
-      for (const hook of this.hooks.storedInTx) hook(stored);
+      for (const hook of this.hooks.storedInTx) await hook(stored, tx);
       out.push(stored);
     }
     if (out.length === 0) throw new InboxGone(w.recipients[0]!.address);
     return out;
   }
 
-  private quotaCheck(inbox: InboxRow, project: ProjectRef, size: number): QuotaRefusal | null {
+  /** Refusal when the message does not fit the inbox's or the team's quota (read through `inboxes`: in or out of a transaction). */
+  private async quotaCheck(inboxes: InboxRepository, inbox: InboxRow, project: ProjectRef, size: number): Promise<QuotaRefusal | null> {
     const plan = planOf(project.plan);
     const base = { inbox, projectId: project.id, teamId: project.teamId, messageBytes: size };
     // Full means "no room for this message"; at RCPT (size 0) it means "already at the quota".
@@ -341,8 +331,7 @@ export class IngestService {
     if (over(inbox.usedBytes, plan.inboxStorageBytes)) {
       return { ...base, kind: "inbox", usedBytes: inbox.usedBytes, quotaBytes: plan.inboxStorageBytes };
     }
-    const team = this.ctx.db.sqlite.query("SELECT used_bytes FROM teams WHERE id = ?").get(project.teamId) as { used_bytes: number } | null;
-    const teamUsed = team?.used_bytes ?? 0;
+    const teamUsed = await inboxes.teamUsedBytes(project.teamId);
     if (over(teamUsed, plan.teamStorageBytes)) {
       return { ...base, kind: "team", usedBytes: teamUsed, quotaBytes: plan.teamStorageBytes };
     }

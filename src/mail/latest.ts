@@ -54,20 +54,20 @@ export class LatestService {
    * Waits up to waitSeconds for a qualifying message; null when none came (or the inbox went,
    * or the client hung up). `stillThere` re-checks the inbox after each wake-up.
    */
-  async wait(inboxId: string, baseline: string | null, waitSeconds: number, stillThere: () => boolean, signal?: AbortSignal): Promise<MessageRow | null> {
+  async wait(inboxId: string, baseline: string | null, waitSeconds: number, stillThere: () => Promise<boolean> | boolean, signal?: AbortSignal): Promise<MessageRow | null> {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
-      // Register before querying, in the same synchronous stretch: a commit cannot slip
-      // between the query and the registration (bus events are published from the event loop).
+      // Register before querying: a commit that lands while the query runs wakes this waiter
+      // (bus events are published after the commit), so none slips between the two.
       let wakeUp!: () => void;
       const woken = new Promise<void>((r) => (wakeUp = r));
       const set = this.waiters.get(inboxId) ?? new Set();
       set.add(wakeUp);
       this.waiters.set(inboxId, set);
       try {
-        const m = this.messages.nextAfter(inboxId, baseline);
+        const m = await this.messages.nextAfter(inboxId, baseline);
         if (m) return m;
-        if (!stillThere()) return null;
+        if (!(await stillThere())) return null;
         const remaining = deadline - Date.now();
         if (remaining <= 0 || signal?.aborted) return null;
         let timer: ReturnType<typeof setTimeout> | undefined;

@@ -28,9 +28,9 @@ export class MailAccessService {
   }
 
   /** The inbox for these credentials, or null (a failure is counted against ip). */
-  login(username: string, password: string, ip: string): InboxRow | null {
+  async login(username: string, password: string, ip: string): Promise<InboxRow | null> {
     if (this.isThrottled(ip)) return null;
-    const inbox = this.inboxes.byAddress(username.trim());
+    const inbox = await this.inboxes.byAddress(username.trim());
     const ok = inbox !== null && inbox.status === "active" && safeEqual(this.inboxes.password(inbox), password);
     if (ok) return inbox;
     const now = Date.now();

@@ -7,56 +7,19 @@ import type { HeaderLine } from "../mime/types";
 import { projectHeaders } from "../mime/parse";
 import { sanitizeHtml } from "../mime/sanitize";
 import { agentAttachment } from "../mime/attachment-agent";
+import { htmlToText } from "../mime/html-text";
 import { notFound } from "../lib/errors";
 import { randomToken } from "../lib/crypto";
+import type { BusEvent } from "../lib/bus";
+import type { AttachmentRecord, FlagChange, MessageRecord } from "../storage/mail";
 
 export type MessageView = "summary" | "full" | "agent";
 export type HeadersMode = "projected" | "full";
 
-export interface MessageRow {
-  id: string;
-  inbox_id: string;
-  project_id: string;
-  uid: number;
-  blob_key: string;
-  size_bytes: number;
-  logical_size_bytes: number;
-  envelope_from: string | null;
-  envelope_to: string;
-  from_email: string;
-  from_name: string;
-  to_json: string;
-  cc_json: string;
-  subject: string;
-  preview: string;
-  text_body: string | null;
-  html_body: string | null;
-  codes: string;
-  links: string;
-  headers: string;
-  headers_truncated: number;
-  message_id_header: string | null;
-  sent_at: string | null;
-  attachment_count: number;
-  parse_error: string | null;
-  read: number;
-  received_at: string;
-  expires_at: string;
-}
-
-export interface AttachmentRow {
-  id: string;
-  message_id: string;
-  position: number;
-  filename: string;
-  declared_content_type: string;
-  served_content_type: string;
-  disposition: string;
-  content_id: string | null;
-  size_bytes: number;
-  sha256: string;
-  blob_key: string;
-}
+/** A stored message and attachment, as the views read them (the storage records). */
+export type MessageRow = MessageRecord;
+export type AttachmentRow = AttachmentRecord;
+export type { FlagChange };
 
 /** Bound on the sender-written text an agent view carries (characters). */
 export const AGENT_TEXT_MAX = 32_000;
@@ -65,41 +28,30 @@ export class MessageService {
   constructor(private readonly ctx: AppContext) {}
 
   /** Newest first; `rows.length` may be limit+1 (toPage trims). The caller has checked the inbox. */
-  list(inboxId: string, cursor: string | undefined, limit: number): MessageRow[] {
-    const q = cursor
-      ? this.ctx.db.sqlite.query("SELECT * FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?")
-      : this.ctx.db.sqlite.query("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?");
-    return (cursor ? q.all(inboxId, cursor, limit + 1) : q.all(inboxId, limit + 1)) as MessageRow[];
+  list(inboxId: string, cursor: string | undefined, limit: number): Promise<MessageRow[]> {
+    return this.ctx.storage.messages.listInInbox(inboxId, cursor || null, limit + 1);
   }
 
-  inboxExists(projectId: string, inboxId: string): boolean {
-    return this.ctx.db.sqlite.query("SELECT 1 FROM inboxes WHERE id = ? AND project_id = ?").get(inboxId, projectId) !== null;
+  async inboxExists(projectId: string, inboxId: string): Promise<boolean> {
+    return (await this.ctx.storage.inboxes.inProject(projectId, inboxId)) !== null;
   }
 
   /** A message of the project, or 404. */
-  get(projectId: string, id: string): MessageRow {
-    const row = this.ctx.db.sqlite.query("SELECT * FROM messages WHERE id = ? AND project_id = ?").get(id, projectId) as MessageRow | null;
+  async get(projectId: string, id: string): Promise<MessageRow> {
+    const row = await this.ctx.storage.messages.inProject(projectId, id);
     if (!row) throw notFound("message");
     return row;
   }
 
   /** The newest message of the inbox, or (with a baseline) the oldest one newer than it. */
-  nextAfter(inboxId: string, after: string | null): MessageRow | null {
-    const { sqlite } = this.ctx.db;
-    return (
-      after === null
-        ? sqlite.query("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1").get(inboxId)
-        : sqlite.query("SELECT * FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT 1").get(inboxId, after)
-    ) as MessageRow | null;
+  nextAfter(inboxId: string, after: string | null): Promise<MessageRow | null> {
+    return after === null ? this.ctx.storage.messages.newest(inboxId) : this.ctx.storage.messages.oldestAfter(inboxId, after);
   }
 
-  attachmentsOf(messageIds: string[]): Map<string, AttachmentRow[]> {
+  async attachmentsOf(messageIds: string[]): Promise<Map<string, AttachmentRow[]>> {
     const out = new Map<string, AttachmentRow[]>();
     if (messageIds.length === 0) return out;
-    const rows = this.ctx.db.sqlite
-      .query(`SELECT * FROM attachments WHERE message_id IN (${messageIds.map(() => "?").join(",")}) ORDER BY message_id, position`)
-      .all(...messageIds) as AttachmentRow[];
-    for (const r of rows) {
+    for (const r of await this.ctx.storage.attachments.ofMessages(messageIds)) {
       const list = out.get(r.message_id) ?? [];
       list.push(r);
       out.set(r.message_id, list);
@@ -108,12 +60,18 @@ export class MessageService {
   }
 
   /** Shapes rows for the wire; attachments are fetched once for the whole page. */
-  viewMany(rows: MessageRow[], view: MessageView, headers: HeadersMode) {
-    const atts = view === "summary" ? new Map<string, AttachmentRow[]>() : this.attachmentsOf(rows.map((r) => r.id));
-    return rows.map((r) => this.view(r, view, headers, atts.get(r.id) ?? []));
+  async viewMany(rows: MessageRow[], view: MessageView, headers: HeadersMode) {
+    const atts = view === "summary" ? new Map<string, AttachmentRow[]>() : await this.attachmentsOf(rows.map((r) => r.id));
+    return rows.map((r) => this.viewWith(r, view, headers, atts.get(r.id) ?? []));
   }
 
-  view(r: MessageRow, view: MessageView, headersMode: HeadersMode, attachments?: AttachmentRow[]) {
+  /** One message in a view (attachments are read for the full and agent views). */
+  async view(r: MessageRow, view: MessageView, headersMode: HeadersMode) {
+    const atts = view === "summary" ? [] : ((await this.attachmentsOf([r.id])).get(r.id) ?? []);
+    return this.viewWith(r, view, headersMode, atts);
+  }
+
+  private viewWith(r: MessageRow, view: MessageView, headersMode: HeadersMode, attachments: AttachmentRow[]) {
     const links = JSON.parse(r.links) as string[];
     const headerLines = JSON.parse(r.headers) as HeaderLine[];
     const base = {
@@ -138,7 +96,7 @@ export class MessageService {
       headers_truncated: headersMode === "full" ? r.headers_truncated === 1 : false,
     };
     if (view === "summary") return base;
-    const atts = (attachments ?? this.attachmentsOf([r.id]).get(r.id) ?? []).map((a) => this.attachmentMeta(a));
+    const atts = attachments.map((a) => this.attachmentMeta(a));
     if (view === "full") {
       return {
         ...base,
@@ -155,7 +113,7 @@ export class MessageService {
     }
     // agent: whatever the sender wrote sits inside the untrusted envelope, marked with a nonce
     // an attacker cannot predict, so "ignore previous instructions" in a body is data, not a prompt.
-    const text = r.text_body ?? (r.html_body ? htmlToText(r.html_body) : "");
+    const text = r.text_body ?? (r.html_body ? htmlToText(r.html_body).trim() : "");
     return {
       ...base,
       attachments: atts.map(({ filename: _f, ...meta }) => meta),
@@ -186,34 +144,32 @@ export class MessageService {
   }
 
   async raw(projectId: string, id: string): Promise<Uint8Array> {
-    const m = this.get(projectId, id);
-    const bytes = await this.ctx.blobs.get(m.blob_key);
+    const m = await this.get(projectId, id);
+    const bytes = await this.ctx.storage.blobs.get(m.blob_key);
     if (!bytes) throw notFound("raw message");
     return bytes;
   }
 
-  html(projectId: string, id: string, remote: "strip" | "allow") {
-    const m = this.get(projectId, id);
+  async html(projectId: string, id: string, remote: "strip" | "allow") {
+    const m = await this.get(projectId, id);
     return sanitizeHtml(m.html_body ?? "", { remote });
   }
 
-  attachment(projectId: string, messageId: string, attachmentId: string): AttachmentRow {
-    this.get(projectId, messageId);
-    const a = this.ctx.db.sqlite
-      .query("SELECT * FROM attachments WHERE id = ? AND message_id = ?")
-      .get(attachmentId, messageId) as AttachmentRow | null;
+  async attachment(projectId: string, messageId: string, attachmentId: string): Promise<AttachmentRow> {
+    await this.get(projectId, messageId);
+    const a = await this.ctx.storage.attachments.byId(messageId, attachmentId);
     if (!a) throw notFound("attachment");
     return a;
   }
 
   async attachmentBytes(a: AttachmentRow): Promise<Uint8Array> {
-    const bytes = await this.ctx.blobs.get(a.blob_key);
+    const bytes = await this.ctx.storage.blobs.get(a.blob_key);
     if (!bytes) throw notFound("attachment content");
     return bytes;
   }
 
   async attachmentAgent(projectId: string, messageId: string, attachmentId: string) {
-    const a = this.attachment(projectId, messageId, attachmentId);
+    const a = await this.attachment(projectId, messageId, attachmentId);
     const input = {
       id: a.id,
       messageId: a.message_id,
@@ -226,39 +182,39 @@ export class MessageService {
     return agentAttachment(input, await this.attachmentBytes(a));
   }
 
-  /** Sets one message's read flag (the web UI's mark read/unread; IMAP \Seen is the same fact). */
-  setRead(projectId: string, id: string, read: boolean): MessageRow {
-    const row = this.get(projectId, id);
-    if (Boolean(row.read) !== read) {
-      this.ctx.db.sqlite.query("UPDATE messages SET read = ? WHERE id = ?").run(read ? 1 : 0, id);
-      this.ctx.bus.publish({ type: "message.flags", projectId, inboxId: row.inbox_id, messageId: id });
-    }
+  // -- Flags: the one place they change, whichever channel asks --------------------------------
+  // REST (PATCH read, mark-read up to an id), IMAP (\Seen, \Flagged, \Deleted by STORE or an
+  // implicit \Seen on FETCH) and POP3 (retrieved messages at QUIT) all write through setFlags, and
+  // every message whose flags changed is announced on the bus (IDLE sessions, the web UI).
+
+  /**
+   * Writes flag changes to messages of one inbox (absent flags keep their value) and publishes
+   * message.flags for each message that actually changed. `publish` lets an IMAP session announce
+   * its own changes without hearing them back. Returns the ids that changed.
+   */
+  async setFlags(
+    projectId: string,
+    inboxId: string,
+    changes: FlagChange[],
+    publish: (events: BusEvent[]) => void = (events) => events.forEach((e) => this.ctx.bus.publish(e)),
+  ): Promise<string[]> {
+    if (changes.length === 0) return [];
+    const changed = await this.ctx.storage.transaction((tx) => tx.messages.setFlags(inboxId, changes));
+    if (changed.length) publish(changed.map((messageId) => ({ type: "message.flags", projectId, inboxId, messageId })));
+    return changed;
+  }
+
+  /** Sets one message's read flag (REST PATCH, POP3 retrieval); 404 when it is not the project's. */
+  async setRead(projectId: string, id: string, read: boolean): Promise<MessageRow> {
+    const row = await this.get(projectId, id);
+    if (Boolean(row.read) === read) return row;
+    await this.setFlags(projectId, row.inbox_id, [{ id, read }]);
     return this.get(projectId, id);
   }
 
   /** Marks every message of the inbox up to and including lastId read; returns the ids changed. */
-  markRead(inboxId: string, lastId: string): string[] {
-    return (
-      this.ctx.db.sqlite.query("UPDATE messages SET read = 1 WHERE inbox_id = ? AND id <= ? AND read = 0 RETURNING id").all(inboxId, lastId) as {
-        id: string;
-      }[]
-    ).map((r) => r.id);
+  async markReadUpTo(projectId: string, inboxId: string, lastId: string): Promise<string[]> {
+    const ids = await this.ctx.storage.messages.unreadIdsUpTo(inboxId, lastId);
+    return this.setFlags(projectId, inboxId, ids.map((id) => ({ id, read: true })));
   }
-}
-
-/** Readable text from an HTML-only message, for the agent view (not a renderer). */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|head)[\s\S]*?<\/\1\s*>/gi, " ")
-    .replace(/<br\s*\/?>|<\/(p|div|tr|li|h[1-6])>/gi, "\n")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&")
-    .replace(/[ \t]+/g, " ")
-    .replace(/\n\s*\n+/g, "\n\n")
-    .trim();
 }

@@ -2,12 +2,10 @@
 // means "code" (in several languages), minus the numbers mail is full of (years, prices, phone
 // numbers, dates, times, order numbers, zip codes). The rules are in docs/parsing.md and the
 // corpus in test/fixtures/mail/codes fixes them; change both together.
-import { decodeHTML } from "entities";
+import { htmlToText } from "./html-text";
 
 /** Characters of each part (subject, text, HTML-derived text) that are scanned. */
 const MAX_SCAN_CHARS = 64_000;
-/** Characters of HTML source converted to text for the scan (markup is most of it). */
-const MAX_HTML_CHARS = 256_000;
 const MAX_CODES = 5;
 const MAX_CANDIDATES = 1000;
 
@@ -148,68 +146,6 @@ function blankEmails(s: string): string {
     out += s.slice(copied, start) + " ".repeat(end - start);
     copied = floor = end;
     at = end - 1;
-  }
-  return copied === 0 ? s : out + s.slice(copied);
-}
-
-/** Text of an HTML body for code search: no head/style/script/title, blocks become line breaks. */
-export function htmlToPlain(html: string): string {
-  if (html === lastHtml) return lastPlain;
-  const s = stripElements(html.slice(0, MAX_HTML_CHARS));
-  // Each pass below only runs over the part before its last possible end: a "<" or "<!--" that is
-  // never closed would otherwise make the regex retry to the end from each of them (quadratic).
-  const plain = decodeHTML(
-    upTo(upTo(upTo(s, "-->", (h) => h.replace(/<!--[\s\S]*?-->/g, " ")), ">", (h) =>
-      h.replace(/<(?:br|\/p|\/div|\/tr|\/h\d|\/li|\/td|\/table|hr|p|div|tr|table)\b[^>]*>/gi, "\n"),
-    ), ">", (h) => h.replace(/<[^>]*>/g, " ")),
-  )
-    .replace(/[ \t\u00a0]+/g, " ")
-    .replace(/\n\s*\n\s*/g, "\n\n");
-  lastHtml = html;
-  lastPlain = plain;
-  return plain;
-}
-
-// parse.ts asks for the preview text of an HTML-only message, then extractCodes for the same body.
-let lastHtml: string | null = null;
-let lastPlain = "";
-
-/** Applies f to s up to the end of the last `close` in it; the rest cannot match and is kept. */
-function upTo(s: string, close: string, f: (head: string) => string): string {
-  const last = s.lastIndexOf(close);
-  if (last < 0) return s;
-  const cut = last + close.length;
-  return cut === s.length ? f(s) : f(s.slice(0, cut)) + s.slice(cut);
-}
-
-/**
- * Replaces <head>, <style>, <script> and <title> elements by a space, as
- * /<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi would, in linear time: once a name has no
- * closing tag after some opener, no later opener of that name can close either.
- */
-function stripElements(s: string): string {
-  const opener = /<(head|style|script|title)\b/gi;
-  const dead = new Set<string>();
-  let out = "";
-  let copied = 0;
-  let m: RegExpExecArray | null;
-  while ((m = opener.exec(s))) {
-    const name = m[1]!.toLowerCase();
-    if (dead.has(name)) {
-      opener.lastIndex = m.index + 1;
-      continue;
-    }
-    const closer = new RegExp(`<\\/${name}\\s*>`, "gi");
-    closer.lastIndex = m.index + m[0].length;
-    const c = closer.exec(s);
-    if (!c) {
-      dead.add(name);
-      if (dead.size === 4) break;
-      opener.lastIndex = m.index + 1;
-      continue;
-    }
-    out += s.slice(copied, m.index) + " ";
-    copied = opener.lastIndex = c.index + c[0].length;
   }
   return copied === 0 ? s : out + s.slice(copied);
 }
@@ -432,7 +368,7 @@ export function extractCodes(subject: string, text: string | null, html: string 
   const found: Scored[] = [];
   scoreSegment(subject ?? "", 0, true, found);
   if (text) scoreSegment(text, 1, false, found);
-  if (html && (!text || found.length === 0)) scoreSegment(htmlToPlain(html), 2, false, found);
+  if (html && (!text || found.length === 0)) scoreSegment(htmlToText(html), 2, false, found);
   found.sort((a, b) => b.score - a.score || a.order - b.order);
   const out: string[] = [];
   const digitsFound = new Set(found.filter((f) => /^\d+$/.test(f.value)).map((f) => f.value));

@@ -2,7 +2,8 @@
 // reported in parseError and filled from our own header reader, so the message still shows.
 import { createHash } from "node:crypto";
 import { parseAddressHeader, simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from "mailparser";
-import { extractCodes, htmlToPlain } from "./codes";
+import { extractCodes } from "./codes";
+import { htmlToText } from "./html-text";
 import { headerEnd, headerValue, MAX_HEADER_BYTES, readHeaders } from "./headers";
 import { extractLinks } from "./links";
 import { normalizeContentType, servedContentType } from "./served-type";
@@ -185,7 +186,7 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
     if (!Number.isNaN(date.getTime())) sentAt = date.toISOString();
   }
 
-  const plain = text ?? (html ? htmlToPlain(html) : null);
+  const plain = text ?? (html ? htmlToText(html) : null);
   const codes = extractCodes(subject, text, html);
   if (otp && /^[\p{L}\p{N}-]{1,64}$/u.test(otp)) codes.splice(0, codes.length, otp, ...codes.filter((c) => c !== otp));
 

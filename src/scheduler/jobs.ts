@@ -8,7 +8,7 @@ export const jobs: Job[] = [
   expiryJob,
   // Safety net only (dispatch is woken by the bus): restarts, lapsed claims of a crashed worker.
   { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
-  { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => [s.events.prune(), s.webhooks.prune()] },
+  { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => Promise.all([s.events.prune(), s.webhooks.prune()]) },
   { name: "approval-expiry", everyMs: 1_000, run: (_ctx, s) => s.approvals.expireDue() },
   { name: "agent-session-expiry", everyMs: 5_000, run: (_ctx, s) => s.agentSessions.expireDue() },
   // Claims queued runs and runs whose worker died (lapsed lease); launches also start at once.

@@ -1,4 +1,237 @@
 // The events capability's repositories: what its services keep, as typed records and small
 // interfaces. Engines implement them in src/storage/<engine>/events.ts.
 
-export interface EventsRepositories {}
+/** A row of the project event log as written (data is the JSON text). */
+export interface EventRecord {
+  id: string;
+  projectId: string;
+  type: string;
+  inboxId: string | null;
+  /** Set: only that user's streams see it (alerts); null: everyone in the project. */
+  userId: string | null;
+  data: string;
+  occurredAt: string;
+}
+
+/** An event as the stream and the webhook payloads read it back. */
+export interface StoredEvent {
+  seq: number;
+  id: string;
+  type: string;
+  data: string;
+  occurred_at: string;
+}
+
+export interface EventLogRepository {
+  /** Appends the event; returns its seq (commit order within the log). */
+  append(e: EventRecord): Promise<number>;
+  /** The highest seq of the project (0 when it has none). */
+  lastSeq(projectId: string): Promise<number>;
+  /** Events after `seq` visible to this user (userId null: only the ones for everyone), oldest first. */
+  after(projectId: string, seq: number, userId: string | null, limit: number): Promise<StoredEvent[]>;
+  byId(id: string): Promise<StoredEvent | null>;
+  /** Deletes the events that occurred before `before`, in bounded batches. Returns how many. */
+  prune(before: string): Promise<number>;
+}
+
+export interface WebhookRecord {
+  id: string;
+  project_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event types. */
+  event_types: string;
+  inbox_id: string | null;
+  enabled: number;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What the fan-out needs of an enabled webhook. */
+export interface WebhookFilter {
+  id: string;
+  event_types: string;
+  inbox_id: string | null;
+}
+
+/** An entry of a project's allowed HTTP origins, as far as a webhook URL check needs it. */
+export interface OriginRule {
+  scheme: string;
+  host: string;
+  port: number | null;
+  is_wildcard: number;
+}
+
+export interface WebhookRepository {
+  insert(r: WebhookRecord): Promise<WebhookRecord>;
+  byId(id: string): Promise<WebhookRecord | null>;
+  inProject(projectId: string, id: string): Promise<WebhookRecord | null>;
+  /** Newest first, ids below `before` ("~": from the top); at most `limit` records. */
+  listInProject(projectId: string, before: string, limit: number): Promise<WebhookRecord[]>;
+  update(
+    id: string,
+    f: Pick<WebhookRecord, "url" | "event_types" | "inbox_id" | "description" | "enabled" | "updated_at">,
+  ): Promise<void>;
+  /** Deletes the webhook (its deliveries go with it); false when there was none. */
+  deleteInProject(projectId: string, id: string): Promise<boolean>;
+  /** Sets a new secret and keeps the previous one until previousExpiresAt; returns the webhook after. */
+  rotateSecret(id: string, secretEnc: string, previousSecretEnc: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookRecord>;
+  enabledInProject(projectId: string): Promise<WebhookFilter[]>;
+  /** The project's allowed HTTP origins (empty: no list, everything allowed). */
+  allowedOrigins(projectId: string): Promise<OriginRule[]>;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  webhook_id: string;
+  project_id: string;
+  event_id: string | null;
+  event_type: string;
+  order_key: string;
+  payload: string | null;
+  status: "pending" | "succeeded" | "failed";
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: number;
+  claimed_until: number;
+  claimed_by: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** An outbox row for an event (pending, never claimed). */
+export interface NewDelivery {
+  id: string;
+  webhookId: string;
+  projectId: string;
+  eventId: string;
+  eventType: string;
+  orderKey: string;
+  maxAttempts: number;
+  nextAttemptAt: number;
+  createdAt: string;
+}
+
+/** A delivery with an inline payload and no event, claimed from birth (the test send). */
+export interface NewClaimedDelivery {
+  id: string;
+  webhookId: string;
+  projectId: string;
+  eventType: string;
+  orderKey: string;
+  payload: string;
+  maxAttempts: number;
+  nextAttemptAt: number;
+  claimedUntil: number;
+  claimedBy: string;
+  createdAt: string;
+}
+
+export interface AttemptRecord {
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  status_code: number | null;
+  ok: number;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+/** The outcome of one try of a claimed delivery. */
+export interface DeliveryOutcome {
+  attemptId: string;
+  attempt: number;
+  status: "pending" | "succeeded" | "failed";
+  nextAttemptAt: number;
+  statusCode: number | null;
+  error: string | null;
+  completedAt: string | null;
+  ok: boolean;
+  excerpt: string | null;
+  startedAt: string;
+  durationMs: number;
+}
+
+export interface WebhookDeliveryRepository {
+  enqueue(rows: NewDelivery[]): Promise<void>;
+  insertClaimed(r: NewClaimedDelivery): Promise<DeliveryRecord>;
+  inWebhook(projectId: string, webhookId: string, id: string): Promise<DeliveryRecord | null>;
+  /** Newest first, ids below `before` ("~": from the top), optionally of one status; at most `limit`. */
+  listForWebhook(webhookId: string, status: string | null, before: string, limit: number): Promise<DeliveryRecord[]>;
+  attempts(deliveryId: string): Promise<AttemptRecord[]>;
+  /**
+   * Claims (claimed_until = until, claimed_by = worker) at most `limit` due queue heads (the oldest
+   * pending delivery of each webhook and order key) of enabled webhooks not in `excludedWebhooks`,
+   * whose claim has lapsed. Several workers never claim the same row.
+   */
+  claim(workerId: string, now: number, until: number, excludedWebhooks: string[], limit: number): Promise<DeliveryRecord[]>;
+  /** Gives back claims of this worker. */
+  release(workerId: string, ids: string[]): Promise<void>;
+  /** When the earliest pending queue head of an enabled webhook may be tried (null: none pending). */
+  nextDue(): Promise<number | null>;
+  /**
+   * Records a try of a delivery claimed as `d` (its attempts and claimed_by then), releasing the
+   * claim, and logs the attempt. False (nothing written) when the claim was lost meanwhile.
+   */
+  record(d: Pick<DeliveryRecord, "id" | "claimed_by" | "attempts">, o: DeliveryOutcome): Promise<boolean>;
+  /** Deletes the deliveries completed before `before` (with their attempts), in bounded batches. */
+  prune(before: string): Promise<number>;
+}
+
+export interface AlertRecord {
+  id: string;
+  project_id: string;
+  user_id: string;
+  type: string;
+  channel: string;
+  severity: string;
+  title: string;
+  detail: string;
+  resource_type: string;
+  resource_id: string;
+  inbox_id: string;
+  inbox_address: string;
+  count: number;
+  occurred_at: string;
+  read_at: string | null;
+}
+
+export interface AlertFilter {
+  unread: boolean | null;
+  channel: string | null;
+  type: string | null;
+}
+
+export interface AlertRepository {
+  /**
+   * Bumps the user's unread alert of this type and resource (count + 1, time, detail and inbox);
+   * returns it after, or null when there is none.
+   */
+  bump(
+    key: { userId: string; projectId: string; type: string; resourceId: string },
+    f: { occurredAt: string; detail: string; inboxId: string; inboxAddress: string },
+  ): Promise<AlertRecord | null>;
+  setTitle(id: string, title: string): Promise<AlertRecord>;
+  insert(r: AlertRecord): Promise<AlertRecord>;
+  /** The user's alerts in the project, newest first, ids below `before` ("~": from the top). */
+  list(userId: string, projectId: string, f: AlertFilter, before: string, limit: number): Promise<AlertRecord[]>;
+  unreadCount(userId: string, projectId: string): Promise<number>;
+  markAllRead(userId: string, projectId: string, readAt: string): Promise<void>;
+  /** Which of these ids are alerts of the user in the project. */
+  existing(userId: string, projectId: string, ids: string[]): Promise<string[]>;
+  markRead(userId: string, projectId: string, ids: string[], readAt: string): Promise<void>;
+  /** The owners of a team (who receive its team alerts). */
+  teamOwnerIds(teamId: string): Promise<string[]>;
+}
+
+export interface EventsRepositories {
+  eventLog: EventLogRepository;
+  webhooks: WebhookRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
+  alerts: AlertRepository;
+}

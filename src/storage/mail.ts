@@ -1,4 +1,229 @@
 // The mail capability's repositories: what its services keep, as typed records and small
 // interfaces. Engines implement them in src/storage/<engine>/mail.ts.
 
-export interface MailRepositories {}
+export interface InboxRecord {
+  id: string;
+  projectId: string;
+  address: string;
+  localPart: string;
+  domain: string;
+  domainId: string | null;
+  name: string | null;
+  type: "disposable" | "persistent";
+  status: string;
+  passwordEnc: string;
+  uidValidity: number;
+  uidNext: number;
+  expiresAt: string | null;
+  expiringAlertedAt: string | null;
+  createdBySession: string | null;
+  messageCount: number;
+  unreadCount: number;
+  usedBytes: number;
+  createdAt: string;
+}
+
+/** Fields of an inbox that may change after creation; absent fields stay as they are. */
+export interface InboxPatch {
+  name?: string | null;
+  expiresAt?: string | null;
+  expiringAlertedAt?: string | null;
+}
+
+/** What the expiry sweep needs of an inbox whose lifetime is over. */
+export interface ExpiredInbox {
+  id: string;
+  project_id: string;
+  address: string;
+  expires_at: string;
+}
+
+/** IMAP STATUS of one inbox. */
+export interface MailboxStatus {
+  uidValidity: number;
+  uidNext: number;
+  messages: number;
+  unseen: number;
+  maxUid: number | null;
+}
+
+export interface InboxRepository {
+  byId(id: string): Promise<InboxRecord | null>;
+  /** The inbox if it belongs to the project (null otherwise). */
+  inProject(projectId: string, id: string): Promise<InboxRecord | null>;
+  /** Exact match on the stored (lower-case) address. */
+  byAddress(address: string): Promise<InboxRecord | null>;
+  /** Newest first, ids below `before` when given; at most `limit` records. */
+  listInProject(projectId: string, before: string | null, limit: number): Promise<InboxRecord[]>;
+  /** Inboxes of every project of the team. */
+  countForTeam(teamId: string): Promise<number>;
+  /** Bytes stored by the team's inboxes (kept by the engine as messages come and go). */
+  teamUsedBytes(teamId: string): Promise<number>;
+  insert(r: InboxRecord): Promise<void>;
+  update(id: string, patch: InboxPatch): Promise<void>;
+  /** Hands out the inbox's next UID; returns it with the inbox as it is after the bump (null: no such inbox). */
+  takeUid(id: string): Promise<{ uid: number; inbox: InboxRecord } | null>;
+  mailboxStatus(id: string): Promise<MailboxStatus | null>;
+  /** Deletes the inbox with its messages; the blob keys they referenced, or null when there was no such inbox. */
+  deleteInProject(projectId: string, id: string): Promise<string[] | null>;
+  /** Inboxes whose expires_at is at or before now, soonest first. */
+  expired(now: string, limit: number): Promise<ExpiredInbox[]>;
+  /**
+   * Claims (sets expiring_alerted_at = now) the inboxes entering their expiring window: expiry
+   * within leadDays, or a fifth of their lifetime if that is shorter. Returns the claimed ones.
+   */
+  claimExpiring(now: string, leadDays: number): Promise<InboxRecord[]>;
+}
+
+export interface InboxWatchRepository {
+  /** Idempotent. */
+  add(w: { inboxId: string; deviceSessionId: string; userId: string; createdAt: string }): Promise<void>;
+  remove(inboxId: string, deviceSessionId: string): Promise<void>;
+  /** Which of these inboxes the device session watches. */
+  watchedAmong(deviceSessionId: string, inboxIds: string[]): Promise<string[]>;
+  /** Users with at least one device watching the inbox. */
+  watcherUserIds(inboxId: string): Promise<string[]>;
+}
+
+/** A stored message (snake_case: the shape the message views read). */
+export interface MessageRecord {
+  id: string;
+  inbox_id: string;
+  project_id: string;
+  uid: number;
+  blob_key: string;
+  size_bytes: number;
+  logical_size_bytes: number;
+  envelope_from: string | null;
+  envelope_to: string;
+  from_email: string;
+  from_name: string;
+  to_json: string;
+  cc_json: string;
+  subject: string;
+  preview: string;
+  text_body: string | null;
+  html_body: string | null;
+  codes: string;
+  links: string;
+  headers: string;
+  headers_truncated: number;
+  message_id_header: string | null;
+  sent_at: string | null;
+  attachment_count: number;
+  parse_error: string | null;
+  read: number;
+  flagged: number;
+  deleted_flag: number;
+  received_at: string;
+  expires_at: string;
+}
+
+/** A message as ingest inserts it (flags start cleared). */
+export type NewMessage = Omit<MessageRecord, "read" | "flagged" | "deleted_flag">;
+
+/** One line of an IMAP/POP3 view of an inbox. */
+export interface MailboxEntry {
+  id: string;
+  uid: number;
+  read: number;
+  flagged: number;
+  deleted_flag: number;
+  size_bytes: number;
+  received_at: string;
+  blob_key: string;
+}
+
+export interface FlagState {
+  id: string;
+  uid: number;
+  read: number;
+  flagged: number;
+  deleted_flag: number;
+}
+
+/** A flag write: absent flags keep their value. */
+export interface FlagChange {
+  id: string;
+  read?: boolean;
+  flagged?: boolean;
+  deleted?: boolean;
+}
+
+/** The decoded columns IMAP SEARCH matches against. */
+export interface SearchContent {
+  id: string;
+  subject: string;
+  from_email: string;
+  from_name: string;
+  to_json: string;
+  cc_json: string;
+  text_body: string | null;
+  html_body: string | null;
+  headers: string;
+  sent_at: string | null;
+}
+
+export interface RemovedMessage {
+  id: string;
+  inbox_id: string;
+  uid: number;
+}
+
+export interface MessageRepository {
+  inProject(projectId: string, id: string): Promise<MessageRecord | null>;
+  /** Newest first, ids below `before` when given; at most `limit` records. */
+  listInInbox(inboxId: string, before: string | null, limit: number): Promise<MessageRecord[]>;
+  newest(inboxId: string): Promise<MessageRecord | null>;
+  /** The oldest message of the inbox with an id above `after`. */
+  oldestAfter(inboxId: string, after: string): Promise<MessageRecord | null>;
+  exists(id: string): Promise<boolean>;
+  insert(m: NewMessage): Promise<void>;
+  /** Applies the changes (each to a message of the inbox); returns the ids whose flags actually changed. */
+  setFlags(inboxId: string, changes: FlagChange[]): Promise<string[]>;
+  /** Unread messages of the inbox with an id up to and including lastId. */
+  unreadIdsUpTo(inboxId: string, lastId: string): Promise<string[]>;
+  /** The inbox's messages with a UID above afterUid, in UID order. */
+  mailbox(inboxId: string, afterUid: number): Promise<MailboxEntry[]>;
+  /** Current flags of those of the messages that still exist in the inbox. */
+  flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
+  searchContent(inboxId: string): Promise<SearchContent[]>;
+  /** Messages whose expires_at is at or before now, soonest first. */
+  expired(now: string, limit: number): Promise<Array<{ id: string; project_id: string }>>;
+  /** Deletes those of the messages that belong to the project; what went and the blob keys they referenced. */
+  deleteInProject(projectId: string, ids: string[]): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }>;
+}
+
+export interface AttachmentRecord {
+  id: string;
+  message_id: string;
+  position: number;
+  filename: string;
+  declared_content_type: string;
+  served_content_type: string;
+  disposition: string;
+  content_id: string | null;
+  size_bytes: number;
+  sha256: string;
+  blob_key: string;
+}
+
+export interface AttachmentRepository {
+  /** Attachments of these messages, by message then position. */
+  ofMessages(messageIds: string[]): Promise<AttachmentRecord[]>;
+  byId(messageId: string, id: string): Promise<AttachmentRecord | null>;
+  insert(records: AttachmentRecord[]): Promise<void>;
+}
+
+export interface BlobRefRepository {
+  /** Whether any message or attachment still points at the blob. */
+  isReferenced(key: string): Promise<boolean>;
+}
+
+export interface MailRepositories {
+  inboxes: InboxRepository;
+  inboxWatches: InboxWatchRepository;
+  messages: MessageRepository;
+  attachments: AttachmentRepository;
+  blobRefs: BlobRefRepository;
+}

@@ -1,8 +1,7 @@
 // API keys: the contract's five rules (scope subset, '*' minting, default grant, rotate's
 // scope_escalation, revoke always allowed), secrets shown only on create and rotate, hash at rest.
-import { and, desc, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { apiKeys } from "../storage/sqlite/schema";
+import type { ApiKeyRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
@@ -10,7 +9,7 @@ import { DomainError, notFound, validation } from "../lib/errors";
 import { KEY_PREFIX, type AuthService, type Principal } from "./auth";
 import { isScope, isSubset, normalizeScopes } from "./scopes";
 
-type Row = typeof apiKeys.$inferSelect;
+type Row = ApiKeyRecord;
 
 export function apiKeyView(r: Row, secret?: string) {
   return {
@@ -37,12 +36,8 @@ export class ApiKeyService {
     private readonly auth: AuthService,
   ) {}
 
-  private get orm() {
-    return this.ctx.db.orm;
-  }
-
   /** Inserts a key with a given secret (used by bootstrap with INBOXD_BOOTSTRAP_KEY). */
-  insert(projectId: string, name: string, scopes: string[], secret: string, expiresAt: string | null = null): Row {
+  async insert(projectId: string, name: string, scopes: string[], secret: string, expiresAt: string | null = null): Promise<Row> {
     const row: Row = {
       id: newId(),
       projectId,
@@ -56,11 +51,11 @@ export class ApiKeyService {
       revokedAt: null,
       createdAt: nowIso(),
     };
-    this.orm.insert(apiKeys).values(row).run();
+    await this.ctx.storage.apiKeys.insert(row);
     return row;
   }
 
-  create(caller: Principal, projectId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }) {
+  async create(caller: Principal, projectId: string, input: { name: string; scopes?: string[]; expires_at?: string | null }) {
     const name = input.name.trim();
     if (name.length === 0) throw validation("name must not be empty", { field: "name" });
     let scopes: string[];
@@ -89,34 +84,32 @@ export class ApiKeyService {
       expiresAt = new Date(t).toISOString();
     }
     const secret = newKeySecret();
-    const row = this.insert(projectId, name, scopes, secret, expiresAt);
+    const row = await this.insert(projectId, name, scopes, secret, expiresAt);
     return apiKeyView(row, secret);
   }
 
-  list(projectId: string, cursor: string | undefined, limit: number) {
-    const conds = [eq(apiKeys.projectId, projectId)];
-    if (cursor) conds.push(lt(apiKeys.id, cursor));
-    return this.orm.select().from(apiKeys).where(and(...conds)).orderBy(desc(apiKeys.id)).limit(limit + 1).all();
+  list(projectId: string, cursor: string | undefined, limit: number): Promise<Row[]> {
+    return this.ctx.storage.apiKeys.listInProject(projectId, cursor || null, limit + 1);
   }
 
-  get(projectId: string, id: string): Row {
-    const row = this.orm.select().from(apiKeys).where(and(eq(apiKeys.id, id), eq(apiKeys.projectId, projectId))).get();
+  async get(projectId: string, id: string): Promise<Row> {
+    const row = await this.ctx.storage.apiKeys.inProject(projectId, id);
     if (!row) throw notFound("API key");
     return row;
   }
 
   /** Rule 5: allowed whatever the target's scopes. Revoking twice is harmless. */
-  revoke(projectId: string, id: string): { revoked: boolean } {
-    const row = this.get(projectId, id);
+  async revoke(projectId: string, id: string): Promise<{ revoked: boolean }> {
+    const row = await this.get(projectId, id);
     if (!row.revokedAt) {
-      this.orm.update(apiKeys).set({ revokedAt: nowIso() }).where(eq(apiKeys.id, id)).run();
+      await this.ctx.storage.apiKeys.revoke(id, nowIso());
       this.auth.invalidate();
     }
     return { revoked: true };
   }
 
-  rotate(caller: Principal, projectId: string, id: string) {
-    const row = this.get(projectId, id);
+  async rotate(caller: Principal, projectId: string, id: string) {
+    const row = await this.get(projectId, id);
     if (!isSubset(row.scopes, caller.scopes)) {
       throw new DomainError("forbidden", "scope_escalation", "the key holds scopes the caller lacks; it cannot be rotated by this caller", {
         scopes: row.scopes.filter((s) => !isSubset([s], caller.scopes)),
@@ -125,7 +118,7 @@ export class ApiKeyService {
     if (row.revokedAt) throw new DomainError("conflict", "invalid_state", "a revoked key cannot be rotated");
     const secret = newKeySecret();
     const patch = { secretHash: hashToken(secret), lastFour: secret.slice(-4) };
-    this.orm.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).run();
+    await this.ctx.storage.apiKeys.replaceSecret(id, patch.secretHash, patch.lastFour);
     this.auth.invalidate();
     return apiKeyView({ ...row, ...patch }, secret);
   }

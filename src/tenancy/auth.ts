@@ -1,8 +1,6 @@
 // Who is calling, and in which project. Two principals: an API key (bound to one project) and a
 // device session (a user, who selects a project per request with X-Service-Project).
-import { eq } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { apiKeys, deviceSessions, projects, teams, users } from "../storage/sqlite/schema";
 import { hashToken } from "../lib/crypto";
 import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";
@@ -60,14 +58,14 @@ export class AuthService {
     this.projectCache.clear();
   }
 
-  authenticate(authorization: string | null): Principal {
+  async authenticate(authorization: string | null): Promise<Principal> {
     const token = parseBearer(authorization);
     if (!token) throw new DomainError("unauthenticated", "unauthorized", "missing or malformed Authorization: Bearer credential");
     const hash = hashToken(token);
     const now = Date.now();
     let hit = this.cache.get(hash);
     if (!hit || now - hit.at > CACHE_MS) {
-      const found = token.startsWith(DEVICE_PREFIX) ? this.loadDevice(hash) : this.loadKey(hash);
+      const found = token.startsWith(DEVICE_PREFIX) ? await this.loadDevice(hash) : await this.loadKey(hash);
       if (!found) {
         this.cache.delete(hash);
         throw new DomainError("unauthenticated", "unauthorized", "invalid, expired or revoked credential");
@@ -80,18 +78,13 @@ export class AuthService {
     }
     if (now - hit.touchedAt >= TOUCH_MS) {
       hit.touchedAt = now;
-      this.touch(hit.principal, new Date(now).toISOString());
+      await this.touch(hit.principal, new Date(now).toISOString());
     }
     return hit.principal;
   }
 
-  private loadKey(hash: string): Omit<Cached, "at" | "touchedAt"> | null {
-    const row = this.ctx.db.orm
-      .select({ key: apiKeys, teamId: projects.teamId })
-      .from(apiKeys)
-      .innerJoin(projects, eq(projects.id, apiKeys.projectId))
-      .where(eq(apiKeys.secretHash, hash))
-      .get();
+  private async loadKey(hash: string): Promise<Omit<Cached, "at" | "touchedAt"> | null> {
+    const row = await this.ctx.storage.apiKeys.bySecretHash(hash);
     if (!row || row.key.revokedAt) return null;
     return {
       principal: {
@@ -107,21 +100,16 @@ export class AuthService {
     };
   }
 
-  private loadDevice(hash: string): Omit<Cached, "at" | "touchedAt"> | null {
-    const row = this.ctx.db.orm
-      .select({ s: deviceSessions, u: users })
-      .from(deviceSessions)
-      .innerJoin(users, eq(users.id, deviceSessions.userId))
-      .where(eq(deviceSessions.tokenHash, hash))
-      .get();
+  private async loadDevice(hash: string): Promise<Omit<Cached, "at" | "touchedAt"> | null> {
+    const row = await this.ctx.storage.devices.byTokenHash(hash);
     if (!row) return null;
     return {
       principal: {
         kind: "device",
-        id: row.s.id,
-        userId: row.u.id,
-        teamId: row.u.teamId,
-        role: row.u.role,
+        id: row.session.id,
+        userId: row.user.id,
+        teamId: row.user.teamId,
+        role: row.user.role,
         projectId: null,
         scopes: ["*"],
       },
@@ -129,53 +117,48 @@ export class AuthService {
     };
   }
 
-  private touch(p: Principal, at: string): void {
-    if (p.kind === "api_key") {
-      this.ctx.db.sqlite.query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").run(at, p.id);
-    } else {
-      this.ctx.db.sqlite.query("UPDATE device_sessions SET last_seen_at = ? WHERE id = ?").run(at, p.id);
-    }
+  private touch(p: Principal, at: string): Promise<void> {
+    return p.kind === "api_key" ? this.ctx.storage.apiKeys.touch(p.id, at) : this.ctx.storage.devices.touch(p.id, at);
   }
 
   /** Applies the project-selection rules of the contract. */
-  resolveProject(p: Principal, header: string | null): ProjectRef {
+  async resolveProject(p: Principal, header: string | null): Promise<ProjectRef> {
     if (p.kind === "api_key") {
       if (header !== null && header !== p.projectId) {
         throw new DomainError("bad_request", "project_mismatch", "X-Service-Project differs from the API key's own project", {
           key_project_id: p.projectId,
         });
       }
-      const proj = this.project(p.projectId!);
+      const proj = await this.project(p.projectId!);
       if (!proj) throw new DomainError("unauthenticated", "unauthorized", "the key's project no longer exists");
       return proj;
     }
     if (header === null || header === "") {
       throw new DomainError("bad_request", "project_required", "a device session must send X-Service-Project");
     }
-    const proj = isUlid(header) ? this.project(header) : null;
+    const proj = isUlid(header) ? await this.project(header) : null;
     if (!proj || proj.teamId !== p.teamId) throw new DomainError("not_found", "not_found", "project not found");
     return proj;
   }
 
-  project(id: string): ProjectRef | null {
+  /**
+   * The project with its team's plan (cached for a few seconds). Reads through the storage itself,
+   * so never call it inside a transaction: resolve projects before opening one.
+   */
+  async project(id: string): Promise<ProjectRef | null> {
     const now = Date.now();
     const hit = this.projectCache.get(id);
     if (hit && now - hit.at < CACHE_MS) return hit.p;
-    const row = this.ctx.db.orm
-      .select({ p: projects, plan: teams.plan })
-      .from(projects)
-      .innerJoin(teams, eq(teams.id, projects.teamId))
-      .where(eq(projects.id, id))
-      .get();
+    const row = await this.ctx.storage.projects.withPlan(id);
     if (!row) return null;
     const p: ProjectRef = {
-      id: row.p.id,
-      slug: row.p.slug,
-      name: row.p.name,
-      environment: row.p.environment,
-      teamId: row.p.teamId,
+      id: row.project.id,
+      slug: row.project.slug,
+      name: row.project.name,
+      environment: row.project.environment,
+      teamId: row.project.teamId,
       plan: row.plan,
-      settings: row.p.settings,
+      settings: row.project.settings,
     };
     this.projectCache.set(id, { p, at: now });
     return p;

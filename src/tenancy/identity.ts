@@ -1,7 +1,6 @@
 // Teams, users, projects and device sessions (log-in), plus the first-start bootstrap.
-import { and, desc, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../context";
-import { deviceSessions, projects, teams, users } from "../storage/sqlite/schema";
+import type { DeviceSessionRecord, ProjectRecord, TeamRecord, UserRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
@@ -24,30 +23,30 @@ export function slugify(s: string): string {
 export class IdentityService {
   constructor(private readonly ctx: AppContext) {}
 
-  private get orm() {
-    return this.ctx.db.orm;
+  private get storage() {
+    return this.ctx.storage;
   }
 
-  isEmpty(): boolean {
-    return !this.ctx.db.sqlite.query("SELECT 1 FROM teams LIMIT 1").get();
+  async isEmpty(): Promise<boolean> {
+    return !(await this.storage.teams.any());
   }
 
-  teamByName(name: string) {
-    return this.orm.select().from(teams).where(eq(teams.name, name)).get();
+  teamByName(name: string): Promise<TeamRecord | null> {
+    return this.storage.teams.byName(name);
   }
 
-  createTeam(name: string, plan: PlanSlug) {
-    const row = { id: newId(), name, plan, usedBytes: 0, createdAt: nowIso() };
-    this.orm.insert(teams).values(row).run();
+  async createTeam(name: string, plan: PlanSlug): Promise<TeamRecord> {
+    const row: TeamRecord = { id: newId(), name, plan, usedBytes: 0, createdAt: nowIso() };
+    await this.storage.teams.insert(row);
     return row;
   }
 
-  async createUser(input: { teamId: string; email: string; password: string; role: Role; name?: string }) {
+  async createUser(input: { teamId: string; email: string; password: string; role: Role; name?: string }): Promise<UserRecord> {
     const email = input.email.trim().toLowerCase();
-    if (this.orm.select({ id: users.id }).from(users).where(eq(users.email, email)).get()) {
+    if (await this.storage.users.byEmail(email)) {
       throw new DomainError("conflict", "email_taken", `a user with email ${email} exists`);
     }
-    const row = {
+    const row: UserRecord = {
       id: newId(),
       teamId: input.teamId,
       email,
@@ -56,21 +55,21 @@ export class IdentityService {
       role: input.role,
       createdAt: nowIso(),
     };
-    this.orm.insert(users).values(row).run();
+    await this.storage.users.insert(row);
     return row;
   }
 
-  createProject(teamId: string, name: string, slug?: string) {
+  async createProject(teamId: string, name: string, slug?: string): Promise<ProjectRecord> {
     const base = slugify(slug ?? name);
     if (slug !== undefined && !/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/.test(slug)) {
       throw new DomainError("invalid", "validation_error", "slug must be 1..40 lowercase letters, digits and hyphens", { field: "slug" });
     }
     let candidate = base;
-    for (let i = 2; this.orm.select({ id: projects.id }).from(projects).where(eq(projects.slug, candidate)).get(); i++) {
+    for (let i = 2; await this.storage.projects.slugTaken(candidate); i++) {
       if (slug !== undefined) throw new DomainError("invalid", "slug_taken", `project slug ${slug} is in use`, { field: "slug" });
       candidate = `${base}-${i}`;
     }
-    const row = {
+    const row: ProjectRecord = {
       id: newId(),
       teamId,
       slug: candidate,
@@ -79,41 +78,38 @@ export class IdentityService {
       settings: { ...DEFAULT_PROJECT_SETTINGS },
       createdAt: nowIso(),
     };
-    this.orm.insert(projects).values(row).run();
+    await this.storage.projects.insert(row);
     return row;
   }
 
-  user(id: string) {
-    return this.orm.select().from(users).where(eq(users.id, id)).get();
+  user(id: string): Promise<UserRecord | null> {
+    return this.storage.users.byId(id);
   }
 
-  team(id: string) {
-    return this.orm.select().from(teams).where(eq(teams.id, id)).get()!;
+  async team(id: string): Promise<TeamRecord> {
+    return (await this.storage.teams.byId(id))!;
   }
 
-  me(p: Principal) {
+  async me(p: Principal) {
     if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no user; /v1/me is for device sessions");
-    const u = this.user(p.userId)!;
-    const team = this.team(u.teamId);
+    const u = (await this.user(p.userId))!;
+    const team = await this.team(u.teamId);
     return { id: u.id, email: u.email, name: u.name, team: { id: team.id, name: team.name }, role: u.role };
   }
 
   /** Projects visible to the caller: the team's projects for a user, the key's project for a key. */
-  listProjects(p: Principal, cursor: string | undefined, limit: number) {
-    const conds = [eq(projects.teamId, p.teamId)];
-    if (p.kind === "api_key") conds.push(eq(projects.id, p.projectId!));
-    if (cursor) conds.push(lt(projects.id, cursor));
-    return this.orm.select().from(projects).where(and(...conds)).orderBy(desc(projects.id)).limit(limit + 1).all();
+  listProjects(p: Principal, cursor: string | undefined, limit: number): Promise<ProjectRecord[]> {
+    return this.storage.projects.listForTeam(p.teamId, p.kind === "api_key" ? p.projectId! : null, cursor || null, limit + 1);
   }
 
-  projectFor(p: Principal, id: string) {
-    const row = this.orm.select().from(projects).where(eq(projects.id, id)).get();
+  async projectFor(p: Principal, id: string): Promise<ProjectRecord> {
+    const row = await this.storage.projects.byId(id);
     if (!row || row.teamId !== p.teamId || (p.kind === "api_key" && p.projectId !== id)) throw notFound("project");
     return row;
   }
 
-  updateProject(p: Principal, id: string, patch: { name?: string; settings?: Record<string, unknown> }) {
-    const row = this.projectFor(p, id);
+  async updateProject(p: Principal, id: string, patch: { name?: string; settings?: Record<string, unknown> }): Promise<ProjectRecord> {
+    const row = await this.projectFor(p, id);
     requireOwnerOrAdmin(p);
     const settings = { ...row.settings };
     for (const [k, v] of Object.entries(patch.settings ?? {})) {
@@ -122,7 +118,7 @@ export class IdentityService {
       settings[k] = v;
     }
     const name = patch.name ?? row.name;
-    this.orm.update(projects).set({ name, settings }).where(eq(projects.id, id)).run();
+    await this.storage.projects.update(id, { name, settings });
     return { ...row, name, settings };
   }
 
@@ -130,33 +126,30 @@ export class IdentityService {
     return p.teamId === teamId ? p.role : null;
   }
 
-  teamName(teamId: string): string {
-    return this.team(teamId).name;
+  async teamName(teamId: string): Promise<string> {
+    return (await this.team(teamId)).name;
   }
 
   async login(email: string, password: string, name: string) {
-    const u = this.orm.select().from(users).where(eq(users.email, email.trim().toLowerCase())).get();
+    const u = await this.storage.users.byEmail(email.trim().toLowerCase());
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
     const ok = u ? await Bun.password.verify(password, u.passwordHash) : (await Bun.password.verify(password, DUMMY_HASH), false);
     if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
     const token = DEVICE_PREFIX + randomToken(32);
     const now = nowIso();
-    const row = { id: newId(), userId: u.id, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
-    this.orm.insert(deviceSessions).values(row).run();
+    const row: DeviceSessionRecord = { id: newId(), userId: u.id, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
+    await this.storage.devices.insert(row);
     return { id: row.id, name, token, created_at: now, last_seen_at: now };
   }
 
-  listDevices(p: Principal, cursor: string | undefined, limit: number) {
+  async listDevices(p: Principal, cursor: string | undefined, limit: number): Promise<DeviceSessionRecord[]> {
     if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
-    const conds = [eq(deviceSessions.userId, p.userId)];
-    if (cursor) conds.push(lt(deviceSessions.id, cursor));
-    return this.orm.select().from(deviceSessions).where(and(...conds)).orderBy(desc(deviceSessions.id)).limit(limit + 1).all();
+    return this.storage.devices.listForUser(p.userId, cursor || null, limit + 1);
   }
 
-  logout(p: Principal, id: string): void {
+  async logout(p: Principal, id: string): Promise<void> {
     if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
-    const res = this.ctx.db.sqlite.query("DELETE FROM device_sessions WHERE id = ? AND user_id = ?").run(id, p.userId);
-    if (res.changes === 0) throw notFound("device");
+    if (!(await this.storage.devices.deleteForUser(p.userId, id))) throw notFound("device");
   }
 }
 

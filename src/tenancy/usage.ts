@@ -7,16 +7,11 @@ import { storageBlock } from "../mail/storage-state";
 export class UsageService {
   constructor(private readonly ctx: AppContext) {}
 
-  usage(project: ProjectRef) {
+  async usage(project: ProjectRef) {
     const plan = planOf(project.plan);
-    const q = (sql: string, ...args: string[]) => (this.ctx.db.sqlite.query(sql).get(...args) as { n: number }).n;
-    const team = this.ctx.db.sqlite.query("SELECT used_bytes, created_at FROM teams WHERE id = ?").get(project.teamId) as {
-      used_bytes: number;
-      created_at: string;
-    };
-    const teamInboxes = q("SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?", project.teamId);
-    const hasDomains = !!this.ctx.db.sqlite.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='domains'").get();
-    const trialEnds = new Date(Date.parse(team.created_at) + TRIAL_DAYS * 86400_000);
+    const n = await this.ctx.storage.usage.counts(project.teamId, project.id);
+    if (!n) throw new Error(`team ${project.teamId} of project ${project.id} is gone`);
+    const trialEnds = new Date(Date.parse(n.teamCreatedAt) + TRIAL_DAYS * 86400_000);
     return {
       project: { id: project.id, slug: project.slug },
       plan: { slug: plan.slug, name: plan.name },
@@ -29,25 +24,23 @@ export class UsageService {
         custom_domains: plan.customDomains,
       },
       usage: {
-        concurrent_inboxes: teamInboxes,
-        project_inboxes: q("SELECT COUNT(*) AS n FROM inboxes WHERE project_id = ?", project.id),
-        messages: q("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?", project.id),
-        team_members: q("SELECT COUNT(*) AS n FROM users WHERE team_id = ?", project.teamId),
-        team_storage_bytes: team.used_bytes,
-        project_storage_bytes: q("SELECT COALESCE(SUM(used_bytes), 0) AS n FROM inboxes WHERE project_id = ?", project.id),
-        custom_domains: hasDomains
-          ? q("SELECT COUNT(*) AS n FROM domains d JOIN projects p ON p.id = d.project_id WHERE p.team_id = ?", project.teamId)
-          : 0,
-        api_keys: q("SELECT COUNT(*) AS n FROM api_keys WHERE project_id = ? AND revoked_at IS NULL", project.id),
+        concurrent_inboxes: n.teamInboxes,
+        project_inboxes: n.projectInboxes,
+        messages: n.projectMessages,
+        team_members: n.teamMembers,
+        team_storage_bytes: n.teamUsedBytes,
+        project_storage_bytes: n.projectStorageBytes,
+        custom_domains: n.teamCustomDomains,
+        api_keys: n.projectApiKeys,
       },
       trial: {
         days: TRIAL_DAYS,
-        started_at: team.created_at,
+        started_at: n.teamCreatedAt,
         ends_at: trialEnds.toISOString(),
         active: trialEnds.getTime() > Date.now(),
       },
       subscription: { status: "self_hosted", plan: plan.slug, source: "INBOXD_PLAN" },
-      storage: { team: storageBlock(team.used_bytes, plan.teamStorageBytes) },
+      storage: { team: storageBlock(n.teamUsedBytes, plan.teamStorageBytes) },
     };
   }
 }

@@ -12,14 +12,14 @@ export const httpRequest: StepHandler = async (sc, p) => {
     throw new StepError("invalid_url", `http.request: ${JSON.stringify(p.url)} is not an absolute URL`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new StepError("invalid_url", "http.request: only http and https URLs");
-  const origin = sc.deps.origins.match(sc.project.id, url);
+  const origin = await sc.deps.origins.match(sc.project.id, url);
   if (!origin) {
     throw new StepError(
       "origin_not_allowed",
       `http.request: ${url.origin} is not an allowed HTTP origin of this project; add it with POST /v1/http-origins`,
     );
   }
-  sc.deps.origins.touch(origin.id);
+  await sc.deps.origins.touch(origin.id);
   const method = String(p.method ?? "GET").toUpperCase();
   const headers = new Headers((p.headers ?? {}) as Record<string, string>);
   let body: string | undefined;

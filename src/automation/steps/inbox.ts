@@ -16,12 +16,12 @@ export const inboxCreate: StepHandler = async (sc, p) => {
     scopes: sc.agentPermissions,
   };
   try {
-    const row = sc.deps.inboxes.create(principal, sc.project, {
+    const row = await sc.deps.inboxes.create(principal, sc.project, {
       name: p.inbox_name ?? `run ${sc.runId}`,
       ttl_seconds: p.ttl_seconds ?? 3600,
       local_part: p.local_part,
     });
-    sc.ledger("inbox", row.id);
+    await sc.ledger("inbox", row.id);
     return { id: row.id, address: row.address };
   } catch (e) {
     if (e instanceof DomainError) throw new StepError(e.code, `inbox.create: ${e.message}`);
@@ -32,6 +32,6 @@ export const inboxCreate: StepHandler = async (sc, p) => {
 export const inboxDelete: StepHandler = async (sc, p) => {
   const id = String(p.inbox);
   if (!(await sc.deps.removal.deleteInbox(sc.project.id, id))) throw new StepError("inbox_not_found", `inbox.delete: no inbox ${id} in this project`);
-  sc.ledgerRemoved("inbox", id);
+  await sc.ledgerRemoved("inbox", id);
   return { deleted: true, id };
 };

@@ -1,64 +1,77 @@
 // message.wait (event-driven on the bus, with a slow poll as a safety net for mail stored by
 // another worker) and message.extract.
+import type { MessageRecord } from "../../storage/mail";
 import { StepError, type StepHandler } from "./types";
 
 const POLL_MS = 2000;
 const MAX_TEXT = 64 * 1024;
 
-interface MessageRow {
-  id: string;
-  subject: string;
-  from_email: string;
-  from_name: string;
-  text_body: string | null;
-  html_body: string | null;
-  codes: string;
-  links: string;
-  received_at: string;
-}
+type MessageRow = Pick<MessageRecord, "id" | "subject" | "from_email" | "from_name" | "text_body" | "html_body" | "codes" | "links" | "received_at">;
+
+/** SQLite's lower(): ASCII letters only, as addresses are stored. */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 const ci = (hay: string | null | undefined, needle: string) => (hay ?? "").toLowerCase().includes(needle.toLowerCase());
 
 export const messageWait: StepHandler = async (sc, p) => {
-  const { sqlite } = sc.ctx.db;
+  const { storage } = sc.ctx;
   // By id, or by address (a persistent mailbox is easier to name by its address).
-  const found = sqlite
-    .query("SELECT id FROM inboxes WHERE (id = ? OR address = lower(?)) AND project_id = ?")
-    .get(String(p.inbox), String(p.inbox), sc.project.id) as { id: string } | null;
+  const name = String(p.inbox);
+  const byAddress = async () => {
+    const a = await storage.inboxes.byAddress(asciiLower(name));
+    return a && a.projectId === sc.project.id ? a : null;
+  };
+  const found = (await storage.inboxes.inProject(sc.project.id, name)) ?? (await byAddress());
   if (!found) throw new StepError("inbox_not_found", `message.wait: no inbox ${String(p.inbox)} in this project`);
   const inboxId = found.id;
   const timeoutMs = (p.timeout_seconds ?? 60) * 1000;
   const remaining = sc.startedAt + timeoutMs - Date.now();
-  const q = sqlite.query(
-    "SELECT id, subject, from_email, from_name, text_body, html_body, codes, links, received_at FROM messages WHERE inbox_id = ? AND project_id = ? AND id > ? ORDER BY id ASC LIMIT 200",
-  );
   let seen = "";
-  const find = (): MessageRow | null => {
+  const find = async (): Promise<MessageRow | null> => {
     for (;;) {
-      const rows = q.all(inboxId, sc.project.id, seen) as MessageRow[];
-      if (rows.length === 0) return null;
-      for (const m of rows) {
-        if (p.subject !== undefined && !ci(m.subject, p.subject)) continue;
-        if (p.from !== undefined && !ci(m.from_email, p.from)) continue;
-        if (p.contains !== undefined && !ci(m.text_body, p.contains) && !ci(m.html_body, p.contains)) continue;
-        return m;
+      const m = await storage.messages.oldestAfter(inboxId, seen);
+      if (!m) return null;
+      if (m.project_id === sc.project.id) {
+        const hit =
+          (p.subject === undefined || ci(m.subject, p.subject)) &&
+          (p.from === undefined || ci(m.from_email, p.from)) &&
+          (p.contains === undefined || ci(m.text_body, p.contains) || ci(m.html_body, p.contains));
+        if (hit) return m;
       }
-      seen = rows[rows.length - 1]!.id;
+      seen = m.id;
     }
   };
   const m = await new Promise<MessageRow>((resolve, reject) => {
     const stop: (() => void)[] = [];
+    let done = false;
     const finish = (fn: () => void) => {
+      done = true;
       for (const s of stop) s();
       fn();
     };
+    // One search at a time; a wake-up during a search searches once more after it.
+    let busy = false;
+    let again = false;
     const attempt = () => {
-      try {
-        const hit = find();
-        if (hit) finish(() => resolve(hit));
-      } catch (e) {
-        finish(() => reject(e));
+      if (done) return;
+      if (busy) {
+        again = true;
+        return;
       }
+      busy = true;
+      again = false;
+      find().then(
+        (hit) => {
+          busy = false;
+          if (done) return;
+          if (hit) finish(() => resolve(hit));
+          else if (again) attempt();
+        },
+        (e) => {
+          busy = false;
+          if (!done) finish(() => reject(e));
+        },
+      );
     };
     if (sc.signal.aborted) return reject(sc.signal.reason);
     const onAbort = () => finish(() => reject(sc.signal.reason));
@@ -89,9 +102,7 @@ export const messageWait: StepHandler = async (sc, p) => {
 
 export const messageExtract: StepHandler = async (sc, p) => {
   const id = String(p.message);
-  const m = sc.ctx.db.sqlite
-    .query("SELECT text_body, html_body, codes, links FROM messages WHERE id = ? AND project_id = ?")
-    .get(id, sc.project.id) as Pick<MessageRow, "text_body" | "html_body" | "codes" | "links"> | null;
+  const m = await sc.ctx.storage.messages.inProject(sc.project.id, id);
   if (!m) throw new StepError("message_not_found", `message.extract: no message ${id} in this project`);
   let value: string | undefined;
   if (p.extract === "code") {

@@ -22,9 +22,9 @@ export interface StepContext {
   startedAt: number;
   signal: AbortSignal;
   /** Adds a created resource to the run's cleanup ledger. */
-  ledger(resourceType: "inbox", resourceId: string): void;
+  ledger(resourceType: "inbox", resourceId: string): Promise<void>;
   /** Marks a ledger entry as removed by the scenario itself. */
-  ledgerRemoved(resourceType: "inbox", resourceId: string): void;
+  ledgerRemoved(resourceType: "inbox", resourceId: string): Promise<void>;
 }
 
 export type StepHandler = (sc: StepContext, params: Record<string, any>) => Promise<Record<string, unknown>>;

@@ -10,37 +10,43 @@ import { idempotent } from "../idempotency";
 const tags = ["account"];
 
 const mod: RouteModule = (ctx, s) => {
-  const projectView = (p: { id: string; slug: string; name: string; environment: string; teamId: string; settings: Record<string, unknown> }, role: string | null) => ({
+  const projectView = (
+    p: { id: string; slug: string; name: string; environment: string; teamId: string; settings: Record<string, unknown> },
+    role: string | null,
+    teamName: string,
+  ) => ({
     id: p.id,
     slug: p.slug,
     name: p.name,
     environment: p.environment,
-    team: { id: p.teamId, name: s.identity.teamName(p.teamId) },
+    team: { id: p.teamId, name: teamName },
     role,
     settings: p.settings,
   });
   return new Elysia()
-    .get("/v1/me", ({ request }) => ({ data: s.identity.me(principalOf(request).principal) }), {
+    .get("/v1/me", async ({ request }) => ({ data: await s.identity.me(principalOf(request).principal) }), {
       detail: { summary: "Current user", tags },
     })
     .get(
       "/v1/projects",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal } = principalOf(request);
         const limit = limitOf(query);
-        const rows = s.identity.listProjects(principal, query.cursor, limit);
-        return toPage(rows, limit, (p) => projectView(p, principal.role));
+        const rows = await s.identity.listProjects(principal, query.cursor, limit);
+        // Every listed project is of the caller's team.
+        const teamName = rows.length ? await s.identity.teamName(principal.teamId) : "";
+        return toPage(rows, limit, (p) => projectView(p, principal.role, teamName));
       },
       { query: t.Object(PageQuery), detail: { summary: "List the caller's projects", tags } },
     )
     .post(
       "/v1/projects",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal } = principalOf(c.request);
           requireOwnerOrAdmin(principal);
-          const p = s.identity.createProject(principal.teamId, c.body.name.trim(), c.body.slug);
-          return { data: projectView(p, principal.role) };
+          const p = await s.identity.createProject(principal.teamId, c.body.name.trim(), c.body.slug);
+          return { data: projectView(p, principal.role, await s.identity.teamName(p.teamId)) };
         }),
       {
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
@@ -49,11 +55,11 @@ const mod: RouteModule = (ctx, s) => {
     )
     .patch(
       "/v1/projects/:id",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal } = principalOf(request);
-        const p = s.identity.updateProject(principal, params.id, body);
+        const p = await s.identity.updateProject(principal, params.id, body);
         s.auth.invalidate();
-        return { data: projectView(p, principal.role) };
+        return { data: projectView(p, principal.role, await s.identity.teamName(p.teamId)) };
       },
       {
         params: IdParams,
@@ -82,10 +88,10 @@ const mod: RouteModule = (ctx, s) => {
     )
     .get(
       "/v1/devices",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal } = principalOf(request);
         const limit = limitOf(query);
-        return toPage(s.identity.listDevices(principal, query.cursor, limit), limit, (d) => ({
+        return toPage(await s.identity.listDevices(principal, query.cursor, limit), limit, (d) => ({
           id: d.id,
           name: d.name,
           created_at: d.createdAt,
@@ -97,8 +103,8 @@ const mod: RouteModule = (ctx, s) => {
     )
     .delete(
       "/v1/devices/:id",
-      ({ request, params, set }) => {
-        s.identity.logout(principalOf(request).principal, params.id);
+      async ({ request, params, set }) => {
+        await s.identity.logout(principalOf(request).principal, params.id);
         s.auth.invalidate();
         set.status = 204;
         return null;

@@ -12,9 +12,9 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/agent-sessions",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
-          return { data: s.agentSessions.open(principal, project, c.body ?? {}) };
+          return { data: await s.agentSessions.open(principal, project, c.body ?? {}) };
         }),
       {
         body: t.Optional(

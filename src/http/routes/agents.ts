@@ -13,21 +13,21 @@ const mod: RouteModule = (ctx, s) =>
   new Elysia()
     .get(
       "/v1/agents",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "agents:read");
         const limit = limitOf(query);
-        return toPage(s.agents.list(project.id, query.cursor, limit), limit, (r) => s.agents.view(r));
+        return toPage(await s.agents.list(project.id, query.cursor, limit), limit, (r) => s.agents.view(r));
       },
       { query: t.Object(PageQuery), detail: { summary: "List agents (the Standard preset always among them)", tags } },
     )
     .post(
       "/v1/agents",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "agents:write");
-          return { data: s.agents.view(s.agents.create(principal, project.id, c.body)) };
+          return { data: s.agents.view(await s.agents.create(principal, project.id, c.body)) };
         }),
       {
         body: t.Object({
@@ -40,19 +40,19 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/agents/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "agents:read");
-        return { data: s.agents.view(s.agents.get(project.id, params.id)) };
+        return { data: s.agents.view(await s.agents.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show an agent", tags } },
     )
     .patch(
       "/v1/agents/:id",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "agents:write");
-        return { data: s.agents.view(s.agents.update(principal, project.id, params.id, body ?? {})) };
+        return { data: s.agents.view(await s.agents.update(principal, project.id, params.id, body ?? {})) };
       },
       {
         params: IdParams,
@@ -62,10 +62,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .delete(
       "/v1/agents/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "agents:write");
-        s.agents.revoke(project.id, params.id);
+        await s.agents.revoke(project.id, params.id);
         set.status = 204;
         return null;
       },

@@ -11,10 +11,10 @@ const mod: RouteModule = (_ctx, s) =>
   new Elysia()
     .get(
       "/v1/alerts",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         const limit = limitOf(query);
-        const { rows, unreadCount } = s.alerts.list(principal, project.id, query, query.cursor, limit);
+        const { rows, unreadCount } = await s.alerts.list(principal, project.id, query, query.cursor, limit);
         return toPage(rows, limit, view, { unread_count: unreadCount });
       },
       {
@@ -32,9 +32,9 @@ const mod: RouteModule = (_ctx, s) =>
     )
     .post(
       "/v1/alerts/mark-read",
-      ({ request, body }) => {
+      async ({ request, body }) => {
         const { principal, project } = reqOf(request);
-        return { data: { unread_count: s.alerts.markRead(principal, project.id, body?.ids) } };
+        return { data: { unread_count: await s.alerts.markRead(principal, project.id, body?.ids) } };
       },
       {
         body: t.Optional(

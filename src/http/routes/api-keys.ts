@@ -14,21 +14,21 @@ const mod: RouteModule = (ctx, s) =>
   new Elysia()
     .get(
       "/v1/api-keys",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "keys:read");
         const limit = limitOf(query);
-        return toPage(s.apiKeys.list(project.id, query.cursor, limit), limit, (r) => apiKeyView(r));
+        return toPage(await s.apiKeys.list(project.id, query.cursor, limit), limit, (r) => apiKeyView(r));
       },
       { query: t.Object(PageQuery), detail: { summary: "List API keys", tags } },
     )
     .post(
       "/v1/api-keys",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "keys:write");
-          return { data: s.apiKeys.create(principal, project.id, c.body) };
+          return { data: await s.apiKeys.create(principal, project.id, c.body) };
         }),
       {
         body: t.Object({
@@ -41,28 +41,28 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/api-keys/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "keys:read");
-        return { data: apiKeyView(s.apiKeys.get(project.id, params.id)) };
+        return { data: apiKeyView(await s.apiKeys.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show an API key", tags } },
     )
     .post(
       "/v1/api-keys/:id/revoke",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "keys:write");
-        return { data: s.apiKeys.revoke(project.id, params.id) };
+        return { data: await s.apiKeys.revoke(project.id, params.id) };
       },
       { params: IdParams, detail: { summary: "Revoke an API key", tags } },
     )
     .post(
       "/v1/api-keys/:id/rotate",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "keys:write");
-        return { data: s.apiKeys.rotate(principal, project.id, params.id) };
+        return { data: await s.apiKeys.rotate(principal, project.id, params.id) };
       },
       { params: IdParams, detail: { summary: "Rotate a key's secret (new secret shown once)", tags } },
     );

@@ -10,10 +10,10 @@ const mod: RouteModule = (_ctx, s) =>
   new Elysia()
     .get(
       "/v1/approvals",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         const limit = limitOf(query);
-        const rows = s.approvals.list(principal, project, query.status, query.cursor, limit);
+        const rows = await s.approvals.list(principal, project, query.status, query.cursor, limit);
         return toPage(rows.map((r) => ({ ...r, id: r.ulid })), limit, ({ id: _id, ...r }) => r);
       },
       {

@@ -62,20 +62,20 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/domains",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "domains:read");
         const limit = limitOf(query);
-        return toPage(s.domains.list(project.id, query.cursor, limit), limit, (r) => s.domains.view(r, project));
+        return toPage(await s.domains.list(project.id, query.cursor, limit), limit, (r) => s.domains.view(r, project));
       },
       { query: t.Object(PageQuery), response: { 200: Collection(Domain) }, detail: { summary: "List custom domains", tags } },
     )
     .get(
       "/v1/domains/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "domains:read");
-        return { data: s.domains.view(s.domains.get(project.id, params.id), project) };
+        return { data: s.domains.view(await s.domains.get(project.id, params.id), project) };
       },
       { params: IdParams, response: { 200: One }, detail: { summary: "Show a custom domain", tags } },
     )
@@ -94,10 +94,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .post(
       "/v1/domains/:id/catch-all",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "domains:write");
-        return { data: s.domains.view(s.domains.setCatchAll(project.id, params.id, body.inbox_id), project) };
+        return { data: s.domains.view(await s.domains.setCatchAll(project.id, params.id, body.inbox_id), project) };
       },
       {
         params: IdParams,

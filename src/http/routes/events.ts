@@ -6,7 +6,7 @@ import { validation } from "../../lib/errors";
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(
     "/v1/events",
-    ({ request, query }) => {
+    async ({ request, query }) => {
       const { principal, project } = reqOf(request);
       // EventSource sends Last-Event-ID on reconnect; the query form serves clients that cannot set headers.
       const raw = request.headers.get("last-event-id") ?? query.last_event_id ?? null;
@@ -15,7 +15,7 @@ const mod: RouteModule = (_ctx, s) =>
         if (!/^\d{1,15}$/.test(raw)) throw validation("Last-Event-ID must be an event id from this stream", { header: "Last-Event-ID" });
         last = Number(raw);
       }
-      const body = s.events.stream(principal, project.id, last, request.signal);
+      const body = await s.events.stream(principal, project.id, last, request.signal);
       return new Response(body, {
         headers: {
           "content-type": "text/event-stream; charset=utf-8",

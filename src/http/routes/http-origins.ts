@@ -12,21 +12,21 @@ const mod: RouteModule = (ctx, s) =>
   new Elysia()
     .get(
       "/v1/http-origins",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "origins:read");
         const limit = limitOf(query);
-        return toPage(s.origins.list(project.id, query.cursor, limit), limit, (r) => s.origins.view(r));
+        return toPage(await s.origins.list(project.id, query.cursor, limit), limit, (r) => s.origins.view(r));
       },
       { query: t.Object(PageQuery), detail: { summary: "List allowed HTTP origins", tags } },
     )
     .post(
       "/v1/http-origins",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "origins:write");
-          return { data: s.origins.view(s.origins.create(project.id, c.body)) };
+          return { data: s.origins.view(await s.origins.create(project.id, c.body)) };
         }),
       {
         body: t.Object({
@@ -38,19 +38,19 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/http-origins/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "origins:read");
-        return { data: s.origins.view(s.origins.get(project.id, params.id)) };
+        return { data: s.origins.view(await s.origins.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show an HTTP origin", tags } },
     )
     .patch(
       "/v1/http-origins/:id",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "origins:write");
-        return { data: s.origins.view(s.origins.updateDescription(project.id, params.id, body.description)) };
+        return { data: s.origins.view(await s.origins.updateDescription(project.id, params.id, body.description)) };
       },
       {
         params: IdParams,
@@ -60,10 +60,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .delete(
       "/v1/http-origins/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "origins:write");
-        s.origins.delete(project.id, params.id);
+        await s.origins.delete(project.id, params.id);
         set.status = 204;
         return null;
       },

@@ -17,13 +17,13 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/inboxes",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "inboxes:write");
           const session = sessionOf(c.request);
-          const row = s.inboxes.create(principal, project, c.body ?? {}, session?.sessionId ?? null);
-          if (session) s.agentSessions.recordCreated(session, "inbox", row.id);
-          return { data: s.inboxes.view(row, project, c.body?.watch === true) };
+          const row = await s.inboxes.create(principal, project, c.body ?? {}, session?.sessionId ?? null);
+          if (session) await s.agentSessions.recordCreated(session, "inbox", row.id);
+          return { data: s.inboxes.view(row, project, c.body?.watch === true, await s.inboxes.teamUsedBytes(project.teamId)) };
         }),
       {
         headers: SessionHeader,
@@ -41,34 +41,36 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/inboxes",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:read");
         const limit = limitOf(query);
-        const rows = s.inboxes.list(project.id, query.cursor, limit);
-        const watched = s.inboxes.watchedBy(principal, rows.map((r) => r.id));
-        const teamUsed = s.inboxes.teamUsedBytes(project.teamId);
+        const rows = await s.inboxes.list(project.id, query.cursor, limit);
+        const watched = await s.inboxes.watchedBy(principal, rows.map((r) => r.id));
+        const teamUsed = await s.inboxes.teamUsedBytes(project.teamId);
         return toPage(rows, limit, (r) => s.inboxes.view(r, project, watched.has(r.id), teamUsed));
       },
       { headers: SessionHeader, query: t.Object(PageQuery), detail: { summary: "List inboxes", tags } },
     )
     .get(
       "/v1/inboxes/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:read");
-        const row = s.inboxes.get(project.id, params.id);
-        return { data: s.inboxes.view(row, project, s.inboxes.watchedBy(principal, [row.id]).has(row.id)) };
+        const row = await s.inboxes.get(project.id, params.id);
+        const watched = (await s.inboxes.watchedBy(principal, [row.id])).has(row.id);
+        return { data: s.inboxes.view(row, project, watched, await s.inboxes.teamUsedBytes(project.teamId)) };
       },
       { headers: SessionHeader, params: IdParams, detail: { summary: "Show an inbox", tags } },
     )
     .patch(
       "/v1/inboxes/:id",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:write");
-        const row = s.inboxes.update(project, params.id, body ?? {});
-        return { data: s.inboxes.view(row, project, s.inboxes.watchedBy(principal, [row.id]).has(row.id)) };
+        const row = await s.inboxes.update(project, params.id, body ?? {});
+        const watched = (await s.inboxes.watchedBy(principal, [row.id])).has(row.id);
+        return { data: s.inboxes.view(row, project, watched, await s.inboxes.teamUsedBytes(project.teamId)) };
       },
       {
         headers: SessionHeader,
@@ -95,25 +97,22 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/inboxes/:id/credentials",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:read");
-        const row = s.inboxes.get(project.id, params.id);
-        const v = s.inboxes.view(row, project, false);
+        const row = await s.inboxes.get(project.id, params.id);
+        const v = s.inboxes.view(row, project, false, 0);
         return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
       },
       { headers: SessionHeader, params: IdParams, detail: { summary: "IMAP/POP3 credentials of an inbox", tags } },
     )
     .post(
       "/v1/inboxes/:id/mark-read",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:write");
-        s.inboxes.get(project.id, params.id);
-        const changed = ctx.db.sqlite
-          .query("UPDATE messages SET read = 1 WHERE inbox_id = ? AND id <= ? AND read = 0 RETURNING id")
-          .all(params.id, body.last_read_ulid) as { id: string }[];
-        for (const m of changed) ctx.bus.publish({ type: "message.flags", projectId: project.id, inboxId: params.id, messageId: m.id });
+        await s.inboxes.get(project.id, params.id);
+        await s.messages.markReadUpTo(project.id, params.id, body.last_read_ulid);
         return { data: { last_read_ulid: body.last_read_ulid } };
       },
       {
@@ -125,22 +124,22 @@ const mod: RouteModule = (ctx, s) =>
     )
     .put(
       "/v1/inboxes/:id/watch",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireDevice(principal, "principal_not_permitted", "watching an inbox");
-        s.inboxes.get(project.id, params.id);
-        s.inboxes.watch(principal, params.id);
+        await s.inboxes.get(project.id, params.id);
+        await s.inboxes.watch(principal, params.id);
         return { data: { inbox_id: params.id, watched: true } };
       },
       { params: IdParams, detail: { summary: "Watch an inbox from this device (device sessions only)", tags } },
     )
     .delete(
       "/v1/inboxes/:id/watch",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireDevice(principal, "principal_not_permitted", "watching an inbox");
-        s.inboxes.get(project.id, params.id);
-        s.inboxes.unwatch(principal, params.id);
+        await s.inboxes.get(project.id, params.id);
+        await s.inboxes.unwatch(principal, params.id);
         return { data: { inbox_id: params.id, watched: false } };
       },
       { params: IdParams, detail: { summary: "Stop watching an inbox from this device", tags } },

@@ -33,20 +33,29 @@ const mod: RouteModule = (ctx, s) => {
   };
 
   // An agent session that expired or was released over REST ends its MCP session too.
-  const sweep = setInterval(() => {
-    for (const e of sessions.values()) {
-      const row = ctx.db.sqlite.query("SELECT status, expires_at FROM agent_sessions WHERE id = ?").get(e.agentSessionId) as { status: string; expires_at: string } | null;
-      if (!row || row.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
-        sessions.delete(e.transport.sessionId ?? "");
-        void e.transport.close().catch(() => {});
-        if (row?.status === "open") void s.agentSessions.expireDue();
+  let sweeping = false;
+  const sweep = setInterval(async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      for (const e of [...sessions.values()]) {
+        const row = await s.agentSessions.state(e.agentSessionId);
+        if (!row || row.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
+          sessions.delete(e.transport.sessionId ?? "");
+          void e.transport.close().catch(() => {});
+          if (row?.status === "open") void s.agentSessions.expireDue().catch((err) => console.error("agent session expiry failed", err));
+        }
       }
+    } catch (err) {
+      console.error("MCP session sweep failed", err);
+    } finally {
+      sweeping = false;
     }
   }, 2_000);
   (sweep as any).unref?.();
 
   const handle = async ({ request, body }: { request: Request; body: unknown }) => {
-    const principal = s.auth.authenticate(request.headers.get("authorization"));
+    const principal = await s.auth.authenticate(request.headers.get("authorization"));
     if (principal.kind !== "api_key") throw new DomainError("forbidden", "principal_not_permitted", "/mcp is authenticated by an API key");
     const sid = request.headers.get("mcp-session-id");
     if (sid) {

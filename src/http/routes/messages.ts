@@ -38,14 +38,14 @@ const mod: RouteModule = (_ctx, s) =>
   new Elysia()
     .get(
       "/v1/inboxes/:id/messages",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        s.inboxes.get(project.id, params.id);
+        await s.inboxes.get(project.id, params.id);
         const limit = limitOf(query);
-        const rows = s.messages.list(params.id, query.cursor, limit);
+        const rows = await s.messages.list(params.id, query.cursor, limit);
         const page = toPage(rows, limit, (r) => r);
-        return { ...page, data: s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
+        return { ...page, data: await s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
       },
       {
         headers: SessionHeader,
@@ -59,7 +59,7 @@ const mod: RouteModule = (_ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        s.inboxes.get(project.id, params.id);
+        await s.inboxes.get(project.id, params.id);
         const baseline = s.latest.baseline(query.after, query.poll_token);
         const stillThere = () => s.messages.inboxExists(project.id, params.id);
         const m = await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
@@ -69,7 +69,7 @@ const mod: RouteModule = (_ctx, s) =>
           });
         }
         return {
-          data: s.messages.view(m, query.view ?? "full", query.headers ?? "projected"),
+          data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected"),
           meta: { poll_token: encodePollToken(m.id) },
         };
       },
@@ -88,10 +88,11 @@ const mod: RouteModule = (_ctx, s) =>
     )
     .get(
       "/v1/messages/:id",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        return { data: s.messages.view(s.messages.get(project.id, params.id), query.view ?? "full", query.headers ?? "projected") };
+        const m = await s.messages.get(project.id, params.id);
+        return { data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected") };
       },
       {
         headers: SessionHeader,
@@ -102,10 +103,11 @@ const mod: RouteModule = (_ctx, s) =>
     )
     .patch(
       "/v1/messages/:id",
-      ({ request, params, query, body }) => {
+      async ({ request, params, query, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:write");
-        return { data: s.messages.view(s.messages.setRead(project.id, params.id, body.read), "full", query.headers ?? "projected") };
+        const m = await s.messages.setRead(project.id, params.id, body.read);
+        return { data: await s.messages.view(m, "full", query.headers ?? "projected") };
       },
       {
         headers: SessionHeader,
@@ -128,10 +130,10 @@ const mod: RouteModule = (_ctx, s) =>
     )
     .get(
       "/v1/messages/:id/html",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        return { data: s.messages.html(project.id, params.id, query.remote ?? "strip") };
+        return { data: await s.messages.html(project.id, params.id, query.remote ?? "strip") };
       },
       {
         headers: SessionHeader,
@@ -163,7 +165,7 @@ const mod: RouteModule = (_ctx, s) =>
       async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        const a = s.messages.attachment(project.id, params.id, params.attachmentId);
+        const a = await s.messages.attachment(project.id, params.id, params.attachmentId);
         const body = await s.messages.attachmentBytes(a);
         return bytes(
           body,

@@ -22,7 +22,7 @@ const mod: RouteModule = (ctx, s) =>
           if (wait > ctx.config.runWaitCap) {
             throw validation(`wait is at most ${ctx.config.runWaitCap} seconds on this deployment`, { field: "wait", max: ctx.config.runWaitCap });
           }
-          const run = s.runs.launch(principal, project, c.body);
+          const run = await s.runs.launch(principal, project, c.body);
           return { data: s.runs.view(await s.runs.waitFor(project.id, run.id, wait)) };
         }),
       {
@@ -39,11 +39,11 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/runs",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "runs:read");
         const limit = limitOf(query);
-        return toPage(s.runs.list(project.id, query.status, query.cursor, limit), limit, (r) => s.runs.view(r));
+        return toPage(await s.runs.list(project.id, query.status, query.cursor, limit), limit, (r) => s.runs.view(r));
       },
       {
         query: t.Object({ ...PageQuery, status: t.Optional(t.String({ description: `one of ${RUN_STATUSES.join(", ")}; comma-separated for several` })) }),
@@ -52,20 +52,20 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/runs/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "runs:read");
-        return { data: s.runs.view(s.runs.get(project.id, params.id)) };
+        return { data: s.runs.view(await s.runs.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show a run", tags } },
     )
     .get(
       "/v1/runs/:id/events",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "runs:read");
         const limit = limitOf(query);
-        return toPage(s.runs.events(project.id, params.id, query.cursor, limit), limit, (e) => s.runs.eventView(e));
+        return toPage(await s.runs.events(project.id, params.id, query.cursor, limit), limit, (e) => s.runs.eventView(e));
       },
       { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a run's events (ascending sequence)", tags } },
     )

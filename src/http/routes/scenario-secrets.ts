@@ -12,21 +12,21 @@ const mod: RouteModule = (ctx, s) =>
   new Elysia()
     .get(
       "/v1/scenario-secrets",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "secrets:read");
         const limit = limitOf(query);
-        return toPage(s.scenarioSecrets.list(project.id, query.cursor, limit), limit, (r) => s.scenarioSecrets.view(r));
+        return toPage(await s.scenarioSecrets.list(project.id, query.cursor, limit), limit, (r) => s.scenarioSecrets.view(r));
       },
       { query: t.Object(PageQuery), detail: { summary: "List scenario secrets (metadata only)", tags } },
     )
     .post(
       "/v1/scenario-secrets",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "secrets:write");
-          return { data: s.scenarioSecrets.view(s.scenarioSecrets.create(project.id, c.body)) };
+          return { data: s.scenarioSecrets.view(await s.scenarioSecrets.create(project.id, c.body)) };
         }),
       {
         body: t.Object({
@@ -38,28 +38,28 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/scenario-secrets/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "secrets:read");
-        return { data: s.scenarioSecrets.view(s.scenarioSecrets.get(project.id, params.id)) };
+        return { data: s.scenarioSecrets.view(await s.scenarioSecrets.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show a scenario secret's metadata", tags } },
     )
     .post(
       "/v1/scenario-secrets/:id/rotate",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "secrets:write");
-        return { data: s.scenarioSecrets.view(s.scenarioSecrets.rotate(project.id, params.id, body.value)) };
+        return { data: s.scenarioSecrets.view(await s.scenarioSecrets.rotate(project.id, params.id, body.value)) };
       },
       { params: IdParams, body: t.Object({ value: t.String() }), detail: { summary: "Rotate a scenario secret (version + 1)", tags } },
     )
     .delete(
       "/v1/scenario-secrets/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "secrets:write");
-        s.scenarioSecrets.delete(project.id, params.id);
+        await s.scenarioSecrets.delete(project.id, params.id);
         set.status = 204;
         return null;
       },

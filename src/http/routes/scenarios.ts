@@ -24,21 +24,22 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/scenarios",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:read");
         const limit = limitOf(query);
-        return toPage(s.scenarios.list(project.id, query.cursor, limit), limit, (r) => s.scenarios.view(r));
+        const page = toPage(await s.scenarios.list(project.id, query.cursor, limit), limit, (r) => r);
+        return { ...page, data: await Promise.all(page.data.map((r) => s.scenarios.view(r))) };
       },
       { query: t.Object(PageQuery), detail: { summary: "List scenarios", tags } },
     )
     .post(
       "/v1/scenarios",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "scenarios:write");
-          return { data: s.scenarios.view(s.scenarios.create(project.id, c.body)) };
+          return { data: await s.scenarios.view(await s.scenarios.create(project.id, c.body)) };
         }),
       {
         body: t.Object({ name: t.String(), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) }),
@@ -47,23 +48,23 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/scenarios/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:read");
-        const row = s.scenarios.get(project.id, params.id);
+        const row = await s.scenarios.get(project.id, params.id);
         set.headers.etag = `"${row.draft_revision}"`;
-        return { data: s.scenarios.view(row) };
+        return { data: await s.scenarios.view(row) };
       },
       { params: IdParams, detail: { summary: "Show a scenario", tags } },
     )
     .patch(
       "/v1/scenarios/:id",
-      ({ request, params, body, set }) => {
+      async ({ request, params, body, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:write");
-        const row = s.scenarios.update(project.id, params.id, parseIfMatch(request.headers.get("if-match")), body ?? {});
+        const row = await s.scenarios.update(project.id, params.id, parseIfMatch(request.headers.get("if-match")), body ?? {});
         set.headers.etag = `"${row.draft_revision}"`;
-        return { data: s.scenarios.view(row) };
+        return { data: await s.scenarios.view(row) };
       },
       {
         params: IdParams,
@@ -74,10 +75,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .delete(
       "/v1/scenarios/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:write");
-        s.scenarios.delete(project.id, params.id);
+        await s.scenarios.delete(project.id, params.id);
         set.status = 204;
         return null;
       },
@@ -85,12 +86,12 @@ const mod: RouteModule = (ctx, s) =>
     )
     .post(
       "/v1/scenarios/:id/validate",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:read");
-        const row = s.scenarios.get(project.id, params.id);
+        const row = await s.scenarios.get(project.id, params.id);
         const def = body?.definition !== undefined ? body.definition : JSON.parse(row.draft_definition);
-        return { data: s.scenarios.analyze(project.id, def) };
+        return { data: await s.scenarios.analyze(project.id, def) };
       },
       {
         params: IdParams,
@@ -100,10 +101,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .post(
       "/v1/scenarios/:id/publish",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:write");
-        const v = s.scenarios.publish(project.id, params.id);
+        const v = await s.scenarios.publish(project.id, params.id);
         set.status = 201;
         return { data: s.scenarios.versionView(v) };
       },
@@ -111,20 +112,20 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/scenarios/:id/versions",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:read");
         const limit = limitOf(query);
-        return toPage(s.scenarios.versions(project.id, params.id, query.cursor, limit), limit, (v) => s.scenarios.versionView(v));
+        return toPage(await s.scenarios.versions(project.id, params.id, query.cursor, limit), limit, (v) => s.scenarios.versionView(v));
       },
       { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a scenario's versions", tags } },
     )
     .get(
       "/v1/scenarios/:id/versions/:version",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "scenarios:read");
-        return { data: s.scenarios.versionView(s.scenarios.version(project.id, params.id, Number(params.version))) };
+        return { data: s.scenarios.versionView(await s.scenarios.version(project.id, params.id, Number(params.version))) };
       },
       {
         params: t.Object({ id: Ulid(), version: t.String({ pattern: "^[1-9][0-9]{0,8}$", description: "integer >= 1" }) }),

@@ -6,10 +6,10 @@ import { requireScope } from "../../tenancy/auth";
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(
     "/v1/usage",
-    ({ request }) => {
+    async ({ request }) => {
       const { principal, project } = reqOf(request);
       requireScope(principal, "usage:read");
-      return { data: s.usage.usage(project) };
+      return { data: await s.usage.usage(project) };
     },
     { detail: { summary: "Show project usage and quotas", tags: ["usage"] } },
   );

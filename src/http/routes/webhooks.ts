@@ -25,10 +25,10 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/webhooks",
       (c) =>
-        idempotent(ctx, c, 201, () => {
+        idempotent(ctx, c, 201, async () => {
           const { principal, project } = reqOf(c.request);
           requireScope(principal, "webhooks:write");
-          const { row, secret } = s.webhooks.create(project.id, c.body);
+          const { row, secret } = await s.webhooks.create(project.id, c.body);
           return { data: s.webhooks.view(row, secret) };
         }),
       {
@@ -44,29 +44,29 @@ const mod: RouteModule = (ctx, s) =>
     )
     .get(
       "/v1/webhooks",
-      ({ request, query }) => {
+      async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:read");
         const limit = limitOf(query);
-        return toPage(s.webhooks.list(project.id, query.cursor, limit), limit, (r) => s.webhooks.view(r));
+        return toPage(await s.webhooks.list(project.id, query.cursor, limit), limit, (r) => s.webhooks.view(r));
       },
       { query: t.Object(PageQuery), detail: { summary: "List webhooks", tags } },
     )
     .get(
       "/v1/webhooks/:id",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:read");
-        return { data: s.webhooks.view(s.webhooks.get(project.id, params.id)) };
+        return { data: s.webhooks.view(await s.webhooks.get(project.id, params.id)) };
       },
       { params: IdParams, detail: { summary: "Show a webhook", tags } },
     )
     .patch(
       "/v1/webhooks/:id",
-      ({ request, params, body }) => {
+      async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:write");
-        return { data: s.webhooks.view(s.webhooks.update(project.id, params.id, body ?? {})) };
+        return { data: s.webhooks.view(await s.webhooks.update(project.id, params.id, body ?? {})) };
       },
       {
         params: IdParams,
@@ -84,10 +84,10 @@ const mod: RouteModule = (ctx, s) =>
     )
     .delete(
       "/v1/webhooks/:id",
-      ({ request, params, set }) => {
+      async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:write");
-        s.webhooks.delete(project.id, params.id);
+        await s.webhooks.delete(project.id, params.id);
         set.status = 204;
         return null;
       },
@@ -95,22 +95,23 @@ const mod: RouteModule = (ctx, s) =>
     )
     .post(
       "/v1/webhooks/:id/rotate-secret",
-      ({ request, params }) => {
+      async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:write");
-        const { row, secret } = s.webhooks.rotateSecret(project.id, params.id);
+        const { row, secret } = await s.webhooks.rotateSecret(project.id, params.id);
         return { data: s.webhooks.view(row, secret) };
       },
       { params: IdParams, detail: { summary: "New signing secret; the previous one also signs for 24 hours", tags } },
     )
     .get(
       "/v1/webhooks/:id/deliveries",
-      ({ request, params, query }) => {
+      async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:read");
         const limit = limitOf(query);
-        const rows = s.webhooks.listDeliveries(project.id, params.id, query.status, query.cursor, limit);
-        return toPage(rows, limit, (d) => s.webhooks.deliveryView(d));
+        const rows = await s.webhooks.listDeliveries(project.id, params.id, query.status, query.cursor, limit);
+        const page = toPage(rows, limit, (d) => d);
+        return { ...page, data: await Promise.all(page.data.map((d) => s.webhooks.deliveryView(d))) };
       },
       {
         params: IdParams,
@@ -127,7 +128,7 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "webhooks:write");
         const d = await s.webhooks.sendTest(project.id, params.id, body?.event_type ?? "message.received");
-        return { data: s.webhooks.deliveryView(d) };
+        return { data: await s.webhooks.deliveryView(d) };
       },
       {
         params: IdParams,

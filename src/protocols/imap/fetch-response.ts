@@ -26,7 +26,7 @@ export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[
     let raw: Buffer | null = null;
     let st: Structure | null = null;
     if (needsRaw || (needsStructure && !cachedOnly(msg.blobKey))) {
-      raw = await rawMessage(s.ctx.blobs, msg.blobKey);
+      raw = await rawMessage(s.ctx.storage.blobs, msg.blobKey);
       if (!raw) continue; // deleted while we were answering
     }
     if (needsStructure) st = structureOf(msg.blobKey, raw);

@@ -2,6 +2,7 @@
 // The database is the truth; refresh() compares it with the view and produces the untagged
 // EXISTS / EXPUNGE / FETCH FLAGS responses that bring the client up to date.
 import type { AppContext } from "../../context";
+import type { MailboxEntry } from "../../storage/mail";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";
 
@@ -15,36 +16,32 @@ export interface Msg extends FlagBits {
   gone: boolean;
 }
 
-interface Row {
-  id: string;
-  uid: number;
-  read: number;
-  flagged: number;
-  deleted_flag: number;
-  size_bytes: number;
-  received_at: string;
-  blob_key: string;
-}
+type Row = MailboxEntry;
 
 export class Mailbox {
   msgs: Msg[] = [];
   /** Largest UID ever in the view: later arrivals are appended, never inserted. */
   private maxUid = 0;
 
-  constructor(
+  private constructor(
     private readonly ctx: AppContext,
     readonly inboxId: string,
     readonly readOnly: boolean,
-  ) {
-    for (const r of this.rows()) this.append(r);
+  ) {}
+
+  /**
+   * The inbox's current messages as a fresh view. `watch` receives the view before it is read, so
+   * that bus events arriving meanwhile are noted on it (the next refresh applies them).
+   */
+  static async open(ctx: AppContext, inboxId: string, readOnly: boolean, watch?: (mb: Mailbox) => void): Promise<Mailbox> {
+    const mb = new Mailbox(ctx, inboxId, readOnly);
+    watch?.(mb);
+    await mb.refresh(false, true);
+    return mb;
   }
 
-  private rows(): Row[] {
-    return this.ctx.db.sqlite
-      .query(
-        "SELECT id, uid, read, flagged, deleted_flag, size_bytes, received_at, blob_key FROM messages WHERE inbox_id = ? ORDER BY uid",
-      )
-      .all(this.inboxId) as Row[];
+  private rows(afterUid = 0): Promise<Row[]> {
+    return this.ctx.storage.messages.mailbox(this.inboxId, afterUid);
   }
 
   private append(r: Row): void {
@@ -66,9 +63,9 @@ export class Mailbox {
     return this.msgs.length;
   }
 
-  get uidNext(): number {
-    const r = this.ctx.db.sqlite.query("SELECT uid_next FROM inboxes WHERE id = ?").get(this.inboxId) as { uid_next: number } | null;
-    return Math.max(r?.uid_next ?? 1, this.maxUid + 1);
+  async uidNext(): Promise<number> {
+    const inbox = await this.ctx.storage.inboxes.byId(this.inboxId);
+    return Math.max(inbox?.uidNext ?? 1, this.maxUid + 1);
   }
 
   /** What the bus said changed since the last refresh (exact while all writers publish, as they do). */
@@ -91,14 +88,22 @@ export class Mailbox {
    * form reads only what the bus pointed at (a big mailbox costs nothing per arrival); the full
    * form compares every row.
    */
-  refresh(allowExpunge: boolean, full = false): string[] {
+  refresh(allowExpunge: boolean, full = false): Promise<string[]> {
+    // One at a time (IDLE's timer and a command may both ask): each reads from where the previous left the view.
+    const run = this.refreshing.then(() => this.refreshNow(allowExpunge, full));
+    this.refreshing = run.catch(() => {});
+    return run;
+  }
+
+  private refreshing: Promise<unknown> = Promise.resolve();
+
+  private async refreshNow(allowExpunge: boolean, full: boolean): Promise<string[]> {
     const out: string[] = [];
     const noted = this.noted;
     this.noted = { arrived: false, deletedUids: new Set(), flagIds: new Set() };
-    const sqlite = this.ctx.db.sqlite;
     let fresh: Row[];
     if (full) {
-      const rows = this.rows();
+      const rows = await this.rows();
       const byUid = new Map(rows.map((r) => [r.uid, r]));
       for (const m of this.msgs) {
         const r = byUid.get(m.uid);
@@ -112,20 +117,12 @@ export class Mailbox {
         if (m) m.msg.gone = true;
       }
       if (noted.flagIds.size) {
-        const q = sqlite.query("SELECT uid, read, flagged, deleted_flag FROM messages WHERE id = ? AND inbox_id = ?");
-        for (const id of noted.flagIds) {
-          const r = q.get(id, this.inboxId) as Row | null;
-          const m = r && this.byUid(r.uid);
-          if (r && m && !m.msg.gone) this.applyFlags(m.msg, r, out);
+        for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, [...noted.flagIds])) {
+          const m = this.byUid(r.uid);
+          if (m && !m.msg.gone) this.applyFlags(m.msg, r, out);
         }
       }
-      fresh = noted.arrived
-        ? (sqlite
-            .query(
-              "SELECT id, uid, read, flagged, deleted_flag, size_bytes, received_at, blob_key FROM messages WHERE inbox_id = ? AND uid > ? ORDER BY uid",
-            )
-            .all(this.inboxId, this.maxUid) as Row[])
-        : [];
+      fresh = noted.arrived ? await this.rows(this.maxUid) : [];
     }
     if (allowExpunge) out.push(...this.dropGone());
     for (const r of fresh) this.append(r);

@@ -36,14 +36,9 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
   });
   const content = new Map<string, Content>();
   if (needsContent) {
-    const rows = s.ctx.db.sqlite
-      .query(
-        `SELECT id, subject, from_email, from_name, to_json, cc_json, text_body, html_body, headers, sent_at
-         FROM messages WHERE inbox_id = ?`,
-      )
-      .all(mb.inboxId) as Record<string, string | null>[];
+    const rows = await s.ctx.storage.messages.searchContent(mb.inboxId);
     for (const r of rows) {
-      content.set(r.id!, {
+      content.set(r.id, {
         subject: (r.subject ?? "").toLowerCase(),
         from: `${r.from_name ?? ""} <${r.from_email ?? ""}>`.toLowerCase(),
         to: (r.to_json ?? "").toLowerCase(),
@@ -62,7 +57,7 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
     if (msg.gone) continue;
     let hdrs: { name: string; value: string }[] | null = null;
     if (needsHeaders) {
-      const st = cachedOnly(msg.blobKey) ?? structureOf(msg.blobKey, await rawMessage(s.ctx.blobs, msg.blobKey));
+      const st = cachedOnly(msg.blobKey) ?? structureOf(msg.blobKey, await rawMessage(s.ctx.storage.blobs, msg.blobKey));
       // Header text is kept as bytes; the search value came in as UTF-8.
       hdrs = (st?.root.headers ?? []).map((h) => ({ name: h.name, value: Buffer.from(h.value, "latin1").toString("utf8") }));
     }

@@ -33,6 +33,8 @@ export class Session {
   state: SessionState | "logout" = "not-authenticated";
   inbox: InboxRow | null = null;
   mailbox: Mailbox | null = null;
+  /** A mailbox being opened by SELECT/EXAMINE: bus events are noted on it until it becomes `mailbox`. */
+  opening: Mailbox | null = null;
   /** Client address, for the log-in failure limit. */
   readonly ip: string;
   lastActivity = Date.now();
@@ -49,7 +51,7 @@ export class Session {
   private closed = false;
   private dirty = false;
   private fullRefresh = false;
-  private deferred: (() => void)[] = [];
+  private deferred: (() => Promise<void> | void)[] = [];
   private ownEvents = false;
   private unsubscribe: (() => void) | null = null;
   private idleRefresh: ReturnType<typeof setTimeout> | null = null;
@@ -181,21 +183,23 @@ export class Session {
     // EXPUNGE may not be announced while answering FETCH, STORE or SEARCH (sequence numbers
     // would shift under the client); the UID forms are exempt.
     const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
-    this.pushUpdates(expungeOk);
+    await this.pushUpdates(expungeOk);
     // Replies may quote client input (an unknown item, say): keep them printable ASCII.
     if (reply) await this.write(`${cmd.tag} ${reply.replace(/[^\x20-\x7e]/g, "?")}\r\n`);
     await this.flush();
-    this.runAfterReply();
+    await this.runAfterReply();
     if (this.state === "logout") this.close(true);
   }
 
   /** Queues the untagged responses that describe what changed since the client last heard. */
-  pushUpdates(allowExpunge: boolean): void {
-    if (!this.mailbox || !this.dirty) return;
+  async pushUpdates(allowExpunge: boolean): Promise<void> {
+    const mb = this.mailbox;
+    if (!mb || !this.dirty) return;
     this.dirty = false;
-    const lines = this.mailbox.refresh(allowExpunge, this.fullRefresh);
+    const full = this.fullRefresh;
     this.fullRefresh = false;
-    if (!allowExpunge && this.mailbox.msgs.some((m) => m.gone)) this.dirty = true;
+    const lines = await mb.refresh(allowExpunge, full);
+    if (!allowExpunge && mb.msgs.some((m) => m.gone)) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }
 
@@ -203,14 +207,14 @@ export class Session {
    * Work that may follow the tagged reply but must precede the next command (nothing else of this
    * session runs in between, and it runs before the event loop serves anyone else).
    */
-  afterReply(fn: () => void): void {
+  afterReply(fn: () => Promise<void> | void): void {
     this.deferred.push(fn);
   }
 
-  private runAfterReply(): void {
+  private async runAfterReply(): Promise<void> {
     const fns = this.deferred;
     this.deferred = [];
-    for (const fn of fns) fn();
+    for (const fn of fns) await fn();
   }
 
   /** Asks for a refresh before the next reply; `full` compares every row instead of what the bus reported. */
@@ -303,7 +307,7 @@ export class Session {
       void this.end("* BYE The inbox was deleted");
       return;
     }
-    const mb = this.mailbox;
+    const mb = this.mailbox ?? this.opening;
     if (e.type === "message.received") mb?.noteArrived();
     else if (e.type === "message.deleted") {
       mb?.noteDeleted(e.uid);
@@ -318,13 +322,13 @@ export class Session {
       this.idleRefresh = setTimeout(() => {
         this.idleRefresh = null;
         if (!this.idling || this.closed) return;
-        try {
-          this.pushUpdates(true);
-          void this.flush();
-        } catch (err) {
-          console.error("imap idle refresh failed", err);
-          void this.end("* BYE Internal error");
-        }
+        this.pushUpdates(true).then(
+          () => void this.flush(),
+          (err) => {
+            console.error("imap idle refresh failed", err);
+            void this.end("* BYE Internal error");
+          },
+        );
       }, 15);
     }
   }
@@ -345,11 +349,7 @@ export class Session {
   close(graceful = false): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      this.runAfterReply();
-    } catch (e) {
-      console.error("imap deferred work failed", e);
-    }
+    this.runAfterReply().catch((e) => console.error("imap deferred work failed", e));
     this.state = "logout";
     this.unsubscribe?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);

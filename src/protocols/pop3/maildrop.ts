@@ -4,7 +4,6 @@
 import type { AppContext } from "../../context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
-import { DomainError } from "../../lib/errors";
 
 export interface DropMessage {
   id: string;
@@ -22,19 +21,16 @@ export class Maildrop {
     readonly messages: DropMessage[],
   ) {}
 
-  static open(ctx: AppContext, services: Services, inbox: InboxRow): Maildrop {
-    const rows = ctx.db.sqlite
-      .query("SELECT id, uid, size_bytes AS size, blob_key AS blobKey FROM messages WHERE inbox_id = ? ORDER BY uid")
-      .all(inbox.id) as DropMessage[];
-    return new Maildrop(ctx, services, inbox, rows);
+  static async open(ctx: AppContext, services: Services, inbox: InboxRow): Promise<Maildrop> {
+    const rows = await ctx.storage.messages.mailbox(inbox.id, 0);
+    return new Maildrop(ctx, services, inbox, rows.map((r) => ({ id: r.id, uid: r.uid, size: r.size_bytes, blobKey: r.blob_key })));
   }
 
   /** The raw bytes, or null when another channel deleted the message since log-in. */
   async raw(m: DropMessage): Promise<Uint8Array | null> {
     // Blobs are shared by identical messages, so the row, not the blob, says whether it still exists.
-    const present = this.ctx.db.sqlite.query("SELECT 1 FROM messages WHERE id = ?").get(m.id);
-    if (!present) return null;
-    return this.ctx.blobs.get(m.blobKey);
+    if (!(await this.ctx.storage.messages.exists(m.id))) return null;
+    return this.ctx.storage.blobs.get(m.blobKey);
   }
 
   /**
@@ -44,15 +40,9 @@ export class Maildrop {
    */
   async commit(deleted: string[], retrieved: string[]): Promise<number> {
     const gone = new Set(deleted);
-    const toRead = retrieved.filter((id) => !gone.has(id));
-    for (const id of toRead) {
-      try {
-        this.services.messages.setRead(this.inbox.projectId, id, true);
-      } catch (e) {
-        // Deleted through another channel since it was retrieved: nothing left to mark.
-        if (!(e instanceof DomainError && e.kind === "not_found")) throw e;
-      }
-    }
+    // Messages deleted through another channel since they were retrieved are simply not marked.
+    const toRead = retrieved.filter((id) => !gone.has(id)).map((id) => ({ id, read: true }));
+    await this.services.messages.setFlags(this.inbox.projectId, this.inbox.id, toRead);
     return this.services.removal.deleteMessages(this.inbox.projectId, deleted);
   }
 }

@@ -203,7 +203,7 @@ export class Pop3Session {
     this.io.startTls();
   }
 
-  private auth(mechanism: string | null, initial: string | null): void {
+  private auth(mechanism: string | null, initial: string | null): Promise<void> | void {
     if (mechanism === null) {
       // The pre-RFC 5034 mechanism listing some clients (Outlook among them) still send.
       this.io.send(`+OK${CRLF}PLAIN${CRLF}.${CRLF}`);
@@ -218,7 +218,7 @@ export class Pop3Session {
     return this.saslPlain(initial);
   }
 
-  private saslPlain(response: string): void {
+  private saslPlain(response: string): Promise<void> | void {
     const creds = decodeSaslPlain(response);
     if (!creds) return this.err("[AUTH] malformed PLAIN response");
     if (creds.authzid !== "" && creds.authzid.toLowerCase() !== creds.user.toLowerCase()) {
@@ -227,15 +227,27 @@ export class Pop3Session {
     return this.login(creds.user, creds.password);
   }
 
-  private login(user: string, password: string): void {
+  private async login(user: string, password: string): Promise<void> {
     const access = this.services.mailAccess;
     if (access.isThrottled(this.io.ip)) {
       return this.err("[SYS/TEMP] too many failed log-ins from your address; try again later");
     }
-    const inbox = access.login(user, password, this.io.ip);
+    const inbox = await access.login(user, password, this.io.ip);
     if (!inbox) return this.err("[AUTH] invalid user name or password");
     if (!this.slots.acquire(inbox.id)) return this.err("[IN-USE] too many open sessions on this inbox");
-    this.drop = Maildrop.open(this.ctx, this.services, inbox);
+    let drop: Maildrop;
+    try {
+      drop = await Maildrop.open(this.ctx, this.services, inbox);
+    } catch (e) {
+      this.slots.release(inbox.id);
+      throw e;
+    }
+    if (this.state === "closed") {
+      // The connection went away while the maildrop was read.
+      this.slots.release(inbox.id);
+      return;
+    }
+    this.drop = drop;
     this.state = "transaction";
     this.unsubscribe = this.ctx.bus.subscribe((e) => {
       if (e.type === "inbox.deleted" && e.inboxId === inbox.id) this.inboxGone = true;

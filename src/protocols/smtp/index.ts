@@ -83,20 +83,25 @@ export const smtpListener: ListenerFactory = async (ctx, s) => {
     },
     onRcptTo(address, session, cb) {
       const addr = address.address;
-      const inbox = s.ingest.resolveRecipient(addr);
-      if (!inbox) return cb(smtpError(550, `5.1.1 <${addr}>: no such inbox here`));
-      const st = stateOf(session);
-      if (st.recipients.some((r) => r.inbox.id === inbox.id)) return cb(); // one copy per inbox
-      const refusal = s.ingest.checkRoom(inbox);
-      if (refusal) {
-        return cb(
-          refusal.kind === "inbox"
-            ? smtpError(452, `4.2.2 <${addr}>: mailbox full (inbox storage quota reached)`)
-            : smtpError(452, `4.3.1 <${addr}>: team storage quota reached`),
-        );
-      }
-      st.recipients.push({ inbox, address: addr.toLowerCase() });
-      cb();
+      void (async () => {
+        const inbox = await s.ingest.resolveRecipient(addr);
+        if (!inbox) return cb(smtpError(550, `5.1.1 <${addr}>: no such inbox here`));
+        const st = stateOf(session);
+        if (st.recipients.some((r) => r.inbox.id === inbox.id)) return cb(); // one copy per inbox
+        const refusal = await s.ingest.checkRoom(inbox);
+        if (refusal) {
+          return cb(
+            refusal.kind === "inbox"
+              ? smtpError(452, `4.2.2 <${addr}>: mailbox full (inbox storage quota reached)`)
+              : smtpError(452, `4.3.1 <${addr}>: team storage quota reached`),
+          );
+        }
+        st.recipients.push({ inbox, address: addr.toLowerCase() });
+        cb();
+      })().catch((e) => {
+        console.error("smtp: recipient lookup failed", e);
+        cb(smtpError(451, "4.3.0 temporary failure looking up the recipient; try again"));
+      });
     },
     onData(stream: SMTPServerDataStream, session, cb) {
       const chunks: Buffer[] = [];

@@ -1,7 +1,305 @@
 // SQLite implementation of the events repositories (src/storage/events.ts).
-import type { EventsRepositories } from "../events";
+import type {
+  AlertFilter,
+  AlertRecord,
+  AlertRepository,
+  AttemptRecord,
+  DeliveryOutcome,
+  DeliveryRecord,
+  EventLogRepository,
+  EventRecord,
+  EventsRepositories,
+  NewClaimedDelivery,
+  NewDelivery,
+  OriginRule,
+  StoredEvent,
+  WebhookDeliveryRepository,
+  WebhookFilter,
+  WebhookRecord,
+  WebhookRepository,
+} from "../events";
 import type { SqliteConnection } from "./connection";
 
-export function sqliteEventsRepositories(_c: SqliteConnection): EventsRepositories {
-  return {};
+class SqliteEventLog implements EventLogRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async append(e: EventRecord): Promise<number> {
+    // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
+    const r = this.c.run(
+      "INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      e.id, e.projectId, e.type, e.inboxId, e.userId, e.data, e.occurredAt,
+    );
+    return Number(r.lastInsertRowid);
+  }
+
+  async lastSeq(projectId: string): Promise<number> {
+    return this.c.get<{ s: number | null }>("SELECT MAX(seq) AS s FROM events WHERE project_id = ?", projectId)?.s ?? 0;
+  }
+
+  async after(projectId: string, seq: number, userId: string | null, limit: number): Promise<StoredEvent[]> {
+    return this.c.all<StoredEvent>(
+      `SELECT seq, id, type, data, occurred_at FROM events
+         WHERE project_id = ? AND seq > ? AND (user_id IS NULL OR user_id = ?) ORDER BY seq LIMIT ?`,
+      projectId, seq, userId ?? "", limit,
+    );
+  }
+
+  async byId(id: string): Promise<StoredEvent | null> {
+    return this.c.get<StoredEvent>("SELECT seq, id, type, data, occurred_at FROM events WHERE id = ?", id);
+  }
+
+  async prune(before: string): Promise<number> {
+    return this.c.deleteInBatches("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)", before);
+  }
+}
+
+class SqliteWebhooks implements WebhookRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async insert(r: WebhookRecord): Promise<WebhookRecord> {
+    return this.c.get<WebhookRecord>(
+      `INSERT INTO webhooks (id, project_id, url, description, event_types, inbox_id, enabled, secret_enc, previous_secret_enc,
+         previous_expires_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      r.id, r.project_id, r.url, r.description, r.event_types, r.inbox_id, r.enabled, r.secret_enc, r.previous_secret_enc,
+      r.previous_expires_at, r.created_at, r.updated_at,
+    )!;
+  }
+
+  async byId(id: string): Promise<WebhookRecord | null> {
+    return this.c.get<WebhookRecord>("SELECT * FROM webhooks WHERE id = ?", id);
+  }
+
+  async inProject(projectId: string, id: string): Promise<WebhookRecord | null> {
+    return this.c.get<WebhookRecord>("SELECT * FROM webhooks WHERE id = ? AND project_id = ?", id, projectId);
+  }
+
+  async listInProject(projectId: string, before: string, limit: number): Promise<WebhookRecord[]> {
+    return this.c.all<WebhookRecord>("SELECT * FROM webhooks WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit);
+  }
+
+  async update(
+    id: string,
+    f: Pick<WebhookRecord, "url" | "event_types" | "inbox_id" | "description" | "enabled" | "updated_at">,
+  ): Promise<void> {
+    this.c.run(
+      "UPDATE webhooks SET url = ?, event_types = ?, inbox_id = ?, description = ?, enabled = ?, updated_at = ? WHERE id = ?",
+      f.url, f.event_types, f.inbox_id, f.description, f.enabled, f.updated_at, id,
+    );
+  }
+
+  async deleteInProject(projectId: string, id: string): Promise<boolean> {
+    return this.c.run("DELETE FROM webhooks WHERE id = ? AND project_id = ?", id, projectId).changes > 0;
+  }
+
+  async rotateSecret(id: string, secretEnc: string, previousSecretEnc: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookRecord> {
+    return this.c.get<WebhookRecord>(
+      "UPDATE webhooks SET secret_enc = ?, previous_secret_enc = ?, previous_expires_at = ?, updated_at = ? WHERE id = ? RETURNING *",
+      secretEnc, previousSecretEnc, previousExpiresAt, updatedAt, id,
+    )!;
+  }
+
+  async enabledInProject(projectId: string): Promise<WebhookFilter[]> {
+    return this.c.all<WebhookFilter>("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1", projectId);
+  }
+
+  async allowedOrigins(projectId: string): Promise<OriginRule[]> {
+    return this.c.all<OriginRule>("SELECT scheme, host, port, is_wildcard FROM http_origins WHERE project_id = ?", projectId);
+  }
+}
+
+/**
+ * Runs a write of the dispatcher's own bookkeeping (claims) without the per-commit fsync (WAL +
+ * synchronous=NORMAL: durable across a process crash, not a power cut). Losing one to a power cut
+ * only means a try is made again, which at-least-once delivery allows, and it halves the fsyncs
+ * that compete with ingest for the write lock. Inside a transaction the commit decides.
+ */
+function relaxed<T>(c: SqliteConnection, fn: () => T): T {
+  if (c.open || c.db.inTransaction) return fn();
+  const prev = c.get<{ synchronous: number }>("PRAGMA synchronous")!.synchronous;
+  c.db.exec("PRAGMA synchronous = NORMAL");
+  try {
+    return fn();
+  } finally {
+    c.db.exec(`PRAGMA synchronous = ${prev}`);
+  }
+}
+
+class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async enqueue(rows: NewDelivery[]): Promise<void> {
+    for (const r of rows) {
+      this.c.run(
+        `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        r.id, r.webhookId, r.projectId, r.eventId, r.eventType, r.orderKey, r.maxAttempts, r.nextAttemptAt, r.createdAt,
+      );
+    }
+  }
+
+  async insertClaimed(r: NewClaimedDelivery): Promise<DeliveryRecord> {
+    return this.c.get<DeliveryRecord>(
+      `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, payload, status, max_attempts,
+         next_attempt_at, claimed_until, claimed_by, created_at)
+       VALUES (?, ?, ?, NULL, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
+      r.id, r.webhookId, r.projectId, r.eventType, r.orderKey, r.payload, r.maxAttempts, r.nextAttemptAt, r.claimedUntil,
+      r.claimedBy, r.createdAt,
+    )!;
+  }
+
+  async inWebhook(projectId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    return this.c.get<DeliveryRecord>(
+      "SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ? AND project_id = ?",
+      id, webhookId, projectId,
+    );
+  }
+
+  async listForWebhook(webhookId: string, status: string | null, before: string, limit: number): Promise<DeliveryRecord[]> {
+    return this.c.all<DeliveryRecord>(
+      "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?",
+      webhookId, before, status, status, limit,
+    );
+  }
+
+  async attempts(deliveryId: string): Promise<AttemptRecord[]> {
+    return this.c.all<AttemptRecord>(
+      "SELECT attempt, started_at, duration_ms, status_code, ok, error, response_excerpt FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt",
+      deliveryId,
+    );
+  }
+
+  async claim(workerId: string, now: number, until: number, excludedWebhooks: string[], limit: number): Promise<DeliveryRecord[]> {
+    const sql = `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
+       WHERE id IN (
+         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
+           AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
+         ORDER BY d.next_attempt_at LIMIT ?5)
+       AND claimed_until <= ?3
+       RETURNING *`;
+    return relaxed(this.c, () => this.c.all<DeliveryRecord>(sql, until, workerId, now, JSON.stringify(excludedWebhooks), limit));
+  }
+
+  async release(workerId: string, ids: string[]): Promise<void> {
+    relaxed(this.c, () =>
+      this.c.run(
+        "UPDATE webhook_deliveries SET claimed_until = 0, claimed_by = NULL WHERE claimed_by = ? AND id IN (SELECT value FROM json_each(?))",
+        workerId, JSON.stringify(ids),
+      ),
+    );
+  }
+
+  async nextDue(): Promise<number | null> {
+    return (
+      this.c.get<{ due: number | null }>(
+        `SELECT MIN(MAX(d.next_attempt_at, d.claimed_until)) AS due
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
+         WHERE d.status = 'pending'
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)`,
+      )?.due ?? null
+    );
+  }
+
+  async record(d: Pick<DeliveryRecord, "id" | "claimed_by" | "attempts">, o: DeliveryOutcome): Promise<boolean> {
+    const changed = this.c.run(
+      `UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, claimed_until = 0, claimed_by = NULL,
+             last_status_code = ?, last_error = ?, completed_at = ?
+           WHERE id = ? AND claimed_by = ? AND attempts = ?`,
+      o.attempt, o.status, o.nextAttemptAt, o.statusCode, o.error, o.completedAt, d.id, d.claimed_by, d.attempts,
+    ).changes;
+    if (changed === 0) return false;
+    this.c.run(
+      `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      o.attemptId, d.id, o.attempt, o.startedAt, o.durationMs, o.statusCode, o.ok ? 1 : 0, o.error, o.excerpt,
+    );
+    return true;
+  }
+
+  async prune(before: string): Promise<number> {
+    return this.c.deleteInBatches(
+      "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 2000)",
+      before,
+    );
+  }
+}
+
+class SqliteAlerts implements AlertRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async bump(
+    key: { userId: string; projectId: string; type: string; resourceId: string },
+    f: { occurredAt: string; detail: string; inboxId: string; inboxAddress: string },
+  ): Promise<AlertRecord | null> {
+    return this.c.get<AlertRecord>(
+      `UPDATE alerts SET count = count + 1, occurred_at = ?, detail = ?, inbox_id = ?, inbox_address = ?
+         WHERE user_id = ? AND project_id = ? AND type = ? AND resource_id = ? AND read_at IS NULL RETURNING *`,
+      f.occurredAt, f.detail, f.inboxId, f.inboxAddress, key.userId, key.projectId, key.type, key.resourceId,
+    );
+  }
+
+  async setTitle(id: string, title: string): Promise<AlertRecord> {
+    return this.c.get<AlertRecord>("UPDATE alerts SET title = ? WHERE id = ? RETURNING *", title, id)!;
+  }
+
+  async insert(r: AlertRecord): Promise<AlertRecord> {
+    return this.c.get<AlertRecord>(
+      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
+             inbox_id, inbox_address, count, occurred_at, read_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      r.id, r.project_id, r.user_id, r.type, r.channel, r.severity, r.title, r.detail, r.resource_type, r.resource_id,
+      r.inbox_id, r.inbox_address, r.count, r.occurred_at, r.read_at,
+    )!;
+  }
+
+  async list(userId: string, projectId: string, f: AlertFilter, before: string, limit: number): Promise<AlertRecord[]> {
+    return this.c.all<AlertRecord>(
+      `SELECT * FROM alerts WHERE user_id = ? AND project_id = ? AND id < ?
+           AND (?4 IS NULL OR (?4 = 1 AND read_at IS NULL) OR (?4 = 0 AND read_at IS NOT NULL))
+           AND (?5 IS NULL OR channel = ?5) AND (?6 IS NULL OR type = ?6)
+         ORDER BY id DESC LIMIT ?7`,
+      userId, projectId, before, f.unread === null ? null : f.unread ? 1 : 0, f.channel, f.type, limit,
+    );
+  }
+
+  async unreadCount(userId: string, projectId: string): Promise<number> {
+    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND project_id = ? AND read_at IS NULL", userId, projectId)!.n;
+  }
+
+  async markAllRead(userId: string, projectId: string, readAt: string): Promise<void> {
+    this.c.run("UPDATE alerts SET read_at = ? WHERE user_id = ? AND project_id = ? AND read_at IS NULL", readAt, userId, projectId);
+  }
+
+  async existing(userId: string, projectId: string, ids: string[]): Promise<string[]> {
+    return this.c
+      .all<{ id: string }>(
+        "SELECT id FROM alerts WHERE user_id = ? AND project_id = ? AND id IN (SELECT value FROM json_each(?))",
+        userId, projectId, JSON.stringify(ids),
+      )
+      .map((r) => r.id);
+  }
+
+  async markRead(userId: string, projectId: string, ids: string[], readAt: string): Promise<void> {
+    this.c.run(
+      "UPDATE alerts SET read_at = ? WHERE user_id = ? AND project_id = ? AND read_at IS NULL AND id IN (SELECT value FROM json_each(?))",
+      readAt, userId, projectId, JSON.stringify(ids),
+    );
+  }
+
+  async teamOwnerIds(teamId: string): Promise<string[]> {
+    return this.c.all<{ id: string }>("SELECT id FROM users WHERE team_id = ? AND role = 'owner'", teamId).map((r) => r.id);
+  }
+}
+
+export function sqliteEventsRepositories(c: SqliteConnection): EventsRepositories {
+  return {
+    eventLog: new SqliteEventLog(c),
+    webhooks: new SqliteWebhooks(c),
+    webhookDeliveries: new SqliteWebhookDeliveries(c),
+    alerts: new SqliteAlerts(c),
+  };
 }

@@ -1,7 +1,348 @@
-// SQLite implementation of the mail repositories (src/storage/mail.ts).
-import type { MailRepositories } from "../mail";
+// SQLite implementation of the mail repositories (src/storage/mail.ts). Every method is
+// synchronous inside (see connection.ts); the counters (message_count, unread_count, used_bytes of
+// inboxes and teams) are kept by triggers (migrations/0002_mail.ts).
+import type {
+  AttachmentRecord,
+  AttachmentRepository,
+  BlobRefRepository,
+  ExpiredInbox,
+  FlagChange,
+  FlagState,
+  InboxPatch,
+  InboxRecord,
+  InboxRepository,
+  InboxWatchRepository,
+  MailboxEntry,
+  MailboxStatus,
+  MailRepositories,
+  MessageRecord,
+  MessageRepository,
+  NewMessage,
+  RemovedMessage,
+  SearchContent,
+} from "../mail";
 import type { SqliteConnection } from "./connection";
 
-export function sqliteMailRepositories(_c: SqliteConnection): MailRepositories {
-  return {};
+/** An inboxes row (SELECT *) as the engine-neutral record; exported for other capabilities' queries that return inboxes. */
+export function inboxFromRow(r: Record<string, any>): InboxRecord {
+  return {
+    id: r.id,
+    projectId: r.project_id,
+    address: r.address,
+    localPart: r.local_part,
+    domain: r.domain,
+    domainId: r.domain_id,
+    name: r.name,
+    type: r.type,
+    status: r.status,
+    passwordEnc: r.password_enc,
+    uidValidity: r.uid_validity,
+    uidNext: r.uid_next,
+    expiresAt: r.expires_at,
+    expiringAlertedAt: r.expiring_alerted_at,
+    createdBySession: r.created_by_session,
+    messageCount: r.message_count,
+    unreadCount: r.unread_count,
+    usedBytes: r.used_bytes,
+    createdAt: r.created_at,
+  };
+}
+
+const orNull = (r: Record<string, any> | null) => (r ? inboxFromRow(r) : null);
+const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
+
+class SqliteInboxes implements InboxRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async byId(id: string) {
+    return orNull(this.c.get("SELECT * FROM inboxes WHERE id = ?", id));
+  }
+
+  async inProject(projectId: string, id: string) {
+    return orNull(this.c.get("SELECT * FROM inboxes WHERE id = ? AND project_id = ?", id, projectId));
+  }
+
+  async byAddress(address: string) {
+    return orNull(this.c.get("SELECT * FROM inboxes WHERE address = ?", address));
+  }
+
+  async listInProject(projectId: string, before: string | null, limit: number) {
+    const rows =
+      before === null
+        ? this.c.all<Record<string, any>>("SELECT * FROM inboxes WHERE project_id = ? ORDER BY id DESC LIMIT ?", projectId, limit)
+        : this.c.all<Record<string, any>>(
+            "SELECT * FROM inboxes WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+            projectId,
+            before,
+            limit,
+          );
+    return rows.map(inboxFromRow);
+  }
+
+  async countForTeam(teamId: string) {
+    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?", teamId)!.n;
+  }
+
+  async teamUsedBytes(teamId: string) {
+    return this.c.get<{ used_bytes: number }>("SELECT used_bytes FROM teams WHERE id = ?", teamId)?.used_bytes ?? 0;
+  }
+
+  async insert(r: InboxRecord) {
+    this.c.run(
+      `INSERT INTO inboxes (id, project_id, address, local_part, domain, domain_id, name, type, status, password_enc,
+         uid_validity, uid_next, expires_at, expiring_alerted_at, created_by_session, message_count, unread_count,
+         used_bytes, created_at)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      r.id, r.projectId, r.address, r.localPart, r.domain, r.domainId, r.name, r.type, r.status, r.passwordEnc,
+      r.uidValidity, r.uidNext, r.expiresAt, r.expiringAlertedAt, r.createdBySession, r.messageCount, r.unreadCount,
+      r.usedBytes, r.createdAt,
+    );
+  }
+
+  async update(id: string, patch: InboxPatch) {
+    const has = (k: keyof InboxPatch) => (k in patch && patch[k] !== undefined ? 1 : 0);
+    this.c.run(
+      `UPDATE inboxes SET name = IIF(?2, ?3, name), expires_at = IIF(?4, ?5, expires_at),
+         expiring_alerted_at = IIF(?6, ?7, expiring_alerted_at)
+       WHERE id = ?1`,
+      id, has("name"), patch.name ?? null, has("expiresAt"), patch.expiresAt ?? null, has("expiringAlertedAt"), patch.expiringAlertedAt ?? null,
+    );
+  }
+
+  async takeUid(id: string) {
+    const r = this.c.get<Record<string, any>>("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ", id);
+    return r ? { uid: r.uid as number, inbox: inboxFromRow(r) } : null;
+  }
+
+  async mailboxStatus(id: string): Promise<MailboxStatus | null> {
+    const r = this.c.get<{ uid_validity: number; uid_next: number; n: number; unseen: number; max_uid: number | null }>(
+      `SELECT i.uid_validity, i.uid_next, (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id) AS n,
+              (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id AND m.read = 0) AS unseen,
+              (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id) AS max_uid
+       FROM inboxes i WHERE i.id = ?`,
+      id,
+    );
+    return r ? { uidValidity: r.uid_validity, uidNext: r.uid_next, messages: r.n, unseen: r.unseen, maxUid: r.max_uid } : null;
+  }
+
+  async deleteInProject(projectId: string, id: string) {
+    const keys = [
+      ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM messages WHERE inbox_id = ?", id),
+      ...this.c.all<{ blob_key: string }>("SELECT a.blob_key FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.inbox_id = ?", id),
+    ].map((r) => r.blob_key);
+    return this.c.run("DELETE FROM inboxes WHERE id = ? AND project_id = ?", id, projectId).changes > 0 ? keys : null;
+  }
+
+  async expired(now: string, limit: number) {
+    return this.c.all<ExpiredInbox>(
+      "SELECT id, project_id, address, expires_at FROM inboxes WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+      now,
+      limit,
+    );
+  }
+
+  async claimExpiring(now: string, leadDays: number) {
+    return this.c
+      .all<Record<string, any>>(
+        `UPDATE inboxes SET expiring_alerted_at = ?1
+         WHERE expires_at IS NOT NULL AND expiring_alerted_at IS NULL AND expires_at > ?1
+           AND julianday(expires_at) - julianday(?1) <= MIN(?2, 0.2 * (julianday(expires_at) - julianday(created_at)))
+         RETURNING *`,
+        now,
+        leadDays,
+      )
+      .map(inboxFromRow);
+  }
+}
+
+class SqliteInboxWatches implements InboxWatchRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async add(w: { inboxId: string; deviceSessionId: string; userId: string; createdAt: string }) {
+    this.c.run(
+      "INSERT OR IGNORE INTO inbox_watches (inbox_id, device_session_id, user_id, created_at) VALUES (?, ?, ?, ?)",
+      w.inboxId,
+      w.deviceSessionId,
+      w.userId,
+      w.createdAt,
+    );
+  }
+
+  async remove(inboxId: string, deviceSessionId: string) {
+    this.c.run("DELETE FROM inbox_watches WHERE inbox_id = ? AND device_session_id = ?", inboxId, deviceSessionId);
+  }
+
+  async watchedAmong(deviceSessionId: string, inboxIds: string[]) {
+    if (inboxIds.length === 0) return [];
+    return this.c
+      .all<{ inbox_id: string }>(
+        "SELECT inbox_id FROM inbox_watches WHERE device_session_id = ? AND inbox_id IN (SELECT value FROM json_each(?))",
+        deviceSessionId,
+        JSON.stringify(inboxIds),
+      )
+      .map((r) => r.inbox_id);
+  }
+
+  async watcherUserIds(inboxId: string) {
+    return this.c.all<{ user_id: string }>("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = ?", inboxId).map((r) => r.user_id);
+  }
+}
+
+class SqliteMessages implements MessageRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async inProject(projectId: string, id: string) {
+    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE id = ? AND project_id = ?", id, projectId);
+  }
+
+  async listInInbox(inboxId: string, before: string | null, limit: number) {
+    return before === null
+      ? this.c.all<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?", inboxId, limit)
+      : this.c.all<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?", inboxId, before, limit);
+  }
+
+  async newest(inboxId: string) {
+    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1", inboxId);
+  }
+
+  async oldestAfter(inboxId: string, after: string) {
+    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT 1", inboxId, after);
+  }
+
+  async exists(id: string) {
+    return this.c.get("SELECT 1 FROM messages WHERE id = ?", id) !== null;
+  }
+
+  async insert(m: NewMessage) {
+    this.c.run(
+      `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
+         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
+         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+      m.id, m.inbox_id, m.project_id, m.uid, m.blob_key, m.size_bytes, m.logical_size_bytes, m.envelope_from,
+      m.envelope_to, m.from_email, m.from_name, m.to_json, m.cc_json, m.subject, m.preview, m.text_body, m.html_body, m.codes, m.links,
+      m.headers, m.headers_truncated, m.message_id_header, m.sent_at, m.attachment_count, m.parse_error, m.received_at, m.expires_at,
+    );
+  }
+
+  async setFlags(inboxId: string, changes: FlagChange[]) {
+    const changed: string[] = [];
+    for (const ch of changes) {
+      const n = this.c.run(
+        `UPDATE messages SET read = COALESCE(?3, read), flagged = COALESCE(?4, flagged), deleted_flag = COALESCE(?5, deleted_flag)
+         WHERE id = ?1 AND inbox_id = ?2
+           AND (read IS NOT COALESCE(?3, read) OR flagged IS NOT COALESCE(?4, flagged) OR deleted_flag IS NOT COALESCE(?5, deleted_flag))`,
+        ch.id, inboxId, bit(ch.read), bit(ch.flagged), bit(ch.deleted),
+      ).changes;
+      if (n > 0) changed.push(ch.id);
+    }
+    return changed;
+  }
+
+  async unreadIdsUpTo(inboxId: string, lastId: string) {
+    return this.c.all<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND id <= ? AND read = 0 ORDER BY id", inboxId, lastId).map((r) => r.id);
+  }
+
+  async mailbox(inboxId: string, afterUid: number) {
+    return this.c.all<MailboxEntry>(
+      "SELECT id, uid, read, flagged, deleted_flag, size_bytes, received_at, blob_key FROM messages WHERE inbox_id = ? AND uid > ? ORDER BY uid",
+      inboxId,
+      afterUid,
+    );
+  }
+
+  async flagsOf(inboxId: string, ids: string[]) {
+    const out: FlagState[] = [];
+    for (const id of ids) {
+      const r = this.c.get<FlagState>("SELECT id, uid, read, flagged, deleted_flag FROM messages WHERE id = ? AND inbox_id = ?", id, inboxId);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  async searchContent(inboxId: string) {
+    return this.c.all<SearchContent>(
+      `SELECT id, subject, from_email, from_name, to_json, cc_json, text_body, html_body, headers, sent_at
+       FROM messages WHERE inbox_id = ?`,
+      inboxId,
+    );
+  }
+
+  async expired(now: string, limit: number) {
+    return this.c.all<{ id: string; project_id: string }>(
+      "SELECT id, project_id FROM messages WHERE expires_at <= ? ORDER BY expires_at LIMIT ?",
+      now,
+      limit,
+    );
+  }
+
+  async deleteInProject(projectId: string, ids: string[]) {
+    const removed: RemovedMessage[] = [];
+    const blobKeys: string[] = [];
+    for (const id of ids) {
+      const m = this.c.get<RemovedMessage & { blob_key: string }>(
+        "SELECT id, inbox_id, uid, blob_key FROM messages WHERE id = ? AND project_id = ?",
+        id,
+        projectId,
+      );
+      if (!m) continue;
+      blobKeys.push(m.blob_key, ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM attachments WHERE message_id = ?", id).map((a) => a.blob_key));
+      this.c.run("DELETE FROM messages WHERE id = ?", id);
+      removed.push({ id: m.id, inbox_id: m.inbox_id, uid: m.uid });
+    }
+    return { removed, blobKeys };
+  }
+}
+
+class SqliteAttachments implements AttachmentRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async ofMessages(messageIds: string[]) {
+    if (messageIds.length === 0) return [];
+    if (messageIds.length === 1) {
+      return this.c.all<AttachmentRecord>("SELECT * FROM attachments WHERE message_id = ? ORDER BY position", messageIds[0]!);
+    }
+    return this.c.all<AttachmentRecord>(
+      "SELECT * FROM attachments WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, position",
+      JSON.stringify(messageIds),
+    );
+  }
+
+  async byId(messageId: string, id: string) {
+    return this.c.get<AttachmentRecord>("SELECT * FROM attachments WHERE id = ? AND message_id = ?", id, messageId);
+  }
+
+  async insert(records: AttachmentRecord[]) {
+    for (const a of records) {
+      this.c.run(
+        `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
+           disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+        a.id, a.message_id, a.position, a.filename, a.declared_content_type, a.served_content_type,
+        a.disposition, a.content_id, a.size_bytes, a.sha256, a.blob_key,
+      );
+    }
+  }
+}
+
+class SqliteBlobRefs implements BlobRefRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async isReferenced(key: string) {
+    return (
+      this.c.get<{ used: number }>(
+        "SELECT EXISTS(SELECT 1 FROM messages WHERE blob_key = ?1) OR EXISTS(SELECT 1 FROM attachments WHERE blob_key = ?1) AS used",
+        key,
+      )!.used !== 0
+    );
+  }
+}
+
+export function sqliteMailRepositories(c: SqliteConnection): MailRepositories {
+  return {
+    inboxes: new SqliteInboxes(c),
+    inboxWatches: new SqliteInboxWatches(c),
+    messages: new SqliteMessages(c),
+    attachments: new SqliteAttachments(c),
+    blobRefs: new SqliteBlobRefs(c),
+  };
 }

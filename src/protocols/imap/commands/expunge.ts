@@ -10,8 +10,8 @@ export async function expungeDeleted(s: Session, uids: SeqRange[] | null, announ
   const mb = s.mailbox!;
   // Flags set by other sessions or by REST count too: bring the view up to date first
   // (CLOSE does so silently: it answers with no untagged responses).
-  if (announce) s.pushUpdates(true);
-  else mb.refresh(true);
+  if (announce) await s.pushUpdates(true);
+  else await mb.refresh(true);
   const doomed = (uids ? mb.select(uids, true).map((t) => t.msg) : mb.msgs).filter((m) => m.deleted && !m.gone);
   if (doomed.length === 0) return [];
   await s.services.removal.deleteMessages(s.inbox!.projectId, doomed.map((m) => m.id));

@@ -10,7 +10,7 @@ export default {
     await s.sendNow("+ idling");
     s.idling = true;
     // Anything that happened before IDLE started is reported now, not at the first event.
-    s.pushUpdates(true);
+    await s.pushUpdates(true);
     await s.flush();
     const line = await s.readLine();
     s.idling = false;

@@ -8,11 +8,13 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
   if (c.args.length !== 1) return `BAD ${c.name} takes one mailbox name`;
   // Selecting again closes the current mailbox first (without expunging).
   s.mailbox = null;
+  s.opening = null;
   s.state = "authenticated";
   if (astring(c.args[0], "mailbox").toUpperCase() !== "INBOX") return "NO [NONEXISTENT] Only INBOX exists";
-  const inbox = s.ctx.db.sqlite.query("SELECT uid_validity FROM inboxes WHERE id = ?").get(s.inbox!.id) as { uid_validity: number } | null;
+  const inbox = await s.ctx.storage.inboxes.byId(s.inbox!.id);
   if (!inbox) return "NO [NONEXISTENT] The inbox no longer exists";
-  const mb = new Mailbox(s.ctx, s.inbox!.id, readOnly);
+  const mb = await Mailbox.open(s.ctx, s.inbox!.id, readOnly, (m) => (s.opening = m));
+  const uidNext = await mb.uidNext();
   const firstUnseen = mb.msgs.findIndex((m) => !m.seen);
   await s.write(
     [
@@ -21,12 +23,13 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
       `* ${mb.exists} EXISTS`,
       "* 0 RECENT",
       ...(firstUnseen >= 0 ? [`* OK [UNSEEN ${firstUnseen + 1}] First unseen`] : []),
-      `* OK [UIDVALIDITY ${inbox.uid_validity}] UIDs valid`,
-      `* OK [UIDNEXT ${mb.uidNext}] Predicted next UID`,
+      `* OK [UIDVALIDITY ${inbox.uidValidity}] UIDs valid`,
+      `* OK [UIDNEXT ${uidNext}] Predicted next UID`,
       "",
     ].join("\r\n"),
   );
   s.mailbox = mb;
+  s.opening = null;
   s.state = "selected";
   return readOnly ? "OK [READ-ONLY] EXAMINE completed" : "OK [READ-WRITE] SELECT completed";
 }

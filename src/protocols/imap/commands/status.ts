@@ -1,4 +1,4 @@
-// STATUS (RFC 3501 §6.3.10) of INBOX, straight from the database.
+// STATUS (RFC 3501 §6.3.10) of INBOX, straight from storage.
 import { astring, listOf } from "../parser/tokens";
 import { AUTHED, type CommandDef } from "./types";
 
@@ -10,20 +10,13 @@ export default {
     const name = astring(c.args[0], "mailbox");
     const items = listOf(c.args[1], "status item list").map((t) => (t.t === "atom" ? t.v.toUpperCase() : ""));
     if (name.toUpperCase() !== "INBOX") return "NO [NONEXISTENT] Only INBOX exists";
-    const row = s.ctx.db.sqlite
-      .query(
-        `SELECT i.uid_validity, i.uid_next, (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id) AS n,
-                (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id AND m.read = 0) AS unseen,
-                (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id) AS max_uid
-         FROM inboxes i WHERE i.id = ?`,
-      )
-      .get(s.inbox!.id) as { uid_validity: number; uid_next: number; n: number; unseen: number; max_uid: number | null } | null;
+    const row = await s.ctx.storage.inboxes.mailboxStatus(s.inbox!.id);
     if (!row) return "NO [NONEXISTENT] The inbox no longer exists";
     const values: Record<string, number> = {
-      MESSAGES: row.n,
+      MESSAGES: row.messages,
       RECENT: 0,
-      UIDNEXT: Math.max(row.uid_next, (row.max_uid ?? 0) + 1),
-      UIDVALIDITY: row.uid_validity,
+      UIDNEXT: Math.max(row.uidNext, (row.maxUid ?? 0) + 1),
+      UIDVALIDITY: row.uidValidity,
       UNSEEN: row.unseen,
     };
     const out: string[] = [];

@@ -42,7 +42,7 @@ export default {
       }
       if (`${msg.seen}${msg.flagged}${msg.deleted}` !== before) changed.push(msg);
     }
-    persistFlags(s, changed);
+    await persistFlags(s, changed);
     if (!silent || c.uid) {
       for (const { seq, msg } of targets) {
         if (silent && !changed.includes(msg)) continue;
