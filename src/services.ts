@@ -1,32 +1,48 @@
 // The services of one server, built once and handed to every listener (HTTP, SMTP, IMAP, POP3)
-// so that each rule lives in exactly one place whatever the channel.
+// so that each rule lives in exactly one place whatever the channel. This is the only place that
+// wires capabilities together: every service receives its collaborators through its constructor,
+// and producers announce through their typed hooks (ingest, expiry) or the bus.
 import type { AppContext } from "./context";
 import { AuthService } from "./tenancy/auth";
 import { IdentityService } from "./tenancy/identity";
 import { ApiKeyService } from "./tenancy/api-keys";
+import { UsageService } from "./tenancy/usage";
 import { InboxService } from "./mail/inboxes";
 import { MailRemoval } from "./mail/removal";
-import { UsageService } from "./tenancy/usage";
 import { MailAccessService } from "./mail/mail-access";
 import { IngestService } from "./mail/ingest";
 import { MessageService } from "./mail/messages";
 import { LatestService } from "./mail/latest";
+import { ExpiryService } from "./mail/expiry";
 import { DomainService } from "./domains/domains";
-import { AgentSessionService } from "./automation/agent-sessions";
-import { ApprovalService } from "./automation/approvals";
 import { AgentService } from "./automation/agents";
+import { OriginService } from "./automation/origins";
 import { buildAutomation } from "./automation/build";
-import { attachEventProducers, buildEventServices } from "./events/build";
+import { buildEventServices, eventExpiryHooks, eventIngestHooks, relayBusEvents } from "./events/build";
 import { Metrics } from "./http/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
-  const inboxes = new InboxService(ctx);
-  const messages = new MessageService(ctx);
   const removal = new MailRemoval(ctx);
   const domains = new DomainService(ctx, removal);
+  const inboxes = new InboxService(ctx, domains);
+  const messages = new MessageService(ctx);
   const agents = new AgentService(ctx);
-  const services = {
+  const origins = new OriginService(ctx);
+  const events = buildEventServices(ctx, inboxes, origins);
+  const ingest = new IngestService(ctx, (id) => auth.project(id), [(address) => domains.catchAllFor(address)]);
+  const ingestHooks = eventIngestHooks(events);
+  ingest.hooks.storedInTx.push(ingestHooks.storedInTx);
+  ingest.hooks.quotaRefused.push(ingestHooks.quotaRefused);
+  const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(ctx, events));
+  const automation = buildAutomation(ctx, { auth, inboxes, removal, agents, origins }, (projectId, type, payload) =>
+    events.events.emit(projectId, type, payload).then(
+      () => undefined,
+      (e) => console.error(`event ${type} failed`, e),
+    ),
+  );
+  relayBusEvents(ctx, events);
+  return {
     metrics: new Metrics(),
     auth,
     identity: new IdentityService(ctx),
@@ -36,37 +52,13 @@ export function buildServices(ctx: AppContext) {
     removal,
     domains,
     usage: new UsageService(ctx),
-    ingest: new IngestService(ctx, (id) => auth.project(id)),
+    ingest,
     messages,
     latest: new LatestService(ctx, messages),
-    ...buildEventServices(ctx, inboxes),
-    agentSessions: new AgentSessionService(ctx, agents, removal),
-    ...buildAutomation(ctx, { auth, inboxes, removal, agents }, (projectId, type, payload) => (services as any).events?.emit(projectId, type, payload)),
-    approvals: new ApprovalService(ctx),
+    expiry,
+    ...events,
+    ...automation,
   };
-  inboxes.domains = domains;
-  services.ingest.recipientResolvers.push((address) => domains.catchAllFor(address));
-  attachEventProducers(ctx, services);
-  // Approvals park and resume scenario runs through the run executor.
-  services.approvals.runs = {
-    resume: (runId) => void services.runExecutor.resume(runId),
-    failParked: async (runId, reason, code) => void (await services.runExecutor.failParked(runId, reason, code)),
-  };
-  services.approvals.emit ??= (projectId, type, payload) => void services.events.emit(projectId, type, payload);
-  services.runs.closeApproval = (runId) => void services.approvals.closeForRun(runId, "run cancelled");
-  // Webhook tries to an allowed origin count as its use (last_used_at), like http.request steps.
-  services.webhookDispatcher.origins = services.origins;
-  services.runExecutor.onPark = (p) =>
-    void services.approvals.park({
-      runId: p.run.id,
-      projectId: p.run.project_id,
-      stepIndex: p.stepIndex,
-      action: p.snapshot.action,
-      targetResourceType: p.snapshot.target_resource_type,
-      targetResourceId: p.snapshot.target_resource_id,
-      snapshot: p.snapshot,
-    });
-  return services;
 }
 
 export type Services = ReturnType<typeof buildServices>;

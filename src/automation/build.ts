@@ -9,10 +9,10 @@ import type { AppContext } from "../context";
 import type { AuthService } from "../tenancy/auth";
 import type { InboxService } from "../mail/inboxes";
 import type { MailRemoval } from "../mail/removal";
-import { AgentService } from "./agents";
+import type { AgentService } from "./agents";
 import { AgentSessionService } from "./agent-sessions";
 import { ApprovalService, type ApprovalEmitter } from "./approvals";
-import { OriginService } from "./origins";
+import type { OriginService } from "./origins";
 import { ScenarioSecretService } from "./scenario-secrets";
 import { ScenarioService } from "./scenarios";
 import { RunService } from "./runs";
@@ -21,11 +21,11 @@ import { RunLedger } from "./run-ledger";
 
 export function buildAutomation(
   ctx: AppContext,
-  base: { auth: AuthService; inboxes: InboxService; removal: MailRemoval; agents: AgentService },
+  base: { auth: AuthService; inboxes: InboxService; removal: MailRemoval; agents: AgentService; origins: OriginService },
   /** Emits a domain event (webhooks, event stream): run.finished and approval.pending. */
   emit: ApprovalEmitter,
 ) {
-  const origins = new OriginService(ctx);
+  const { origins } = base;
   const scenarioSecrets = new ScenarioSecretService(ctx);
   const scenarios = new ScenarioService(ctx, scenarioSecrets);
   const runs = new RunService(ctx, base.agents, scenarios, {

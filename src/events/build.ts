@@ -7,13 +7,20 @@ import { WebhookService } from "./webhooks";
 import { WebhookDispatcher } from "./webhook-dispatcher";
 import { AlertService } from "./alerts";
 import type { InboxService, InboxRow } from "../mail/inboxes";
-import type { IngestService, StoredMessage } from "../mail/ingest";
-import { expiryHooks, type ExpiredInbox } from "../mail/expiry";
+import type { QuotaRefusal, StoredMessage } from "../mail/ingest";
+import type { OriginService } from "../automation/origins";
+import type { ExpiredInbox, ExpiryHooks } from "../mail/expiry";
 
-export function buildEventServices(ctx: AppContext, inboxes: InboxService) {
-  const events = new EventLog(ctx);
-  const webhooks = new WebhookService(ctx, events, inboxes);
-  const webhookDispatcher = new WebhookDispatcher(ctx, webhooks);
+export function buildEventServices(ctx: AppContext, inboxes: InboxService, origins: OriginService) {
+  // The log, the webhooks and their dispatcher call one another (an appended event fans out to the
+  // webhook outbox; the test operation sends through the dispatcher): each takes the others as a
+  // hook object bound here by closures, so nothing is assigned after construction.
+  const events: EventLog = new EventLog(ctx, {
+    fanout: (tx, e) => webhooks.enqueue(tx, e),
+    bodiesWanted: (repos, projectId, inboxId) => webhooks.wantsBodies(repos, projectId, inboxId),
+  });
+  const webhooks: WebhookService = new WebhookService(ctx, inboxes, { sendNow: (d) => webhookDispatcher.send(d) });
+  const webhookDispatcher = new WebhookDispatcher(ctx, webhooks, origins);
   const alerts = new AlertService(ctx, events);
   return { events, webhooks, webhookDispatcher, alerts };
 }
@@ -21,7 +28,7 @@ export function buildEventServices(ctx: AppContext, inboxes: InboxService) {
 type EventServices = ReturnType<typeof buildEventServices>;
 
 /** What the expiry sweep calls (awaited, one inbox at a time; a throw is logged by the sweep). */
-export function eventExpiryHooks(ctx: AppContext, s: EventServices) {
+export function eventExpiryHooks(ctx: AppContext, s: EventServices): ExpiryHooks {
   return {
     /** The inbox entered its expiring window: the event (webhooks) and the watchers' alerts, in one transaction. */
     inboxExpiring: (inbox: InboxRow): Promise<void> =>
@@ -42,20 +49,21 @@ export function eventExpiryHooks(ctx: AppContext, s: EventServices) {
   };
 }
 
-export function attachEventProducers(ctx: AppContext, s: EventServices & { ingest: IngestService }): void {
-  // Inside the transaction that stores the message: the outbox rows and alerts commit with it.
-  s.ingest.hooks.storedInTx.push(async (m: StoredMessage, tx: Transaction) => {
-    await s.events.messageReceived(m, tx);
-    await s.alerts.onMessageStored(m, tx);
-  });
-  s.ingest.hooks.quotaRefused.push((r) => {
-    s.alerts.onQuotaRefused(r).catch((e) => console.error("quotaRefused hook failed", e));
-  });
-  // Transitional registration on the module-global expiry hooks (see src/mail/expiry.ts).
-  const expiry = eventExpiryHooks(ctx, s);
-  expiryHooks.inboxExpiring.push(expiry.inboxExpiring);
-  expiryHooks.inboxExpired.push(expiry.inboxExpired);
-  // Live-view changes that producers only announce on the bus: logged so SSE clients can resume.
+/** What ingest calls: inside the transaction that stores the message (the outbox rows and alerts commit with it), and on a quota refusal. */
+export function eventIngestHooks(s: EventServices) {
+  return {
+    storedInTx: async (m: StoredMessage, tx: Transaction): Promise<void> => {
+      await s.events.messageReceived(m, tx);
+      await s.alerts.onMessageStored(m, tx);
+    },
+    quotaRefused: (r: QuotaRefusal): void => {
+      s.alerts.onQuotaRefused(r).catch((e) => console.error("quotaRefused hook failed", e));
+    },
+  };
+}
+
+/** Live-view changes that producers only announce on the bus, logged so SSE clients can resume. */
+export function relayBusEvents(ctx: AppContext, s: EventServices): void {
   const log = (e: unknown) => console.error("event log append failed", e);
   ctx.bus.subscribe((e) => {
     if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId }).catch(log);

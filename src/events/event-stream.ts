@@ -36,11 +36,23 @@ export interface AppendedEvent {
 /** How long the log keeps events: long enough for SSE resume and for every webhook retry (~28 h). */
 export const EVENT_RETENTION_MS = 2 * 86_400_000;
 
-export class EventLog {
-  /** Called inside the emitting transaction with each appended event (webhook outbox); use only tx. */
-  readonly fanout: Array<(tx: Transaction, e: AppendedEvent) => Promise<void>> = [];
+/** Where appended events go next (the webhook outbox); bound by src/events/build.ts. */
+export interface EventSinks {
+  /** Called inside the emitting transaction with each appended event; uses only tx. */
+  fanout(tx: Transaction, e: AppendedEvent): Promise<void>;
+  /**
+   * Whether a message event of this inbox will be delivered somewhere that needs the bodies (a
+   * webhook); when not, the log stores no bodies (the stream omits them anyway, and they are in
+   * the message itself).
+   */
+  bodiesWanted(repos: Repositories, projectId: string, inboxId: string): Promise<boolean>;
+}
 
-  constructor(private readonly ctx: AppContext) {}
+export class EventLog {
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly sinks: EventSinks,
+  ) {}
 
   /** Appends an event in a transaction of its own (with its fan-out rows). */
   emit(projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): Promise<AppendedEvent> {
@@ -73,22 +85,15 @@ export class EventLog {
       data: JSON.stringify(data),
       occurredAt: ev.occurredAt,
     });
-    for (const f of this.fanout) await f(tx, ev);
+    await this.sinks.fanout(tx, ev);
     setImmediate(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
     return ev;
   }
 
-  /**
-   * Whether a message event of this inbox will be delivered somewhere that needs the bodies (a
-   * webhook). Set by the webhook service; without it the log stores no bodies (the stream omits
-   * them anyway, and they are in the message itself).
-   */
-  bodiesWanted: (repos: Repositories, projectId: string, inboxId: string) => Promise<boolean> = async () => false;
-
   /** The event a message.received webhook/stream carries: the parsed message with links to the rest. Inside tx. */
   async messageReceived(m: StoredMessage, tx: Transaction): Promise<AppendedEvent> {
     const data = messageEventData(m, this.baseUrl());
-    if (!(await this.bodiesWanted(tx, m.projectId, m.inbox.id))) {
+    if (!(await this.sinks.bodiesWanted(tx, m.projectId, m.inbox.id))) {
       delete data.text;
       delete data.html;
     }

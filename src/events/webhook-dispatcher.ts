@@ -48,17 +48,12 @@ export class WebhookDispatcher {
   /** The pump running now (pumps never overlap: a claim must see the slots the previous one took). */
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
-  /**
-   * Set by the services wiring (the origins list belongs to the automation layer). Called after
-   * the outcomes' transaction, never inside it.
-   */
-  origins: { recordUse(projectId: string, url: URL): boolean | Promise<boolean> } | null = null;
-
   constructor(
     private readonly ctx: AppContext,
     private readonly webhooks: WebhookService,
+    /** The project's HTTP origins (a try to an admitted URL is its use). Called after the outcomes' transaction, never inside it. */
+    private readonly origins: { recordUse(projectId: string, url: URL): boolean | Promise<boolean> },
   ) {
-    webhooks.sendNow = (d) => this.send(d);
     ctx.bus.subscribe((e) => {
       // Only a written outbox row wakes the pump (webhooks.enqueue publishes outbox.ready after
       // its commit): waking on every message or event cost a claim query per message even in
@@ -164,7 +159,7 @@ export class WebhookDispatcher {
   }
 
   /** One try of a claimed delivery; records the outcome and schedules the next try if any. */
-  private async send(d: DeliveryRow): Promise<void> {
+  async send(d: DeliveryRow): Promise<void> {
     const wh = await this.ctx.storage.webhooks.byId(d.webhook_id);
     if (!wh) return; // deleted meanwhile; its deliveries went with it
     const body = d.payload ?? (await this.eventBody(d));
@@ -236,7 +231,7 @@ export class WebhookDispatcher {
       for (const b of batch) if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
       for (const u of used.values()) {
         try {
-          await this.origins?.recordUse(u.projectId, u.url);
+          await this.origins.recordUse(u.projectId, u.url);
         } catch (e) {
           console.error("webhook origin last_used_at not recorded", e); // never costs the outcomes
         }

@@ -8,7 +8,7 @@ import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
 import { DomainError, notFound, validation } from "../lib/errors";
-import type { AppendedEvent, EventLog } from "./event-stream";
+import type { AppendedEvent } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 
 /** Event types a webhook can subscribe to. Other modules emit them through EventLog.emit. */
@@ -36,16 +36,16 @@ export interface WebhookInput {
 
 export class WebhookService {
   private readonly enabledRows = new Map<string, WebhookFilter[]>();
-  /** Set by the dispatcher: send one delivery now and wait for its outcome (the test operation). */
-  sendNow: ((d: DeliveryRow) => Promise<void>) | null = null;
-
   constructor(
     private readonly ctx: AppContext,
-    private readonly events: EventLog,
     private readonly inboxes: InboxService,
-  ) {
-    events.fanout.push((tx, e) => this.enqueue(tx, e));
-    events.bodiesWanted = async (repos, projectId, inboxId) => (await this.matching(repos, projectId, "message.received", inboxId)).length > 0;
+    /** The dispatcher: send one delivery now and wait for its outcome (the test operation). */
+    private readonly dispatch: { sendNow(d: DeliveryRow): Promise<void> },
+  ) {}
+
+  /** Whether a message event of this inbox goes to a webhook (which then needs the bodies). */
+  async wantsBodies(repos: Repositories, projectId: string, inboxId: string): Promise<boolean> {
+    return (await this.matching(repos, projectId, "message.received", inboxId)).length > 0;
   }
 
   private get storage() {
@@ -182,7 +182,7 @@ export class WebhookService {
    * dispatcher is woken (after the commit) only when a row was written, so a project without
    * webhooks costs it nothing per message.
    */
-  private async enqueue(tx: Transaction, e: AppendedEvent): Promise<void> {
+  async enqueue(tx: Transaction, e: AppendedEvent): Promise<void> {
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e.type) || e.userId !== null) return;
     const hooks = await this.matching(tx, e.projectId, e.type, e.inboxId ?? "");
     if (hooks.length === 0) return;
@@ -212,8 +212,7 @@ export class WebhookService {
       nextAttemptAt: Date.now(), claimedUntil: Date.now() + this.ctx.config.webhookTimeoutMs + 60_000, claimedBy: this.ctx.workerId,
       createdAt: now,
     });
-    if (!this.sendNow) throw new DomainError("unavailable", "unavailable", "webhook dispatch is not running");
-    await this.sendNow(row);
+    await this.dispatch.sendNow(row);
     return this.delivery(projectId, id, deliveryId);
   }
 

@@ -5,7 +5,6 @@
 // together only race to delete the same rows (deletes are idempotent; the alert claim is one
 // conditional update).
 import type { AppContext } from "../context";
-import type { Job } from "../scheduler";
 import type { ExpiredInbox } from "../storage/mail";
 import type { InboxRow } from "./inboxes";
 import type { MailRemoval } from "./removal";
@@ -16,12 +15,12 @@ const EXPIRING_LEAD_DAYS = 1 / 24;
 
 export type { ExpiredInbox };
 
-/** Hooks may return a promise; it is awaited before the next. */
+/** What the sweep announces, awaited one inbox at a time. */
 export interface ExpiryHooks {
   /** Called once per inbox when it enters its expiring window (events and alerts listen). */
-  inboxExpiring: Array<(inbox: InboxRow) => unknown>;
+  inboxExpiring(inbox: InboxRow): Promise<void>;
   /** Called after an expired inbox was deleted (webhooks: inbox.expired). */
-  inboxExpired: Array<(inbox: ExpiredInbox) => unknown>;
+  inboxExpired(inbox: ExpiredInbox): Promise<void>;
 }
 
 export interface SweepResult {
@@ -35,7 +34,7 @@ export class ExpiryService {
     private readonly ctx: AppContext,
     private readonly removal: MailRemoval,
     /** Extension points for other capabilities; a failing hook is logged and does not stop the sweep. */
-    readonly hooks: ExpiryHooks = { inboxExpiring: [], inboxExpired: [] },
+    private readonly hooks: ExpiryHooks,
   ) {}
 
   /** One pass: expired inboxes, expired messages, then inboxes entering their expiring window. */
@@ -49,7 +48,7 @@ export class ExpiryService {
       for (const i of due) {
         if (!(await this.removal.deleteInbox(i.project_id, i.id))) continue;
         inboxes++;
-        await runHooks("inboxExpired", this.hooks.inboxExpired, i);
+        await announce("inboxExpired", () => this.hooks.inboxExpired(i));
       }
       if (due.length < BATCH) break;
     }
@@ -63,42 +62,16 @@ export class ExpiryService {
     }
 
     const expiring = await storage.inboxes.claimExpiring(now, EXPIRING_LEAD_DAYS);
-    for (const inbox of expiring) await runHooks("inboxExpiring", this.hooks.inboxExpiring, inbox);
+    for (const inbox of expiring) await announce("inboxExpiring", () => this.hooks.inboxExpiring(inbox));
     return { inboxes, messages, expiring: expiring.length };
   }
 }
 
-async function runHooks<T>(name: string, hooks: Array<(x: T) => unknown>, x: T): Promise<void> {
-  for (const hook of hooks) {
-    try {
-      await hook(x);
-    } catch (e) {
-      console.error(`${name} hook failed`, e);
-    }
+/** A failing hook is logged; the sweep goes on with the next inbox. */
+async function announce(name: string, hook: () => Promise<void>): Promise<void> {
+  try {
+    await hook();
+  } catch (e) {
+    console.error(`${name} hook failed`, e);
   }
 }
-
-/**
- * @deprecated Transitional: src/events/build.ts registers here until services.ts builds
- * `expiry: new ExpiryService(ctx, removal)` and events attach to `services.expiry.hooks`.
- * Remove together with the fallback in expiryJob.
- */
-export const expiryHooks: ExpiryHooks = { inboxExpiring: [], inboxExpired: [] };
-const fallback = new WeakMap<object, ExpiryService>();
-
-let intervalMs = 5000;
-
-/** Runs at start-up (catch-up) and then every INBOXD_SWEEP_INTERVAL_MS. */
-export const expiryJob: Job = {
-  name: "expiry",
-  get everyMs() {
-    return intervalMs;
-  },
-  run: (ctx, s) => {
-    intervalMs = ctx.config.sweepIntervalMs;
-    const wired = (s as { expiry?: ExpiryService }).expiry;
-    let expiry = wired ?? fallback.get(s);
-    if (!expiry) fallback.set(s, (expiry = new ExpiryService(ctx, s.removal, expiryHooks)));
-    return expiry.sweep();
-  },
-};

@@ -34,9 +34,10 @@ export interface DomainResolver {
 }
 
 export class InboxService {
-  domains: DomainResolver | null = null;
-
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly domains: DomainResolver,
+  ) {}
 
   sharedDomain(project: ProjectRef): string {
     return `${project.slug}.${this.ctx.config.mailDomain}`;
@@ -69,7 +70,6 @@ export class InboxService {
         });
       }
       if (input.local_part === undefined) throw validation("domain_id requires local_part", { field: "local_part" });
-      if (!this.domains) throw notFound("domain");
       const d = await this.domains.forInbox(project.id, input.domain_id);
       type = "persistent";
       domain = d.domain;

@@ -101,9 +101,6 @@ export class IngestService {
     storedInTx: [] as StoredInTxHook[],
     quotaRefused: [] as Array<(info: QuotaRefusal) => void>,
   };
-  /** Consulted in order when no inbox has the exact address; the first non-null answer wins. */
-  readonly recipientResolvers: Array<(address: string) => MaybePromise<InboxRow | null>> = [];
-
   private queue: PendingWrite[] = [];
   private readonly parser: ParsePool;
   private flushScheduled = false;
@@ -118,6 +115,8 @@ export class IngestService {
   constructor(
     private readonly ctx: AppContext,
     private readonly projectOf: (id: string) => MaybePromise<ProjectRef | null>,
+    /** Consulted in order when no inbox has the exact address (catch-all domains); the first non-null answer wins. */
+    private readonly recipientResolvers: ReadonlyArray<(address: string) => MaybePromise<InboxRow | null>> = [],
   ) {
     this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
   }

@@ -6,7 +6,8 @@ import type { Services } from "../services";
 
 export interface Job {
   name: string;
-  everyMs: number;
+  /** The pause between runs: fixed, or read from the configuration. */
+  everyMs: number | ((ctx: AppContext) => number);
   run(ctx: AppContext, s: Services): Promise<unknown> | unknown;
 }
 
@@ -39,7 +40,7 @@ export class Scheduler {
       this.running.add(p);
       await p;
       this.running.delete(p);
-      this.loop(job, job.everyMs);
+      this.loop(job, typeof job.everyMs === "function" ? job.everyMs(this.ctx) : job.everyMs);
     }, delay);
     this.timers.set(job.name, timer);
   }

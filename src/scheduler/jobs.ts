@@ -1,11 +1,11 @@
 // The list of scheduled jobs. Each capability adds its job here.
 import type { Job } from ".";
 import { pruneIdempotencyKeys } from "../http/idempotency";
-import { expiryJob } from "../mail/expiry";
 
 export const jobs: Job[] = [
   { name: "idempotency-prune", everyMs: 3600_000, run: (ctx) => pruneIdempotencyKeys(ctx) },
-  expiryJob,
+  // Catch-up at start-up, then every INBOXD_SWEEP_INTERVAL_MS.
+  { name: "expiry", everyMs: (ctx) => ctx.config.sweepIntervalMs, run: (_ctx, s) => s.expiry.sweep() },
   // Safety net only (dispatch is woken by the bus): restarts, lapsed claims of a crashed worker.
   { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
   { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => Promise.all([s.events.prune(), s.webhooks.prune()]) },
