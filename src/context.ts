@@ -1,7 +1,6 @@
 // What every part of the server is handed: configuration, storage, the bus and the services.
 import type { Config } from "./config";
-import type { Db } from "./storage/sqlite/database";
-import type { Storage, TransactionalBlobStore } from "./storage";
+import type { Storage } from "./storage";
 import type { EventBus } from "./lib/bus";
 import type { Sealer } from "./lib/crypto";
 
@@ -13,9 +12,6 @@ export interface TlsMaterial {
 export interface AppContext {
   config: Config;
   storage: Storage;
-  /** Transitional raw handle (see SqliteStorage.legacy). */
-  db: Db;
-  blobs: TransactionalBlobStore;
   bus: EventBus;
   sealer: Sealer;
   tls: TlsMaterial;

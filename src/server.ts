@@ -32,12 +32,9 @@ export async function startServer(config: Config, log: (line: string) => void = 
   const unlock = lockDataDir(dataDir);
   try {
     const storage = openSqliteStorage(dataDir);
-    const db = storage.legacy;
     const ctx: AppContext = {
       config: { ...config, dataDir },
       storage,
-      db,
-      blobs: storage.blobs,
       bus: new LocalBus(),
       sealer: Sealer.fromDataDir(dataDir, config.secretKey),
       tls: await loadTls({ ...config, dataDir }),

@@ -1,22 +1,9 @@
 // Opens the SQLite database file with the pragmas every connection of ours relies on, and
 // applies the versioned migrations.
 import { Database } from "bun:sqlite";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import * as schema from "./schema";
 import { migrations } from "./migrations";
 
-export type Orm = BunSQLiteDatabase<typeof schema>;
-
-export interface Db {
-  /** Raw handle, for prepared statements on hot paths and for transactions. */
-  sqlite: Database;
-  orm: Orm;
-  /** Runs fn inside one IMMEDIATE transaction (writers serialise; readers keep going under WAL). */
-  tx<T>(fn: () => T): T;
-  close(): void;
-}
-
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string): Database {
   const sqlite = new Database(file, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   // FULL: a commit is on disk before we answer (SMTP 250 promises durability).
@@ -27,13 +14,7 @@ export function openDatabase(file: string): Db {
   // Reads of inline blobs and bodies come straight from the page cache instead of read() copies.
   sqlite.exec("PRAGMA mmap_size = 268435456");
   migrate(sqlite);
-  const orm = drizzle(sqlite, { schema });
-  return {
-    sqlite,
-    orm,
-    tx: <T>(fn: () => T): T => sqlite.transaction(fn).immediate() as T,
-    close: () => sqlite.close(),
-  };
+  return sqlite;
 }
 
 export function migrate(sqlite: Database): void {
@@ -52,14 +33,4 @@ export function migrate(sqlite: Database): void {
         .run(m.version, m.name, new Date().toISOString());
     }).immediate();
   }
-}
-
-/**
- * Runs a bounded DELETE (one whose WHERE selects at most a batch, e.g. "… IN (SELECT … LIMIT n)")
- * until it deletes nothing, so a large prune never holds the write lock for long. Returns the total.
- */
-export function deleteInBatches(stmt: { run(...args: any[]): { changes: number } }, ...args: unknown[]): number {
-  let total = 0;
-  for (let n = stmt.run(...args).changes; n > 0; n = stmt.run(...args).changes) total += n;
-  return total;
 }

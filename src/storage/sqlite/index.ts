@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
 import { FsBlobStore } from "../blobs/fs";
 import { TieredBlobStore } from "./blobs-tiered";
-import { openDatabase, type Db } from "./database";
+import { openDatabase } from "./database";
 import { gated, SqliteConnection } from "./connection";
 import { sqliteTenancyRepositories } from "./tenancy";
 import { sqliteMailRepositories } from "./mail";
@@ -22,14 +22,9 @@ function repositories(c: SqliteConnection): Repositories {
   };
 }
 
-export interface SqliteStorage extends Storage {
-  /** Transitional: the raw handle for code not yet behind a repository. Removed when none is left. */
-  readonly legacy: Db;
-}
-
-export function openSqliteStorage(dataDir: string): SqliteStorage {
-  const legacy = openDatabase(join(dataDir, "inboxd.db"));
-  const c = new SqliteConnection(legacy.sqlite);
+export function openSqliteStorage(dataDir: string): Storage {
+  const sqlite = openDatabase(join(dataDir, "inboxd.db"));
+  const c = new SqliteConnection(sqlite);
   const direct = repositories(c);
   const blobs = new TieredBlobStore(new FsBlobStore(join(dataDir, "blobs")), c);
   const tx: Transaction = {
@@ -40,12 +35,11 @@ export function openSqliteStorage(dataDir: string): SqliteStorage {
   const outside = Object.fromEntries(Object.entries(direct).map(([name, repo]) => [name, gated(repo as object, c)]));
   return {
     ...(outside as unknown as Repositories),
-    legacy,
     blobs,
     transaction: (fn) => c.transaction(() => fn(tx)),
     close: async () => {
       await c.wal.close();
-      legacy.close();
+      sqlite.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 // Group commit without blocking the event loop. A transaction committed with
-// synchronous=NORMAL is written to the WAL but not yet flushed; `commitDurably` commits that way
-// and then fdatasyncs the WAL file on the thread pool, so the JS thread parses and commits the
+// synchronous=NORMAL is written to the WAL but not yet flushed; the connection's transaction()
+// commits that way and then fdatasyncs the WAL file on the thread pool, so the JS thread parses and commits the
 // next messages while the disk flushes. Concurrent callers share flushes: every caller waits for
 // a flush that STARTED after its commit, and one flush covers every commit made before it began.
 // (Other writers keep synchronous=FULL; the pragma is switched only around our own transaction,
@@ -70,20 +70,6 @@ export class WalSyncer {
     worker.addEventListener("close", () => fallBack("exited"));
     this.checkpointer = worker;
     worker.postMessage({ file });
-  }
-
-  /** Runs fn in an IMMEDIATE transaction whose commit does not fsync; resolves once it is durable. */
-  async commitDurably<T>(fn: () => T): Promise<T> {
-    const { sqlite } = this;
-    sqlite.exec("PRAGMA synchronous = NORMAL");
-    let out: T;
-    try {
-      out = sqlite.transaction(fn).immediate() as T;
-    } finally {
-      sqlite.exec("PRAGMA synchronous = FULL");
-    }
-    await this.flush();
-    return out;
   }
 
   private walHandle(): Promise<FileHandle | null> {
