@@ -1,7 +1,7 @@
 // First start on an empty data directory: one team, its owner, one project (environment live)
 // and a '*' API key. The key and the password are printed once; INBOXD_BOOTSTRAP_KEY and
 // INBOXD_ADMIN_* fix them for CI.
-import type { AppContext } from "./context";
+import type { AppContext } from "./runtime/context";
 import type { Services } from "./services";
 import { newKeySecret } from "./tenancy/api-keys";
 import { randomToken } from "./lib/crypto";

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // The inboxd executable: `serve`, `user add`, `mcp`.
-import { loadConfig, ConfigError } from "./config";
+import { loadConfig, ConfigError } from "./runtime/config";
 import { DataDirLocked } from "./storage/lock";
 import { parseFlags } from "./cli/flags";
 

@@ -2,8 +2,8 @@
 // prints `listening <proto> <host>:<port>` for each, and shuts down cleanly on SIGTERM/SIGINT.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Config } from "./config";
-import type { AppContext } from "./context";
+import type { Config } from "./runtime/config";
+import type { AppContext } from "./runtime/context";
 import { openSqliteStorage } from "./storage/sqlite";
 import { lockDataDir } from "./storage/lock";
 import { LocalBus } from "./lib/bus";
@@ -15,7 +15,7 @@ import { buildHttpApp } from "./http/app";
 import { Scheduler } from "./scheduler";
 import { jobs } from "./scheduler/jobs";
 import { protocolListeners } from "./protocols/index";
-import type { Listener } from "./listeners";
+import type { Listener } from "./protocols/listener";
 import { newId } from "./lib/ids";
 
 export interface RunningServer {

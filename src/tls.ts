@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { isIP } from "node:net";
 import { X509Certificate } from "node:crypto";
 import selfsigned from "selfsigned";
-import type { Config } from "./config";
-import type { TlsMaterial } from "./context";
-import { ConfigError } from "./config";
+import type { Config } from "./runtime/config";
+import type { TlsMaterial } from "./runtime/context";
+import { ConfigError } from "./runtime/config";
 
 export async function loadTls(config: Config): Promise<TlsMaterial> {
   if (config.tlsCert && config.tlsKey) {

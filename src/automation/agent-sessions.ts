@@ -3,7 +3,7 @@
 // is checked against three axes — the credential's scopes, the agent's permissions and the
 // session's scopes — and recorded as a run event; what the session creates enters the run's
 // cleanup ledger, applied on release or expiry.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import type { AgentService, AgentRow } from "./agents";
 import type { MailRemoval } from "../mail/removal";

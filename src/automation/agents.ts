@@ -1,7 +1,7 @@
 // Agents: named permission sets (the API-key scope vocabulary) that runs execute under. Every
 // project has one Standard-preset agent, created lazily the first time the project's agents are
 // looked at, so that projects made by any path (bootstrap, POST /v1/projects, `user add`) get one.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";

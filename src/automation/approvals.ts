@@ -1,7 +1,7 @@
 // Approvals: a person's decision on a run step marked `approval: true`. The run executor parks
 // the run and calls park(); approve resumes the run at the same step, reject fails it, expiry
 // (INBOXD_APPROVAL_TTL) fails it too. Only a team owner or admin on a device session decides.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";

@@ -5,7 +5,7 @@
 // an idle run; parking creates an approval; a decision resumes or fails the parked run). Each
 // takes what it needs of the others as a hook object built here, bound to the services by
 // closures, so nothing is assigned after construction.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { AuthService } from "../tenancy/auth";
 import type { InboxService } from "../mail/inboxes";
 import type { MailRemoval } from "../mail/removal";

@@ -1,7 +1,7 @@
 // Allowed HTTP origins: the only places a run's http.request step (and a webhook) may call.
 // An origin is scheme + host + port; `https://*.example.com` matches any subdomain of
 // example.com (one or more labels) but not example.com itself.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";

@@ -4,7 +4,7 @@
 // current step. Progress (step states, outputs, current_step_index) is persisted after every
 // step, so resuming never repeats a finished step. A step marked `approval: true` parks the run
 // (awaiting_approval, no lease held) until resume() or failParked().
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
 import { nowIso } from "../lib/time";
 import type { ProjectRef } from "../tenancy/auth";

@@ -1,6 +1,6 @@
 // A run's cleanup ledger: every resource a run creates is written down when it is created, and
 // removed when the run ends, whatever its status, through the one removal path of the service.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import type { MailRemoval } from "../mail/removal";

@@ -1,6 +1,6 @@
 // Runs: launching a published scenario version under an agent, reading runs and their event
 // log, cancelling, and waiting for a run to settle. Execution itself is run-executor.ts.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";

@@ -1,7 +1,7 @@
 // Scenario secrets: values a scenario uses (API tokens, passwords) without ever showing them.
 // The value is AES-256-GCM sealed at rest; no operation returns it, and the run executor
 // redacts it from step outputs and run events. Definitions name it by its reference string.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";

@@ -1,6 +1,6 @@
 // Scenarios (an editable draft under optimistic concurrency) and their published, immutable,
 // numbered versions.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";

@@ -2,11 +2,11 @@
 // Works on the data directory while the server runs (SQLite WAL allows a second writer process).
 import { resolve } from "node:path";
 import { mkdirSync } from "node:fs";
-import type { Config } from "../config";
+import type { Config } from "../runtime/config";
 import { openSqliteStorage } from "../storage/sqlite";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { DomainError } from "../lib/errors";
 
 export async function userAdd(config: Config, args: Record<string, string>): Promise<number> {

@@ -5,7 +5,7 @@ import { generateKeyPair } from "node:crypto";
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { promisify } from "node:util";
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { randomToken } from "../lib/crypto";

@@ -2,7 +2,7 @@
 // operations", "Watch rules"). A device's watch on an inbox subscribes its user to that inbox's
 // arrivals (message.arrived), expiry (inbox.expiring) and quota (inbox.quota) alerts; team.quota
 // goes to the team's owners. Alerts are read through the list and pushed on the event stream.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
 import type { AlertRecord } from "../storage/events";
 import { newId } from "../lib/ids";

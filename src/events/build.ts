@@ -1,17 +1,16 @@
 // Builds the event capability (event log + stream, webhooks and their dispatcher, alerts) and
 // attaches it to the producers: ingest (message stored, quota refused) and the expiry sweep.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
 import { EventLog } from "./event-stream";
 import { WebhookService } from "./webhooks";
-import { WebhookDispatcher } from "./webhook-dispatcher";
+import { WebhookDispatcher, type OriginUse } from "./webhook-dispatcher";
 import { AlertService } from "./alerts";
 import type { InboxService, InboxRow } from "../mail/inboxes";
 import type { QuotaRefusal, StoredMessage } from "../mail/ingest";
-import type { OriginService } from "../automation/origins";
 import type { ExpiredInbox, ExpiryHooks } from "../mail/expiry";
 
-export function buildEventServices(ctx: AppContext, inboxes: InboxService, origins: OriginService) {
+export function buildEventServices(ctx: AppContext, inboxes: InboxService, origins: OriginUse) {
   // The log, the webhooks and their dispatcher call one another (an appended event fans out to the
   // webhook outbox; the test operation sends through the dispatcher): each takes the others as a
   // hook object bound here by closures, so nothing is assigned after construction.

@@ -2,7 +2,7 @@
 // every capability announces something (message.received, inbox.expiring, run.finished, alerts …):
 // it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
 // webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
 import type { StoredEvent } from "../storage/events";
 import { newId } from "../lib/ids";

@@ -7,7 +7,7 @@
 // PER_WEBHOOK of them for one webhook, so a receiver that hangs holds a few slots for a few seconds
 // and nothing else (ingest only ever writes rows). Order: the claim takes only the oldest pending
 // delivery of each (webhook, order key), so deliveries for one inbox arrive one after another.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { signedHeaders } from "../lib/standard-webhooks";
@@ -36,6 +36,11 @@ interface Outcome {
   duration: number;
 }
 
+/** The project's HTTP origins as the dispatcher sees them (the automation layer keeps the list). */
+export interface OriginUse {
+  recordUse(projectId: string, url: URL): boolean | Promise<boolean>;
+}
+
 export class WebhookDispatcher {
   private inflight = new Map<string, number>();
   private total = 0;
@@ -52,7 +57,7 @@ export class WebhookDispatcher {
     private readonly ctx: AppContext,
     private readonly webhooks: WebhookService,
     /** The project's HTTP origins (a try to an admitted URL is its use). Called after the outcomes' transaction, never inside it. */
-    private readonly origins: { recordUse(projectId: string, url: URL): boolean | Promise<boolean> },
+    private readonly origins: OriginUse,
   ) {
     ctx.bus.subscribe((e) => {
       // Only a written outbox row wakes the pump (webhooks.enqueue publishes outbox.ready after

@@ -1,7 +1,7 @@
 // Webhooks: per-project registrations (url, event types, optional inbox filter, enabled flag,
 // signing secret), the outbox rows written in the same transaction as the event, and the
 // per-try delivery log. Sending is the dispatcher's job (webhook-dispatcher.ts).
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
 import type { DeliveryRecord, WebhookFilter, WebhookRecord } from "../storage/events";
 import { newId } from "../lib/ids";

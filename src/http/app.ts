@@ -2,13 +2,13 @@
 // limits, authentication and project binding, metrics, 404/405), then the route modules.
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
 import { DomainError } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { RateLimiter } from "./ratelimit";
-import { Metrics } from "./metrics";
+import { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
 import { routeModules } from "./routes";
 import { docsPage } from "./docs-page";

@@ -1,6 +1,6 @@
 // Idempotency-Key on creates: the same key, route and principal within 24 h replays the stored
 // status and body (with Idempotent-Replayed: true); the same key with another body is 422.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { DomainError } from "../lib/errors";
 import { stateOf } from "./request";
 import { sha256Hex } from "../storage/blobs";

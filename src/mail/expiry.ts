@@ -4,7 +4,7 @@
 // on timestamps in the database, so a sweep after downtime catches up, and two workers sweeping
 // together only race to delete the same rows (deletes are idempotent; the alert claim is one
 // conditional update).
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { ExpiredInbox } from "../storage/mail";
 import type { InboxRow } from "./inboxes";
 import type { MailRemoval } from "./removal";

@@ -1,7 +1,7 @@
 // Inboxes: disposable (a lifetime) on the project's shared subdomain, or persistent on a custom
 // domain. Owns every inbox rule of the contract (ttl ranges and clamp, local_part, address_taken,
 // plan limits, watch flag) and the inbox resource's shape.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
 import type { InboxPatch, InboxRecord } from "../storage/mail";
 import { newId } from "../lib/ids";
@@ -10,7 +10,7 @@ import { randomToken } from "../lib/crypto";
 import { DomainError, notFound, validation } from "../lib/errors";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { planOf, type Plan } from "../tenancy/plans";
-import { storageBlock } from "./storage-state";
+import { storageBlock } from "../tenancy/storage-quota";
 import { generateLocalPart, isValidLocalPart } from "./addresses";
 
 /** An inbox as the services see it (the storage record). */

@@ -8,7 +8,7 @@
 // is durable (the engine shares one flush among the transactions committed meanwhile), so the
 // event loop never waits on the disk. Each delivery sits in its own savepoint, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { ParsedMessage } from "../mime/types";
 import { ParsePool } from "./parse-pool";
 import { newId } from "../lib/ids";

@@ -3,7 +3,7 @@
 // and is returned at once; with a baseline, the OLDEST message newer than it is returned, so a
 // client that keeps passing back the poll_token sees every message exactly once, in order.
 // Waiting is event-driven: a waiter is parked per inbox and woken by the bus when ingest commits.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";
 import type { MessageRow, MessageService } from "./messages";

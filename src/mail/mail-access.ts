@@ -1,7 +1,7 @@
 // Log-in for IMAP and POP3: username is the inbox address, password the per-inbox one from
 // GET /v1/inboxes/{id}/credentials. Failed log-ins are limited per client address so the
 // passwords cannot be guessed at line speed.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { InboxRow, InboxService } from "./inboxes";
 import { safeEqual } from "../lib/crypto";
 

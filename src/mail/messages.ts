@@ -2,7 +2,7 @@
 // raw bytes, the sanitised HTML body, attachments (bytes and agent representation), deletion.
 // Every lookup is scoped by project: another project's message is a 404, never a 403.
 // The views' extra fields (what the contract leaves open) are documented in docs/messages.md.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { HeaderLine } from "../mime/types";
 import { projectHeaders } from "../mime/parse";
 import { sanitizeHtml } from "../mime/sanitize";

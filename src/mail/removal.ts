@@ -1,7 +1,7 @@
 // The one path by which messages and inboxes disappear, whichever channel asks (REST delete,
 // IMAP EXPUNGE, POP3 DELE at QUIT, expiry, retention): rows go, then unreferenced blobs, then
 // a wake-up on the bus so IDLE sessions and SSE clients hear of it.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { releaseBlobs } from "./blob-refs";
 
 export class MailRemoval {

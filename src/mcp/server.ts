@@ -1,6 +1,6 @@
 // One MCP server per MCP session: the tools bound to that session's caller and agent session.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { ApiCaller } from "./api";
 import { registerTools } from "./tools";
 import { sendMail } from "../lib/smtp-send";

@@ -1,5 +1,5 @@
 // The mail listeners, each in protocols/<name>/. Order matters only for the start-up log.
-import type { ListenerFactory } from "../listeners";
+import type { ListenerFactory } from "./listener";
 import { smtpListener } from "./smtp";
 import { pop3Listener, pop3PlainListener } from "./pop3";
 import { imapListener, imapPlainListener } from "./imap";

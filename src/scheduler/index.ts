@@ -1,7 +1,7 @@
 // Periodic jobs inside the binary (expiry, retention, webhook retries, run recovery …). Each job is
 // written to be safe when several workers run it against one database: it claims rows with a
 // single UPDATE … WHERE claimed_until < now, or its effect is idempotent (deleting what has expired).
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
 
 export interface Job {

@@ -1,6 +1,6 @@
 // API keys: the contract's five rules (scope subset, '*' minting, default grant, rotate's
 // scope_escalation, revoke always allowed), secrets shown only on create and rotate, hash at rest.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { ApiKeyRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";

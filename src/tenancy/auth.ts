@@ -1,6 +1,6 @@
 // Who is calling, and in which project. Two principals: an API key (bound to one project) and a
 // device session (a user, who selects a project per request with X-Service-Project).
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import { hashToken } from "../lib/crypto";
 import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";

@@ -1,12 +1,12 @@
 // Teams, users, projects and device sessions (log-in), plus the first-start bootstrap.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { DeviceSessionRecord, ProjectRecord, TeamRecord, UserRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
 import { DomainError, notFound } from "../lib/errors";
 import { DEVICE_PREFIX, type Principal, type Role } from "./auth";
-import type { PlanSlug } from "../config";
+import type { PlanSlug } from "../runtime/config";
 
 export const DEFAULT_PROJECT_SETTINGS = { "api_keys.agent_access_enabled": true };
 

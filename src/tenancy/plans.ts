@@ -1,6 +1,6 @@
 // The plan table of the contract. -1 means unlimited. Values the contract leaves open (Pro's
 // limits, custom-domain counts below Business) are our decisions, listed in docs/plans.md.
-import type { PlanSlug } from "../config";
+import type { PlanSlug } from "../runtime/config";
 
 export interface Plan {
   slug: PlanSlug;

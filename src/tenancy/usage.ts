@@ -1,8 +1,8 @@
 // GET /v1/usage: the plan's quotas and the real counts against them. -1 is unlimited.
-import type { AppContext } from "../context";
+import type { AppContext } from "../runtime/context";
 import type { ProjectRef } from "./auth";
 import { planOf, TRIAL_DAYS } from "./plans";
-import { storageBlock } from "../mail/storage-state";
+import { storageBlock } from "./storage-quota";
 
 export class UsageService {
   constructor(private readonly ctx: AppContext) {}

@@ -18,16 +18,18 @@ const RANKS: Record<string, number> = {
   lib: 0,
   storage: 1,
   mime: 1,
-  tenancy: 2,
-  mail: 3,
-  domains: 4,
-  events: 5,
-  automation: 6,
-  protocols: 7,
-  http: 7,
-  mcp: 7,
-  scheduler: 7,
-  app: 8,
+  runtime: 2,
+  tenancy: 3,
+  mail: 4,
+  domains: 5,
+  events: 6,
+  automation: 7,
+  services: 8,
+  protocols: 9,
+  http: 9,
+  mcp: 9,
+  scheduler: 9,
+  app: 10,
 };
 
 const GENERATED = new Set(["src/http/ui-assets.generated.ts"]);
@@ -301,7 +303,7 @@ describe("architecture", () => {
         .join(", ");
       throw new Error(
         `${bad.length} import(s) point up the layers (ranks: ${ranks}). Move the shared code down, or pass it in from ` +
-          `the composition (src/services.ts):\n${bad.join("\n")}`,
+          `the composition (src/services/index.ts):\n${bad.join("\n")}`,
       );
     }
   });

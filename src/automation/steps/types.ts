@@ -1,6 +1,6 @@
 // What a step handler is given and how it reports failure. Handlers get resolved parameters
 // (references already interpolated, secrets included) and must honour `signal` promptly.
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { ProjectRef } from "../../tenancy/auth";
 import type { InboxService } from "../../mail/inboxes";
 import type { MailRemoval } from "../../mail/removal";

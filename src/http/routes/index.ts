@@ -1,6 +1,6 @@
 // Every route module, one per resource. A module is thin: schemas in, service call, shape out.
 import type { Elysia } from "elysia";
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import account from "./account";
 import alerts from "./alerts";

@@ -3,9 +3,9 @@
 // total and per inbox) and one sweeper that says BYE to sessions idle beyond the timeout.
 import net, { type Server, type Socket } from "node:net";
 import tls from "node:tls";
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
-import type { Listener, ListenerFactory } from "../../listeners";
+import type { Listener, ListenerFactory } from "../listener";
 import { Session, type SessionHost } from "./session";
 import { imapOptions, type ImapOptions } from "./options";
 

@@ -1,7 +1,7 @@
 // The selected INBOX as this session sees it: messages in sequence order with their flags.
 // The database is the truth; refresh() compares it with the view and produces the untagged
 // EXISTS / EXPUNGE / FETCH FLAGS responses that bring the client up to date.
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { MailboxEntry } from "../../storage/mail";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";

@@ -1,5 +1,5 @@
 // IMAP tunables: from the validated configuration, plus the framing limits.
-import type { Config } from "../../config";
+import type { Config } from "../../runtime/config";
 import { DEFAULT_LIMITS, type FramerLimits } from "./parser/framer";
 
 export interface ImapOptions {

@@ -3,7 +3,7 @@
 // back-pressure. Bus events for the logged-in inbox mark the view stale; it is refreshed before
 // the next tagged reply, or at once while the client IDLEs.
 import type { Socket } from "node:net";
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
 import type { BusEvent } from "../../lib/bus";

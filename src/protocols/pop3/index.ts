@@ -4,9 +4,9 @@
 // the lines mean is session.ts.
 import net from "node:net";
 import tls from "node:tls";
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
-import type { Listener, ListenerFactory } from "../../listeners";
+import type { Listener, ListenerFactory } from "../listener";
 import { InboxSlots, Pop3Session, type SessionIo } from "./session";
 import { MAX_LINE_BYTES } from "./parser";
 

@@ -1,7 +1,7 @@
 // What a POP3 session sees of an inbox: the messages present at log-in, numbered 1..n in
 // arrival order and fixed for the session (RFC 1939 §5), their raw bytes, and the UPDATE
 // state that applies the session's deletions and read marks when the client says QUIT.
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
 

@@ -1,7 +1,7 @@
 // One POP3 conversation (RFC 1939 states AUTHORIZATION → TRANSACTION → UPDATE), independent of
 // sockets: the listener feeds it lines and gives it an Io to answer through. Every error
 // answers -ERR and the session goes on; only QUIT, autologout and a deleted inbox end it.
-import type { AppContext } from "../../context";
+import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import { decodeSaslPlain, parseCommand, type Pop3Command } from "./parser";
 import { encodeMultiline, transmittedSize } from "./wire";

@@ -9,7 +9,7 @@
 //   DATA stored                      250, sent only after the commit (fsynced blob + row)
 import type { Socket } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import type { ListenerFactory } from "../../listeners";
+import type { ListenerFactory } from "../listener";
 import type { Recipient } from "../../mail/ingest";
 import { InboxGone, QuotaExceeded } from "../../mail/ingest";
 

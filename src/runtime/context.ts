@@ -1,8 +1,8 @@
 // What every part of the server is handed: configuration, storage, the bus and the services.
 import type { Config } from "./config";
-import type { Storage } from "./storage";
-import type { EventBus } from "./lib/bus";
-import type { Sealer } from "./lib/crypto";
+import type { Storage } from "../storage";
+import type { EventBus } from "../lib/bus";
+import type { Sealer } from "../lib/crypto";
 
 export interface TlsMaterial {
   cert: string;

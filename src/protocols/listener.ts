@@ -1,6 +1,6 @@
 // A network listener the server starts and stops (HTTP, SMTP, IMAP, POP3 …).
-import type { AppContext } from "./context";
-import type { Services } from "./services";
+import type { AppContext } from "../runtime/context";
+import type { Services } from "../services";
 
 export interface Listener {
   proto: string;

@@ -2,24 +2,24 @@
 // so that each rule lives in exactly one place whatever the channel. This is the only place that
 // wires capabilities together: every service receives its collaborators through its constructor,
 // and producers announce through their typed hooks (ingest, expiry) or the bus.
-import type { AppContext } from "./context";
-import { AuthService } from "./tenancy/auth";
-import { IdentityService } from "./tenancy/identity";
-import { ApiKeyService } from "./tenancy/api-keys";
-import { UsageService } from "./tenancy/usage";
-import { InboxService } from "./mail/inboxes";
-import { MailRemoval } from "./mail/removal";
-import { MailAccessService } from "./mail/mail-access";
-import { IngestService } from "./mail/ingest";
-import { MessageService } from "./mail/messages";
-import { LatestService } from "./mail/latest";
-import { ExpiryService } from "./mail/expiry";
-import { DomainService } from "./domains/domains";
-import { AgentService } from "./automation/agents";
-import { OriginService } from "./automation/origins";
-import { buildAutomation } from "./automation/build";
-import { buildEventServices, eventExpiryHooks, eventIngestHooks, relayBusEvents } from "./events/build";
-import { Metrics } from "./http/metrics";
+import type { AppContext } from "../runtime/context";
+import { AuthService } from "../tenancy/auth";
+import { IdentityService } from "../tenancy/identity";
+import { ApiKeyService } from "../tenancy/api-keys";
+import { UsageService } from "../tenancy/usage";
+import { InboxService } from "../mail/inboxes";
+import { MailRemoval } from "../mail/removal";
+import { MailAccessService } from "../mail/mail-access";
+import { IngestService } from "../mail/ingest";
+import { MessageService } from "../mail/messages";
+import { LatestService } from "../mail/latest";
+import { ExpiryService } from "../mail/expiry";
+import { DomainService } from "../domains/domains";
+import { AgentService } from "../automation/agents";
+import { OriginService } from "../automation/origins";
+import { buildAutomation } from "../automation/build";
+import { buildEventServices, eventExpiryHooks, eventIngestHooks, relayBusEvents } from "../events/build";
+import { Metrics } from "../lib/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
