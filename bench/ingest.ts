@@ -22,7 +22,9 @@ const LATENCY_SAMPLES = arg("latency-samples", 300);
 const ROOT = resolve(import.meta.dir, "..");
 
 const WORDS =
-  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat".split(" ");
+  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat".split(
+    " ",
+  );
 
 /** Placeholder in each Message-ID for the per-message serial number. */
 const SERIAL = "0000000000";
@@ -33,7 +35,8 @@ function message(i: number, to: string): string {
     `From: Bench <bench@example.com>\r\nTo: <${to}>\r\nSubject: Your sign-in code (${i})\r\n` +
     `Message-ID: <bench-${SERIAL}-${i}-${Date.now()}@example.com>\r\nDate: ${new Date().toUTCString()}\r\n` +
     `MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n`;
-  let body = `Hello,\r\n\r\nYour verification code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\n` +
+  let body =
+    `Hello,\r\n\r\nYour verification code is ${100000 + (i % 900000)}. It expires in 10 minutes.\r\n` +
     `Or open https://example.com/verify?t=${i} to continue.\r\n\r\n`;
   let w = i;
   while (head.length + body.length < 10 * 1024 - 80) {
@@ -194,7 +197,13 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function latency(inst: Awaited<ReturnType<typeof startInboxd>>, inboxId: string, address: string, samples: number, loadPort?: number) {
+async function latency(
+  inst: Awaited<ReturnType<typeof startInboxd>>,
+  inboxId: string,
+  address: string,
+  samples: number,
+  loadPort?: number,
+) {
   const sender = await Conn.open(inst.ports.smtp!);
   const out: number[] = [];
   let early = 0;
@@ -250,7 +259,20 @@ async function maildev(total: number): Promise<{ rate: number; seconds: number }
   const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
   const proc = spawn(
     "node",
-    [join(ROOT, "node_modules/maildev/dist/bin/maildev.js"), "--smtp", String(smtpPort), "--ip", "127.0.0.1", "--web", String(webPort), "--web-ip", "127.0.0.1", "--mail-directory", dir, "--silent"],
+    [
+      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
+      "--smtp",
+      String(smtpPort),
+      "--ip",
+      "127.0.0.1",
+      "--web",
+      String(webPort),
+      "--web-ip",
+      "127.0.0.1",
+      "--mail-directory",
+      dir,
+      "--silent",
+    ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
   try {
@@ -273,7 +295,10 @@ async function maildev(total: number): Promise<{ rate: number; seconds: number }
   }
 }
 
-const load = () => loadavg().map((x) => x.toFixed(2)).join(" ");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
 console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
 const inst = await startInboxd({ INBOXD_PLAN: "business" });
 try {
@@ -281,15 +306,25 @@ try {
   await ingest(inst.ports.smtp!, inbox.address, 300, CONNECTIONS); // warm-up
   const ours = await ingest(inst.ports.smtp!, inbox.address, TOTAL, CONNECTIONS);
   const check = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data;
-  console.log(`inboxd  ingest: ${TOTAL} x 10 KB over ${CONNECTIONS} connections in ${ours.seconds.toFixed(2)} s = ${ours.rate.toFixed(0)} messages/s (inbox message_count ${check.message_count})`);
+  console.log(
+    `inboxd  ingest: ${TOTAL} x 10 KB over ${CONNECTIONS} connections in ${ours.seconds.toFixed(2)} s = ${ours.rate.toFixed(0)} messages/s (inbox message_count ${check.message_count})`,
+  );
   const idle = await latency(inst, inbox.id, inbox.address, LATENCY_SAMPLES);
-  console.log(`inboxd  250 -> long-poll answer (idle):      p50 ${pct(idle, 50).toFixed(2)} ms, p99 ${pct(idle, 99).toFixed(2)} ms (${idle.length} samples, ${idle.early} answered before the 250 arrived)`);
+  console.log(
+    `inboxd  250 -> long-poll answer (idle):      p50 ${pct(idle, 50).toFixed(2)} ms, p99 ${pct(idle, 99).toFixed(2)} ms (${idle.length} samples, ${idle.early} answered before the 250 arrived)`,
+  );
   const busy = await latency(inst, inbox.id, inbox.address, LATENCY_SAMPLES, inst.ports.smtp!);
-  console.log(`inboxd  250 -> long-poll answer (under load): p50 ${pct(busy, 50).toFixed(2)} ms, p99 ${pct(busy, 99).toFixed(2)} ms (${busy.length} samples, ${busy.early} answered before the 250 arrived, 6 loading connections)`);
+  console.log(
+    `inboxd  250 -> long-poll answer (under load): p50 ${pct(busy, 50).toFixed(2)} ms, p99 ${pct(busy, 99).toFixed(2)} ms (${busy.length} samples, ${busy.early} answered before the 250 arrived, 6 loading connections)`,
+  );
   const theirs = await maildev(TOTAL);
-  console.log(`MailDev ingest: ${TOTAL} x 10 KB over ${CONNECTIONS} connections in ${theirs.seconds.toFixed(2)} s = ${theirs.rate.toFixed(0)} messages/s`);
+  console.log(
+    `MailDev ingest: ${TOTAL} x 10 KB over ${CONNECTIONS} connections in ${theirs.seconds.toFixed(2)} s = ${theirs.rate.toFixed(0)} messages/s`,
+  );
   console.log(`ratio inboxd/MailDev: ${(ours.rate / theirs.rate).toFixed(2)}x`);
-  console.log(`goals: >= 1500 messages/s (${ours.rate >= 1500 ? "met" : "not met"}); p99 < 25 ms (idle ${pct(idle, 99) < 25 ? "met" : "not met"}, under load ${pct(busy, 99) < 25 ? "met" : "not met"}); load average now ${load()}`);
+  console.log(
+    `goals: >= 1500 messages/s (${ours.rate >= 1500 ? "met" : "not met"}); p99 < 25 ms (idle ${pct(idle, 99) < 25 ? "met" : "not met"}, under load ${pct(busy, 99) < 25 ? "met" : "not met"}); load average now ${load()}`,
+  );
 } finally {
   await inst.stop();
   inst.cleanup();

@@ -110,7 +110,10 @@ try {
     inboxes.push(r.body.data.address);
   }
   const wh = await json(
-    inst.api("/v1/webhooks", { method: "POST", json: { url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ["message.received"] } }),
+    inst.api("/v1/webhooks", {
+      method: "POST",
+      json: { url: `http://127.0.0.1:${receiver.port}/hook`, event_types: ["message.received"] },
+    }),
   );
   if (wh.status !== 201) throw new Error(`webhook: ${JSON.stringify(wh.body)}`);
 
@@ -137,8 +140,14 @@ try {
   for (const c of conns) c.close();
   await Promise.race([allReceived, Bun.sleep(30_000)]);
 
-  const lat = [...acked].filter(([i]) => received.has(i)).map(([i, t]) => received.get(i)! - t).sort((a, b) => a - b);
-  const full = [...dataSent].filter(([i]) => received.has(i)).map(([i, t]) => received.get(i)! - t).sort((a, b) => a - b);
+  const lat = [...acked]
+    .filter(([i]) => received.has(i))
+    .map(([i, t]) => received.get(i)! - t)
+    .sort((a, b) => a - b);
+  const full = [...dataSent]
+    .filter(([i]) => received.has(i))
+    .map(([i, t]) => received.get(i)! - t)
+    .sort((a, b) => a - b);
   const missing = TOTAL - received.size;
   const f = (x: number) => `${x.toFixed(1)} ms`;
   console.log(`sent in ${sendSeconds.toFixed(2)} s (${(TOTAL / sendSeconds).toFixed(0)} msg/s achieved; ${lateStarts} sends started late)`);
@@ -148,7 +157,9 @@ try {
   console.log(
     `end of DATA -> webhook receipt (ingest + dispatch): p50 ${f(pct(full, 50))}   p90 ${f(pct(full, 90))}   p99 ${f(pct(full, 99))}   max ${f(full[full.length - 1]!)}`,
   );
-  console.log(`received ${received.size}/${TOTAL}${missing ? `  MISSING ${missing}` : ""}   goal p99 < 100 ms: ${pct(lat, 99) < 100 ? "met" : "NOT met"}`);
+  console.log(
+    `received ${received.size}/${TOTAL}${missing ? `  MISSING ${missing}` : ""}   goal p99 < 100 ms: ${pct(lat, 99) < 100 ? "met" : "NOT met"}`,
+  );
 } finally {
   receiver.stop(true);
   await inst.stop();

@@ -213,7 +213,17 @@ resp, lines, octets = p.retr(1)
 p.quit()
 sys.stdout.buffer.write(b"\\r\\n".join(lines) + b"\\r\\n")
 `;
-      const r = await run(["python3", "-c", py, c.mailHost, String(c.pop3Port), c.user, c.password, writeCa(c.popCa), c.insecure ? "1" : "0"]);
+      const r = await run([
+        "python3",
+        "-c",
+        py,
+        c.mailHost,
+        String(c.pop3Port),
+        c.user,
+        c.password,
+        writeCa(c.popCa),
+        c.insecure ? "1" : "0",
+      ]);
       if (r.code !== 0) throw new Error(r.err.split("\n").slice(-3).join(" "));
       return r.out;
     },
@@ -235,7 +245,17 @@ if typ != "OK" or not data or not isinstance(data[0], tuple):
     raise SystemExit("FETCH failed: %r %r" % (typ, data))
 sys.stdout.buffer.write(data[0][1])
 `;
-      const r = await run(["python3", "-c", py, c.mailHost, String(c.imapPort), c.user, c.password, writeCa(c.imapCa), c.insecure ? "1" : "0"]);
+      const r = await run([
+        "python3",
+        "-c",
+        py,
+        c.mailHost,
+        String(c.imapPort),
+        c.user,
+        c.password,
+        writeCa(c.imapCa),
+        c.insecure ? "1" : "0",
+      ]);
       if (r.code !== 0) throw new Error(r.err.split("\n").slice(-3).join(" "));
       return r.out;
     },
@@ -246,7 +266,16 @@ sys.stdout.buffer.write(data[0][1])
     proto: "pop3",
     async fetch(c) {
       const tlsArgs = c.insecure ? ["--insecure"] : ["--cacert", writeCa(c.popCa)];
-      const r = await run(["curl", "-sS", "--max-time", "30", ...tlsArgs, "--user", `${c.user}:${c.password}`, `pop3s://${c.mailHost}:${c.pop3Port}/1`]);
+      const r = await run([
+        "curl",
+        "-sS",
+        "--max-time",
+        "30",
+        ...tlsArgs,
+        "--user",
+        `${c.user}:${c.password}`,
+        `pop3s://${c.mailHost}:${c.pop3Port}/1`,
+      ]);
       if (r.code !== 0) throw new Error(`curl exit ${r.code}: ${r.err}`);
       return r.out;
     },
@@ -257,7 +286,16 @@ sys.stdout.buffer.write(data[0][1])
     proto: "imap",
     async fetch(c) {
       const tlsArgs = c.insecure ? ["--insecure"] : ["--cacert", writeCa(c.imapCa)];
-      const r = await run(["curl", "-sS", "--max-time", "30", ...tlsArgs, "--user", `${c.user}:${c.password}`, `imaps://${c.mailHost}:${c.imapPort}/INBOX/;UID=1`]);
+      const r = await run([
+        "curl",
+        "-sS",
+        "--max-time",
+        "30",
+        ...tlsArgs,
+        "--user",
+        `${c.user}:${c.password}`,
+        `imaps://${c.mailHost}:${c.imapPort}/INBOX/;UID=1`,
+      ]);
       if (r.code !== 0) throw new Error(`curl exit ${r.code}: ${r.err}`);
       return r.out;
     },
@@ -350,7 +388,10 @@ async function main(): Promise<number> {
   let failures = 0;
   let inboxId: string | null = null;
   const api = (path: string, init: RequestInit = {}) =>
-    fetch(url + path, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(init.headers ?? {}) } });
+    fetch(url + path, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...(init.headers ?? {}) },
+    });
   try {
     const ib = await api("/v1/inboxes", { method: "POST", body: JSON.stringify({ name: "client check" }) });
     if (ib.status !== 201) throw new Error(`creating an inbox: ${ib.status} ${await ib.text()}`);
@@ -376,7 +417,11 @@ async function main(): Promise<number> {
       console.log(`${status} ${name}${status === "PASS" ? " " : ": "}${text}`);
     };
     const restRaw = Buffer.from(await (await api(`/v1/messages/${messageId}/raw`)).arrayBuffer());
-    report(sha(restRaw) === sentHash ? "PASS" : "FAIL", "rest-raw", sha(restRaw) === sentHash ? sha(restRaw) : `sha256 ${sha(restRaw)} differs`);
+    report(
+      sha(restRaw) === sentHash ? "PASS" : "FAIL",
+      "rest-raw",
+      sha(restRaw) === sentHash ? sha(restRaw) : `sha256 ${sha(restRaw)} differs`,
+    );
 
     const imapUp = cr.imap.port > 0 && (await portOpen(mailHost, cr.imap.port));
     const ctx: Ctx = {

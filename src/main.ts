@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 // The inboxd executable: `serve`, `user add`, `mcp`.
-import { loadConfig, ConfigError } from "./runtime/config";
+import { loadConfig, ConfigError, type Config } from "./runtime/config";
 import { DataDirLocked } from "./storage/lock";
 import { parseFlags } from "./cli/flags";
 
@@ -11,14 +11,13 @@ const USAGE = `usage:
   inboxd health                     exit 0 when the local HTTP listener answers /healthz (for container health checks)
   inboxd version`;
 
-
 async function main(argv: string[]): Promise<number> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === "version" || cmd === "--version") {
     console.log("inboxd 0.1.0");
     return 0;
   }
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (e) {
@@ -36,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     const received = new Promise<string>((resolve) => (signalled = resolve));
     process.once("SIGTERM", () => signalled!("SIGTERM"));
     process.once("SIGINT", () => signalled!("SIGINT"));
-    let server;
+    let server: Awaited<ReturnType<typeof startServer>>;
     try {
       server = await startServer(config);
     } catch (e) {

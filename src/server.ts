@@ -1,7 +1,7 @@
 // `inboxd serve`: opens the data directory, bootstraps, starts every listener and the schedulers,
 // prints `listening <proto> <host>:<port>` for each, and shuts down cleanly on SIGTERM/SIGINT.
 import { mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Config } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
 import { openSqliteStorage } from "./storage/sqlite";

@@ -143,7 +143,8 @@ export class AgentSessionService {
   async bind(principal: Principal, project: ProjectRef, header: string): Promise<{ principal: Principal; binding: SessionBinding }> {
     if (!isUlid(header)) throw validation("X-Service-Agent-Session must be a ULID", { header: "X-Service-Agent-Session" });
     const row = await this.store.inProject(project.id, header);
-    if (!row) throw new DomainError("not_found", "not_found", "agent session not found in this project", { header: "X-Service-Agent-Session" });
+    if (!row)
+      throw new DomainError("not_found", "not_found", "agent session not found in this project", { header: "X-Service-Agent-Session" });
     if (row.status !== "open") {
       throw new DomainError("conflict", "agent_session_closed", `the agent session is ${row.status}`, { status: row.status });
     }
@@ -160,7 +161,10 @@ export class AgentSessionService {
   }
 
   /** One call made within a session, refused or not, as a step of its run. */
-  async recordCall(b: SessionBinding, call: { method: string; route: string; path: string; status: number; request_id: string }): Promise<void> {
+  async recordCall(
+    b: SessionBinding,
+    call: { method: string; route: string; path: string; status: number; request_id: string },
+  ): Promise<void> {
     await this.ctx.storage.transaction(async (tx) => {
       await appendRunEvent(tx, b.runId, b.projectId, "session.call", call);
       await tx.runs.countSessionCall(b.runId, nowIso());

@@ -12,10 +12,13 @@ import type { AgentRow } from "../storage/automation";
 export const STANDARD_AGENT_NAME = "Standard";
 /** What a scenario that creates inboxes, reads mail and calls allowed origins needs. */
 export const STANDARD_PERMISSIONS = [
-  "inboxes:read", "inboxes:write",
-  "messages:read", "messages:write",
+  "inboxes:read",
+  "inboxes:write",
+  "messages:read",
+  "messages:write",
   "scenarios:read",
-  "runs:read", "runs:write",
+  "runs:read",
+  "runs:write",
   "secrets:read",
   "origins:read",
 ];
@@ -124,7 +127,9 @@ export class AgentService {
   async revoke(projectId: string, id: string): Promise<void> {
     const row = await this.get(projectId, id);
     if (row.preset === "standard") {
-      throw new DomainError("conflict", "invalid_state", "the Standard agent cannot be revoked; narrow its permissions instead", { preset: "standard" });
+      throw new DomainError("conflict", "invalid_state", "the Standard agent cannot be revoked; narrow its permissions instead", {
+        preset: "standard",
+      });
     }
     await this.store.revoke(id, nowIso());
   }

@@ -47,7 +47,10 @@ export class ApprovalService {
    * repositories of the transaction that parks the run. `created` says whether it is new; a new
    * one is announced (announce) once that transaction has committed.
    */
-  async park(repos: Pick<AutomationRepositories, "approvals">, req: ParkRequest): Promise<{ approval: ReturnType<typeof view>; created: boolean }> {
+  async park(
+    repos: Pick<AutomationRepositories, "approvals">,
+    req: ParkRequest,
+  ): Promise<{ approval: ReturnType<typeof view>; created: boolean }> {
     const existing = await repos.approvals.pendingFor(req.runId, req.stepIndex);
     if (existing) return { approval: view(existing), created: false };
     const row: Row = {
@@ -197,7 +200,9 @@ function requireDecider(p: Principal): void {
     throw new DomainError("forbidden", "principal_not_permitted", "approvals are decided by people: use a device session, not an API key");
   }
   if (p.role !== "owner" && p.role !== "admin") {
-    throw new DomainError("forbidden", "principal_not_permitted", "only a team owner or admin may list or decide approvals", { role: p.role });
+    throw new DomainError("forbidden", "principal_not_permitted", "only a team owner or admin may list or decide approvals", {
+      role: p.role,
+    });
   }
 }
 

@@ -31,7 +31,8 @@ export function parseOrigin(input: string): ParsedOrigin {
   const host = m[3]!.toLowerCase().replace(/\.$/, "");
   const isIp = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith("[");
   if (!isIp && !host.split(".").every((l) => LABEL.test(l))) throw bad("host is not a valid host name");
-  if (isWildcard && (isIp || !host.includes("."))) throw bad("a wildcard needs a domain of at least two labels, e.g. https://*.example.com");
+  if (isWildcard && (isIp || !host.includes(".")))
+    throw bad("a wildcard needs a domain of at least two labels, e.g. https://*.example.com");
   const port = m[4] !== undefined ? Number(m[4]) : DEFAULT_PORT[scheme];
   if (port < 1 || port > 65535) throw bad("port must be 1..65535");
   const hostPart = (isWildcard ? "*." : "") + host;
@@ -58,7 +59,8 @@ export class OriginService {
   async create(projectId: string, input: { origin: string; description?: string | null }): Promise<OriginRow> {
     const p = parseOrigin(input.origin);
     const description = input.description ?? null;
-    if (description !== null && description.length > 500) throw validation("description is at most 500 characters", { field: "description" });
+    if (description !== null && description.length > 500)
+      throw validation("description is at most 500 characters", { field: "description" });
     const now = nowIso();
     const row: OriginRow = {
       id: newId(),
@@ -92,7 +94,8 @@ export class OriginService {
 
   async updateDescription(projectId: string, id: string, description: string | null): Promise<OriginRow> {
     const row = await this.get(projectId, id);
-    if (description !== null && description.length > 500) throw validation("description is at most 500 characters", { field: "description" });
+    if (description !== null && description.length > 500)
+      throw validation("description is at most 500 characters", { field: "description" });
     const now = nowIso();
     await this.store.updateDescription(id, description, now);
     return { ...row, description, updated_at: now };

@@ -47,7 +47,7 @@ export interface RunExecutorHooks {
    * with that transaction's repositories, so both commit together. Returns what to do once the
    * transaction has committed (announce the approval), or nothing.
    */
-  park(tx: Transaction, p: ParkInfo): Promise<(() => void) | void>;
+  park(tx: Transaction, p: ParkInfo): Promise<(() => void) | undefined>;
 }
 
 export class RunExecutor {
@@ -130,7 +130,9 @@ export class RunExecutor {
     const parkedAt = steps[row.current_step_index]?.parked_at;
     // Time spent parked does not count against the run's own timeout.
     const deadline =
-      row.deadline_at && parkedAt ? new Date(Date.parse(row.deadline_at) + (Date.now() - Date.parse(parkedAt))).toISOString() : row.deadline_at;
+      row.deadline_at && parkedAt
+        ? new Date(Date.parse(row.deadline_at) + (Date.now() - Date.parse(parkedAt))).toISOString()
+        : row.deadline_at;
     const ok = await this.store.unpark(runId, deadline, nowIso());
     if (!ok) return false;
     await this.runs.appendEvent(runId, row.project_id, "step.approved", { step_index: row.current_step_index });
@@ -192,18 +194,23 @@ export class RunExecutor {
       );
     }, HEARTBEAT_MS);
     let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-    let steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
+    const steps = JSON.parse(row.steps) as (StepState & { parked_at?: string })[];
     let current = row.current_step_index;
     const secretValues = new Map<string, string>();
     try {
       if (row.finishing_status) {
         // The previous holder died while cleaning up: finish what it started.
-        return await this.finish(row, row.finishing_status as RunRow["status"], row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null);
+        return await this.finish(
+          row,
+          row.finishing_status as RunRow["status"],
+          row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null,
+        );
       }
       if (row.cancel_requested === 1) return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" });
       const version = row.version_id ? await this.scenarios.versionById(row.version_id) : null;
       const project = await this.auth.project(row.project_id);
-      if (!version || !project) return await this.finish(row, "failed", { code: "internal", message: "the scenario version or project is gone" });
+      if (!version || !project)
+        return await this.finish(row, "failed", { code: "internal", message: "the scenario version or project is gone" });
       const def = JSON.parse(version.definition) as Definition;
       if (row.status === "queued") {
         const now = Date.now();
@@ -236,7 +243,12 @@ export class RunExecutor {
       // even when the step that echoes it does not reference it (and after a restart).
       for (const [k, v] of await this.secrets.resolve(row.project_id, secretNames(def.steps))) secretValues.set(k, v);
 
-      const progress = (index = current) => ({ steps: JSON.stringify(steps), outputs: JSON.stringify(outputs), current_step_index: index, at: nowIso() });
+      const progress = (index = current) => ({
+        steps: JSON.stringify(steps),
+        outputs: JSON.stringify(outputs),
+        current_step_index: index,
+        at: nowIso(),
+      });
       const persist = (index = current) => this.store.saveProgress(row.id, progress(index));
 
       for (; current < def.steps.length; current++) {
@@ -258,7 +270,12 @@ export class RunExecutor {
           const afterCommit = await this.ctx.storage.transaction(async (tx) => {
             await tx.runs.saveProgress(row.id, progress());
             await tx.runs.park(row.id, this.ctx.workerId, nowIso());
-            await appendRunEvent(tx, row.id, row.project_id, "step.awaiting_approval", { step_index: parkedAt, step_id: state.id, type: st.type, snapshot });
+            await appendRunEvent(tx, row.id, row.project_id, "step.awaiting_approval", {
+              step_index: parkedAt,
+              step_id: state.id,
+              type: st.type,
+              snapshot,
+            });
             return this.hooks.park(tx, { run: (await tx.runs.byId(row.id))!, stepIndex: parkedAt, snapshot });
           });
           if (afterCommit) afterCommit();
@@ -266,12 +283,20 @@ export class RunExecutor {
           return;
         }
         if (state.status === "running" && !isRepeatable(st)) {
-          throw new StepError("interrupted", `the server stopped during this ${st.type} ${String(st.method ?? "")} step; it is not repeated because its effect is unknown`);
+          throw new StepError(
+            "interrupted",
+            `the server stopped during this ${st.type} ${String(st.method ?? "")} step; it is not repeated because its effect is unknown`,
+          );
         }
         const resumed = state.status === "running";
         Object.assign(state, { status: "running", started_at: state.started_at ?? nowIso(), error: null });
         await persist();
-        await this.event(row, "step.started", { step_index: current, step_id: state.id, type: st.type, ...(resumed ? { resumed: true } : {}) });
+        await this.event(row, "step.started", {
+          step_index: current,
+          step_id: state.id,
+          type: st.type,
+          ...(resumed ? { resumed: true } : {}),
+        });
 
         let params: Record<string, any>;
         try {
@@ -309,13 +334,26 @@ export class RunExecutor {
       if (e instanceof Interrupt) {
         if (e.kind === "shutdown" || e.kind === "lost") return;
         if (state?.status === "running") {
-          Object.assign(state, e.kind === "cancel" ? { status: "cancelled", finished_at: now } : { status: "failed", finished_at: now, error: { code: "run_timeout", message: "the run's timeout passed" } });
+          Object.assign(
+            state,
+            e.kind === "cancel"
+              ? { status: "cancelled", finished_at: now }
+              : { status: "failed", finished_at: now, error: { code: "run_timeout", message: "the run's timeout passed" } },
+          );
         }
-        if (e.kind === "cancel") return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" }, { steps });
-        return await this.finish(row, "timed_out", { code: "run_timeout", message: "the run did not finish within its timeout_seconds" }, { steps });
+        if (e.kind === "cancel")
+          return await this.finish(row, "cancelled", { code: "cancelled", message: "cancelled on request" }, { steps });
+        return await this.finish(
+          row,
+          "timed_out",
+          { code: "run_timeout", message: "the run did not finish within its timeout_seconds" },
+          { steps },
+        );
       }
-      const err = e instanceof StepError ? e : new StepError("internal", `internal error in step ${current}: ${(e as Error)?.message ?? e}`);
-      if (!(e instanceof StepError)) console.error(`run ${row.id} step ${current}:`, scrub(String((e as Error)?.stack ?? e), secretValues.values()));
+      const err =
+        e instanceof StepError ? e : new StepError("internal", `internal error in step ${current}: ${(e as Error)?.message ?? e}`);
+      if (!(e instanceof StepError))
+        console.error(`run ${row.id} step ${current}:`, scrub(String((e as Error)?.stack ?? e), secretValues.values()));
       const message = String(scrub(err.message, secretValues.values()));
       if (state) Object.assign(state, { status: "failed", finished_at: now, error: { code: err.code, message } });
       const failedAssertions = err.failedAssertions.map((f) =>

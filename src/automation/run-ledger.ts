@@ -20,7 +20,14 @@ export class RunLedger {
   }
 
   async record(run: { id: string; project_id: string }, resourceType: string, resourceId: string): Promise<void> {
-    await this.store.add({ id: newId(), run_id: run.id, project_id: run.project_id, resource_type: resourceType, resource_id: resourceId, created_at: nowIso() });
+    await this.store.add({
+      id: newId(),
+      run_id: run.id,
+      project_id: run.project_id,
+      resource_type: resourceType,
+      resource_id: resourceId,
+      created_at: nowIso(),
+    });
     await this.runs.appendEvent(run.id, run.project_id, "resource.created", { resource_type: resourceType, resource_id: resourceId });
   }
 
@@ -35,7 +42,8 @@ export class RunLedger {
     const open = all.filter((l) => !l.removed_at);
     const errors: string[] = [];
     const event = (type: string, payload: Record<string, unknown>) => this.runs.appendEvent(run.id, run.project_id, type, payload);
-    if (open.length) await event("cleanup.started", { resources: open.map((l) => ({ resource_type: l.resource_type, resource_id: l.resource_id })) });
+    if (open.length)
+      await event("cleanup.started", { resources: open.map((l) => ({ resource_type: l.resource_type, resource_id: l.resource_id })) });
     for (const l of open) {
       try {
         // Already gone (expired, deleted by hand) counts as removed.
@@ -47,7 +55,11 @@ export class RunLedger {
         await this.store.markFailed(l.id, msg);
       }
     }
-    if (open.length) await event(errors.length ? "cleanup.failed" : "cleanup.completed", { removed: open.length - errors.length, ...(errors.length ? { errors } : {}) });
+    if (open.length)
+      await event(errors.length ? "cleanup.failed" : "cleanup.completed", {
+        removed: open.length - errors.length,
+        ...(errors.length ? { errors } : {}),
+      });
     if (all.length === 0) return { status: "not_needed", error: null };
     return errors.length ? { status: "failed", error: errors.join("; ") } : { status: "completed", error: null };
   }

@@ -43,7 +43,10 @@ export function resolveInputs(def: Definition, given: Record<string, unknown> = 
   const decls = def.inputs ?? {};
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(given)) {
-    if (!(k in decls)) throw validation(`unknown input ${k}; this scenario declares ${Object.keys(decls).join(", ") || "no inputs"}`, { field: `inputs.${k}` });
+    if (!(k in decls))
+      throw validation(`unknown input ${k}; this scenario declares ${Object.keys(decls).join(", ") || "no inputs"}`, {
+        field: `inputs.${k}`,
+      });
   }
   for (const [k, d] of Object.entries(decls)) {
     const v = given[k] ?? d.default;
@@ -86,24 +89,35 @@ export class RunService {
     const agent = await this.agents.get(project.id, input.agent_id);
     const scenario = await this.scenarios.get(project.id, input.scenario_id);
     const version = scenario.current_version_id ? await this.scenarios.versionById(scenario.current_version_id) : null;
-    if (!version) throw new DomainError("invalid", "scenario_not_published", "publish the scenario before running it", { field: "scenario_id" });
+    if (!version)
+      throw new DomainError("invalid", "scenario_not_published", "publish the scenario before running it", { field: "scenario_id" });
     const required = JSON.parse(version.required_permissions) as string[];
     const agentPerms = this.agents.permissionsOf(agent);
     const agentMissing = required.filter((p) => !hasScope(agentPerms, p));
     if (agentMissing.length) {
-      throw new DomainError("forbidden", "agent_permission_denied", `agent ${agent.name} lacks ${agentMissing.join(", ")}, which version ${version.version} requires`, {
-        agent_id: agent.id,
-        missing: agentMissing,
-        required_permissions: required,
-      });
+      throw new DomainError(
+        "forbidden",
+        "agent_permission_denied",
+        `agent ${agent.name} lacks ${agentMissing.join(", ")}, which version ${version.version} requires`,
+        {
+          agent_id: agent.id,
+          missing: agentMissing,
+          required_permissions: required,
+        },
+      );
     }
     // The launcher cannot reach through an agent further than its own credential reaches.
     const keyMissing = required.filter((p) => !hasScope(principal.scopes, p));
     if (keyMissing.length) {
-      throw new DomainError("forbidden", "insufficient_scope", `this credential lacks ${keyMissing.join(", ")}, which the scenario requires`, {
-        missing: keyMissing,
-        required_permissions: required,
-      });
+      throw new DomainError(
+        "forbidden",
+        "insufficient_scope",
+        `this credential lacks ${keyMissing.join(", ")}, which the scenario requires`,
+        {
+          missing: keyMissing,
+          required_permissions: required,
+        },
+      );
     }
     const def = JSON.parse(version.definition) as Definition;
     const inputs = resolveInputs(def, input.inputs ?? {});
@@ -163,7 +177,9 @@ export class RunService {
     const statuses = statusFilter === undefined ? [] : statusFilter.split(",").map((s) => s.trim());
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) {
-        throw validation(`unknown status ${JSON.stringify(s)}; one of ${RUN_STATUSES.join(", ")} (comma-separated for several)`, { field: "status" });
+        throw validation(`unknown status ${JSON.stringify(s)}; one of ${RUN_STATUSES.join(", ")} (comma-separated for several)`, {
+          field: "status",
+        });
       }
     }
     return this.store.list(projectId, statuses, cursor ?? null, limit + 1);
@@ -192,9 +208,14 @@ export class RunService {
       throw new DomainError("conflict", "invalid_state", `the run is already ${row.status}`, { status: row.status });
     }
     if (row.trigger_type === "mcp") {
-      throw new DomainError("conflict", "invalid_state", "an MCP agent session's run ends when the session is released (POST /v1/agent-sessions/{id}/release)", {
-        trigger_type: "mcp",
-      });
+      throw new DomainError(
+        "conflict",
+        "invalid_state",
+        "an MCP agent session's run ends when the session is released (POST /v1/agent-sessions/{id}/release)",
+        {
+          trigger_type: "mcp",
+        },
+      );
     }
     const first = await this.store.requestCancel(id, nowIso());
     if (first) await this.appendEvent(id, projectId, "run.cancel_requested", {});
@@ -287,5 +308,12 @@ export function appendRunEvent(
   type: string,
   payload: unknown,
 ): Promise<void> {
-  return repos.runEvents.append({ id: newId(), run_id: runId, project_id: projectId, type, payload: JSON.stringify(payload), occurred_at: nowIso() });
+  return repos.runEvents.append({
+    id: newId(),
+    run_id: runId,
+    project_id: projectId,
+    type,
+    payload: JSON.stringify(payload),
+    occurred_at: nowIso(),
+  });
 }

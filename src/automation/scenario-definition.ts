@@ -153,7 +153,8 @@ function checkField(spec: FieldSpec, v: unknown, path: string, errors: Validatio
     case "object":
       if (typeOf(v) !== "object") return err("invalid_type", `expected an object, got ${typeOf(v)}`);
       for (const [k, x] of Object.entries(v as object)) {
-        if (typeof x !== "string") errors.push({ path: `${path}/${escapePointer(k)}`, code: "invalid_type", message: "header values are strings" });
+        if (typeof x !== "string")
+          errors.push({ path: `${path}/${escapePointer(k)}`, code: "invalid_type", message: "header values are strings" });
       }
       return;
     case "enum":
@@ -200,7 +201,8 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
     }
   }
   if (d.schema_version === undefined) push("/schema_version", "required", `schema_version is required (current: ${SCHEMA_VERSION})`);
-  else if (d.schema_version !== SCHEMA_VERSION) push("/schema_version", "unsupported_schema_version", `only schema_version ${SCHEMA_VERSION} exists`);
+  else if (d.schema_version !== SCHEMA_VERSION)
+    push("/schema_version", "unsupported_schema_version", `only schema_version ${SCHEMA_VERSION} exists`);
   if (d.description !== undefined && typeof d.description !== "string") push("/description", "invalid_type", "expected a string");
   if (d.timeout_seconds !== undefined) {
     checkField({ kind: "integer", min: 1, max: MAX_RUN_TIMEOUT, description: "" }, d.timeout_seconds, "/timeout_seconds", errors);
@@ -219,10 +221,14 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
           continue;
         }
         const dd = decl as Record<string, unknown>;
-        for (const k of Object.keys(dd)) if (!["type", "required", "default", "description"].includes(k)) push(`${p}/${escapePointer(k)}`, "unknown_field", `unknown field ${k}`);
-        if (!["string", "number", "boolean"].includes(dd.type as string)) push(`${p}/type`, "invalid_value", "expected string, number or boolean");
+        for (const k of Object.keys(dd))
+          if (!["type", "required", "default", "description"].includes(k))
+            push(`${p}/${escapePointer(k)}`, "unknown_field", `unknown field ${k}`);
+        if (!["string", "number", "boolean"].includes(dd.type as string))
+          push(`${p}/type`, "invalid_value", "expected string, number or boolean");
         if (dd.required !== undefined && typeof dd.required !== "boolean") push(`${p}/required`, "invalid_type", "expected a boolean");
-        if (dd.default !== undefined && typeof dd.default !== dd.type) push(`${p}/default`, "invalid_type", `the default must be a ${String(dd.type)}`);
+        if (dd.default !== undefined && typeof dd.default !== dd.type)
+          push(`${p}/default`, "invalid_type", `the default must be a ${String(dd.type)}`);
       }
     }
   }
@@ -241,11 +247,13 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
       for (const { ref, path } of references(st, p)) {
         const [root, first] = ref.split(".");
         if (root === "inputs") {
-          if (!first || !inputNames.has(first)) push(path, "unknown_reference", `\${${ref}}: input ${first ?? ""} is not declared in /inputs`);
+          if (!first || !inputNames.has(first))
+            push(path, "unknown_reference", `\${${ref}}: input ${first ?? ""} is not declared in /inputs`);
         } else if (root === "secrets") {
           perms.add("secrets:read");
           if (!first || ref.split(".").length !== 2) push(path, "unknown_reference", `\${${ref}}: write \${secrets.NAME}`);
-          else if (secretNames && !secretNames.has(first)) push(path, "unknown_secret", `\${${ref}}: no scenario secret named ${first} in this project`);
+          else if (secretNames && !secretNames.has(first))
+            push(path, "unknown_secret", `\${${ref}}: no scenario secret named ${first} in this project`);
         } else if (root === "steps") {
           if (!first || !seenIds.has(first)) push(path, "unknown_reference", `\${${ref}}: no earlier step has id ${first ?? ""}`);
         } else if (root === "run") {
@@ -261,7 +269,8 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
       if (st.approval !== undefined && typeof st.approval !== "boolean") push(`${p}/approval`, "invalid_type", "expected a boolean");
       if (st.type === undefined) return push(`${p}/type`, "required", "type is required");
       const kind = (STEP_KINDS as Record<string, (typeof STEP_KINDS)[StepType]>)[st.type as string];
-      if (!kind) return push(`${p}/type`, "unknown_step_type", `unknown step type ${JSON.stringify(st.type)}; one of ${STEP_TYPES.join(", ")}`);
+      if (!kind)
+        return push(`${p}/type`, "unknown_step_type", `unknown step type ${JSON.stringify(st.type)}; one of ${STEP_TYPES.join(", ")}`);
       for (const perm of kind.permissions) perms.add(perm);
       const fields = kind.fields as Record<string, FieldSpec>;
       for (const [k, v] of Object.entries(st)) {
@@ -270,13 +279,15 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
         if (!spec) push(`${p}/${escapePointer(k)}`, "unknown_field", `${st.type} has no field ${k}`);
         else checkField(spec, v, `${p}/${escapePointer(k)}`, errors);
       }
-      for (const [k, spec] of Object.entries(fields)) if (spec.required && st[k] === undefined) push(`${p}/${k}`, "required", `${st.type} needs ${k}`);
+      for (const [k, spec] of Object.entries(fields))
+        if (spec.required && st[k] === undefined) push(`${p}/${k}`, "required", `${st.type} needs ${k}`);
       if (st.type === "assert" && !["equals", "matches", "contains", "exists"].some((k) => k in st)) {
         push(p, "required", "assert needs at least one of equals, matches, contains, exists");
       }
       if (st.type === "http.request") {
         if (st.json !== undefined && st.body !== undefined) push(`${p}/body`, "conflict", "send either json or body, not both");
-        if (typeof st.url === "string" && !/^\$\{/.test(st.url) && !/^https?:\/\//i.test(st.url)) push(`${p}/url`, "invalid_value", "an absolute http:// or https:// URL");
+        if (typeof st.url === "string" && !/^\$\{/.test(st.url) && !/^https?:\/\//i.test(st.url))
+          push(`${p}/url`, "invalid_value", "an absolute http:// or https:// URL");
         const method = typeof st.method === "string" ? st.method : "GET";
         if (!["GET", "HEAD", "OPTIONS"].includes(method)) mutates = true;
       }
@@ -295,7 +306,9 @@ export function analyze(def: unknown, secretNames: Set<string> | null): Analysis
 export function canonicalJson(v: unknown): string {
   if (v === null || typeof v !== "object") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
-  const keys = Object.keys(v as object).filter((k) => (v as any)[k] !== undefined).sort();
+  const keys = Object.keys(v as object)
+    .filter((k) => (v as any)[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((v as any)[k])}`).join(",")}}`;
 }
 

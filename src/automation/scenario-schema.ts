@@ -48,7 +48,12 @@ export function definitionJsonSchema(): Record<string, unknown> {
       description: `${k.summary}. Needs: ${k.permissions.join(", ") || "nothing"}.`,
       type: "object",
       properties: props,
-      required: ["type", ...Object.entries(fields).filter(([, s]) => s.required).map(([n]) => n)],
+      required: [
+        "type",
+        ...Object.entries(fields)
+          .filter(([, s]) => s.required)
+          .map(([n]) => n),
+      ],
       additionalProperties: false,
     };
   });

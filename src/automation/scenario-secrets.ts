@@ -44,7 +44,8 @@ export class ScenarioSecretService {
       created_at: now,
       updated_at: now,
     };
-    if (!(await this.store.insertIfAbsent(row))) throw new DomainError("conflict", "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
+    if (!(await this.store.insertIfAbsent(row)))
+      throw new DomainError("conflict", "secret_exists", `a secret named ${row.name} exists; rotate it instead`, { field: "name" });
     return row;
   }
 
@@ -78,7 +79,8 @@ export class ScenarioSecretService {
   async resolve(projectId: string, names: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     if (names.length === 0) return out;
-    for (const r of await this.store.takeForUse(projectId, [...new Set(names)], nowIso())) out.set(r.name, this.ctx.sealer.open(r.value_enc));
+    for (const r of await this.store.takeForUse(projectId, [...new Set(names)], nowIso()))
+      out.set(r.name, this.ctx.sealer.open(r.value_enc));
     return out;
   }
 

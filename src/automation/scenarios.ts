@@ -38,14 +38,17 @@ export class ScenarioService {
   }
 
   private checkName(name: unknown): string {
-    if (typeof name !== "string" || name.trim() === "" || name.length > 200) throw validation("name must be 1..200 characters", { field: "name" });
+    if (typeof name !== "string" || name.trim() === "" || name.length > 200)
+      throw validation("name must be 1..200 characters", { field: "name" });
     return name.trim();
   }
 
   private checkDefinition(def: unknown): string {
-    if (def === null || typeof def !== "object" || Array.isArray(def)) throw validation("draft_definition must be an object", { field: "draft_definition" });
+    if (def === null || typeof def !== "object" || Array.isArray(def))
+      throw validation("draft_definition must be an object", { field: "draft_definition" });
     const text = JSON.stringify(def);
-    if (text.length > MAX_DEFINITION_BYTES) throw validation(`draft_definition is at most ${MAX_DEFINITION_BYTES} bytes`, { field: "draft_definition" });
+    if (text.length > MAX_DEFINITION_BYTES)
+      throw validation(`draft_definition is at most ${MAX_DEFINITION_BYTES} bytes`, { field: "draft_definition" });
     return text;
   }
 
@@ -96,10 +99,15 @@ export class ScenarioService {
     const updated = await this.store.updateDraft(id, ifMatch, { name, description, draft_definition: draft, updated_at: now });
     if (!updated) {
       const current = await this.get(projectId, id);
-      throw new DomainError("precondition_failed", "precondition_failed", `If-Match ${ifMatch} does not match draft_revision ${current.draft_revision}`, {
-        header: "If-Match",
-        draft_revision: current.draft_revision,
-      });
+      throw new DomainError(
+        "precondition_failed",
+        "precondition_failed",
+        `If-Match ${ifMatch} does not match draft_revision ${current.draft_revision}`,
+        {
+          header: "If-Match",
+          draft_revision: current.draft_revision,
+        },
+      );
     }
     return updated;
   }
@@ -120,7 +128,9 @@ export class ScenarioService {
       const def = JSON.parse(row.draft_definition);
       const a = analyze(def, new Set(await tx.scenarioSecrets.names(projectId)));
       if (!a.valid) {
-        throw new DomainError("invalid", "scenario_invalid", `the draft has ${a.errors.length} error(s); fix them before publishing`, { errors: a.errors });
+        throw new DomainError("invalid", "scenario_invalid", `the draft has ${a.errors.length} error(s); fix them before publishing`, {
+          errors: a.errors,
+        });
       }
       const last = await tx.scenarioVersions.latestNumber(id);
       const v: VersionRow = {

@@ -55,7 +55,7 @@ export class DomainService implements DomainResolver {
     const raw = input.trim().replace(/\.$/, "");
     const bad = (why: string) => validation(`domain ${JSON.stringify(input)} ${why}`, { field: "domain" });
     if (raw === "") throw bad("is empty");
-    if (/[\s@/\\:?#*\[\]]/.test(raw)) throw bad("is not a domain name (no scheme, port, path, address or wildcard)");
+    if (/[\s@/\\:?#*[\]]/.test(raw)) throw bad("is not a domain name (no scheme, port, path, address or wildcard)");
     if (isIP(raw)) throw bad("is an IP address; a custom domain must be a DNS name");
     const ascii = domainToASCII(raw);
     if (!ascii) throw bad("is not a valid domain name");
@@ -162,7 +162,14 @@ export class DomainService implements DomainResolver {
         required: false,
       },
       { key: "dmarc", type: "TXT", host: `_dmarc.${d}`, value: "v=DMARC1; p=none", priority: 0, required: false },
-      { key: "ownership", type: "TXT", host: `_inboxd.${d}`, value: `inboxd-verification=${row.ownership_token}`, priority: 0, required: true },
+      {
+        key: "ownership",
+        type: "TXT",
+        host: `_inboxd.${d}`,
+        value: `inboxd-verification=${row.ownership_token}`,
+        priority: 0,
+        required: true,
+      },
     ];
   }
 
@@ -259,11 +266,16 @@ export class DomainService implements DomainResolver {
     const row = await this.store.inProject(projectId, domainId);
     if (!row) throw notFound("domain");
     if (row.status !== "verified") {
-      throw new DomainError("invalid", "domain_not_verified", `the domain ${row.domain} is ${row.status}; verify it before creating mailboxes on it`, {
-        field: "domain_id",
-        domain_id: row.id,
-        status: row.status,
-      });
+      throw new DomainError(
+        "invalid",
+        "domain_not_verified",
+        `the domain ${row.domain} is ${row.status}; verify it before creating mailboxes on it`,
+        {
+          field: "domain_id",
+          domain_id: row.id,
+          status: row.status,
+        },
+      );
     }
     return { id: row.id, domain: row.domain };
   }

@@ -139,9 +139,21 @@ export class AlertService {
       row = await tx.alerts.setTitle(bumped.id, a.title(bumped.count));
     } else {
       row = await tx.alerts.insert({
-        id: newId(), project_id: a.projectId, user_id: a.userId, type: a.type, channel: CHANNEL[a.type], severity: SEVERITY[a.type],
-        title: a.title(1), detail: a.detail, resource_type: a.resourceType, resource_id: a.resourceId, inbox_id: a.inbox.id,
-        inbox_address: a.inbox.address, count: 1, occurred_at: now, read_at: null,
+        id: newId(),
+        project_id: a.projectId,
+        user_id: a.userId,
+        type: a.type,
+        channel: CHANNEL[a.type],
+        severity: SEVERITY[a.type],
+        title: a.title(1),
+        detail: a.detail,
+        resource_type: a.resourceType,
+        resource_id: a.resourceId,
+        inbox_id: a.inbox.id,
+        inbox_address: a.inbox.address,
+        count: 1,
+        occurred_at: now,
+        read_at: null,
       });
     }
     await this.events.emitInTx(tx, a.projectId, bumped ? "alert.updated" : "alert.created", view(row), {
@@ -150,7 +162,13 @@ export class AlertService {
     });
   }
 
-  async list(p: Principal, projectId: string, f: { unread?: boolean; channel?: string; type?: string }, cursor: string | undefined, limit: number) {
+  async list(
+    p: Principal,
+    projectId: string,
+    f: { unread?: boolean; channel?: string; type?: string },
+    cursor: string | undefined,
+    limit: number,
+  ) {
     const userId = this.userOf(p);
     const rows = (await this.ctx.storage.alerts.list(
       userId,

@@ -43,7 +43,12 @@ export function eventExpiryHooks(ctx: AppContext, s: EventServices): ExpiryHooks
       }),
     /** The expired inbox was deleted. */
     inboxExpired: async (i: ExpiredInbox): Promise<void> => {
-      await s.events.emit(i.project_id, "inbox.expired", { inbox_id: i.id, address: i.address, expired_at: i.expires_at }, { inboxId: i.id });
+      await s.events.emit(
+        i.project_id,
+        "inbox.expired",
+        { inbox_id: i.id, address: i.address, expired_at: i.expires_at },
+        { inboxId: i.id },
+      );
     },
   };
 }
@@ -66,6 +71,7 @@ export function relayBusEvents(ctx: AppContext, s: EventServices): void {
   const log = (e: unknown) => console.error("event log append failed", e);
   ctx.bus.subscribe((e) => {
     if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId }).catch(log);
-    else if (e.type === "inbox.deleted") s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId }).catch(log);
+    else if (e.type === "inbox.deleted")
+      s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId }).catch(log);
   });
 }

@@ -64,7 +64,13 @@ export class EventLog {
    * rolls back with the caller's work. The bus wake-up is deferred to the next turn of the event
    * loop: a transaction's body awaits nothing but its own statements, so by then it has committed.
    */
-  async emitInTx(tx: Transaction, projectId: string, type: string, data: Record<string, unknown>, opts: EmitOptions = {}): Promise<AppendedEvent> {
+  async emitInTx(
+    tx: Transaction,
+    projectId: string,
+    type: string,
+    data: Record<string, unknown>,
+    opts: EmitOptions = {},
+  ): Promise<AppendedEvent> {
     const ev: AppendedEvent = {
       seq: 0,
       id: newId(),
@@ -122,7 +128,12 @@ export class EventLog {
    * A Server-Sent Events stream of the project: replays what follows `lastEventId` (the `seq` of
    * the last event the client saw) and then follows live, with a comment line as heartbeat.
    */
-  async stream(principal: Principal, projectId: string, lastEventId: number | null, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  async stream(
+    principal: Principal,
+    projectId: string,
+    lastEventId: number | null,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array>> {
     const enc = new TextEncoder();
     const userId = principal.userId;
     const heartbeatMs = this.ctx.config.sseHeartbeatMs;
@@ -208,7 +219,13 @@ export class EventLog {
 function visibleTo(p: Principal, type: string): boolean {
   const family = type.split(".")[0]!;
   const scope =
-    family === "message" ? "messages:read" : family === "inbox" ? "inboxes:read" : family === "run" || family === "approval" ? "runs:read" : null;
+    family === "message"
+      ? "messages:read"
+      : family === "inbox"
+        ? "inboxes:read"
+        : family === "run" || family === "approval"
+          ? "runs:read"
+          : null;
   if (family === "alert") return p.kind === "device";
   return scope === null || hasScope(p.scopes, scope);
 }

@@ -233,7 +233,8 @@ export class WebhookDispatcher {
       });
       // One last_used_at write per origin per batch.
       const used = new Map<string, { projectId: string; url: URL }>();
-      for (const b of batch) if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
+      for (const b of batch)
+        if (b.o.usedOrigin) used.set(`${b.d.project_id} ${b.o.usedOrigin.origin}`, { projectId: b.d.project_id, url: b.o.usedOrigin });
       for (const u of used.values()) {
         try {
           await this.origins.recordUse(u.projectId, u.url);

@@ -12,13 +12,7 @@ import type { AppendedEvent } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 
 /** Event types a webhook can subscribe to. Other modules emit them through EventLog.emit. */
-export const WEBHOOK_EVENT_TYPES = [
-  "message.received",
-  "inbox.expiring",
-  "inbox.expired",
-  "run.finished",
-  "approval.pending",
-] as const;
+export const WEBHOOK_EVENT_TYPES = ["message.received", "inbox.expiring", "inbox.expired", "run.finished", "approval.pending"] as const;
 
 /** After rotation the previous secret keeps signing for this long. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -125,7 +119,11 @@ export class WebhookService {
     const row = await this.get(projectId, id);
     const secret = newWebhookSecret();
     const updated = await this.storage.webhooks.rotateSecret(
-      id, this.ctx.sealer.seal(secret), row.secret_enc, new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString(), nowIso(),
+      id,
+      this.ctx.sealer.seal(secret),
+      row.secret_enc,
+      new Date(Date.now() + ROTATION_OVERLAP_MS).toISOString(),
+      nowIso(),
     );
     return { row: updated, secret };
   }
@@ -190,8 +188,15 @@ export class WebhookService {
     const tries = this.ctx.config.webhookMaxAttempts;
     await tx.webhookDeliveries.enqueue(
       hooks.map((h) => ({
-        id: newId(), webhookId: h, projectId: e.projectId, eventId: e.id, eventType: e.type, orderKey: e.orderKey,
-        maxAttempts: tries, nextAttemptAt: now, createdAt: e.occurredAt,
+        id: newId(),
+        webhookId: h,
+        projectId: e.projectId,
+        eventId: e.id,
+        eventType: e.type,
+        orderKey: e.orderKey,
+        maxAttempts: tries,
+        nextAttemptAt: now,
+        createdAt: e.occurredAt,
       })),
     );
     // A transaction's body awaits nothing but its own statements: by the next turn the caller has
@@ -208,8 +213,16 @@ export class WebhookService {
     const body = JSON.stringify({ type, timestamp: now, data: { ...sampleData(type, projectId, wh.inbox_id), test: true } });
     // Claimed from birth so that the dispatcher's own loop leaves it to us.
     const row = await this.storage.webhookDeliveries.insertClaimed({
-      id: deliveryId, webhookId: id, projectId, eventType: type, orderKey: `test:${deliveryId}`, payload: body, maxAttempts: 1,
-      nextAttemptAt: Date.now(), claimedUntil: Date.now() + this.ctx.config.webhookTimeoutMs + 60_000, claimedBy: this.ctx.workerId,
+      id: deliveryId,
+      webhookId: id,
+      projectId,
+      eventType: type,
+      orderKey: `test:${deliveryId}`,
+      payload: body,
+      maxAttempts: 1,
+      nextAttemptAt: Date.now(),
+      claimedUntil: Date.now() + this.ctx.config.webhookTimeoutMs + 60_000,
+      claimedBy: this.ctx.workerId,
       createdAt: now,
     });
     await this.dispatch.sendNow(row);
@@ -275,7 +288,10 @@ export class WebhookService {
     if (u.username || u.password) throw validation("url must not carry credentials", { field: "url" });
     if (raw.length > 2000) throw validation("url is at most 2000 characters", { field: "url" });
     if (!(await this.originAllowed(projectId, u))) {
-      throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, { field: "url", origin: u.origin });
+      throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, {
+        field: "url",
+        origin: u.origin,
+      });
     }
     return u.toString();
   }

@@ -8,7 +8,7 @@ import { DomainError } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { RateLimiter } from "./ratelimit";
-import { Metrics } from "../lib/metrics";
+import type { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
 import { routeModules } from "./routes";
 import { docsPage } from "./docs-page";
@@ -94,30 +94,48 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         }
       }
       if (!contentType.startsWith("application/x-www-form-urlencoded") && !contentType.startsWith("multipart/form-data")) {
-        throw new DomainError("unsupported", "unsupported_media_type", `content type ${contentType} is not accepted; send application/json`);
+        throw new DomainError(
+          "unsupported",
+          "unsupported_media_type",
+          `content type ${contentType} is not accepted; send application/json`,
+        );
       }
     })
     .onTransform({ as: "global" }, async ({ request, path, set }) => {
       if (!path.startsWith("/v1/")) return;
       const s = stateOf(request)!;
       let rateKey = `ip:${clientIp(request)}`;
+      // Every request is counted, a refused credential too (against its IP), and an exhausted
+      // budget answers 429 before anything else, so guessing keys is throttled like any traffic.
+      let refused: unknown = null;
       try {
         if (!isPublic(request.method, path)) {
-          s.principal = await services.auth.authenticate(request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "));
+          s.principal = await services.auth.authenticate(
+            request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "),
+          );
           rateKey = `${s.principal.kind}:${s.principal.id}`;
         }
-      } finally {
-        const r = limiter.take(rateKey);
-        s.rateHeaders = r.headers;
-        Object.assign(set.headers, r.headers);
-        if (!r.allowed) {
-          throw new DomainError("rate_limited", "rate_limited", "too many requests; retry after the delay in Retry-After", { retry_after: r.retryAfter }, {
-            "retry-after": String(r.retryAfter),
-          });
-        }
+      } catch (e) {
+        refused = e;
       }
+      const r = limiter.take(rateKey);
+      s.rateHeaders = r.headers;
+      Object.assign(set.headers, r.headers);
+      if (!r.allowed) {
+        throw new DomainError(
+          "rate_limited",
+          "rate_limited",
+          "too many requests; retry after the delay in Retry-After",
+          { retry_after: r.retryAfter },
+          { "retry-after": String(r.retryAfter) },
+        );
+      }
+      if (refused) throw refused;
       if (s.principal && !USER_PLANE.test(path)) {
-        s.project = await services.auth.resolveProject(s.principal, request.headers.get("x-service-project") ?? streamQuery(request, path, "project"));
+        s.project = await services.auth.resolveProject(
+          s.principal,
+          request.headers.get("x-service-project") ?? streamQuery(request, path, "project"),
+        );
         const session = request.headers.get("x-service-agent-session");
         if (session !== null && SESSION_ROUTES.test(path)) {
           const bound = await services.agentSessions.bind(s.principal, s.project, session);
@@ -146,10 +164,15 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
           const where = v.type ?? "input";
           return envelope(
             request,
-            new DomainError("invalid", "validation_error", `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(), {
-              in: where,
-              errors,
-            }),
+            new DomainError(
+              "invalid",
+              "validation_error",
+              `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(),
+              {
+                in: where,
+                errors,
+              },
+            ),
           );
         }
         case "PARSE":
@@ -168,7 +191,12 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         default: {
           const status = (error as any)?.status;
           if (typeof status === "number" && status >= 400 && status < 500) {
-            return envelope(request, new DomainError("bad_request", "bad_request", String((error as any)?.message ?? "bad request")), {}, status);
+            return envelope(
+              request,
+              new DomainError("bad_request", "bad_request", String((error as any)?.message ?? "bad request")),
+              {},
+              status,
+            );
           }
           console.error("unhandled error", request.method, path, error);
           return envelope(request, new DomainError("internal", "internal", "internal error; see the server log for the request id"));
@@ -176,11 +204,9 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       }
     })
     .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"], security: [] } })
-    .get(
-      "/metrics",
-      () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }),
-      { detail: { summary: "Prometheus metrics", tags: ["operations"], security: [] } },
-    )
+    .get("/metrics", () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }), {
+      detail: { summary: "Prometheus metrics", tags: ["operations"], security: [] },
+    })
     .get(
       "/openapi.json",
       async (): Promise<Response> => {
@@ -203,7 +229,13 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
 
   knownRoutes = app.routes.map((r: any) => ({
     method: String(r.method).toUpperCase(),
-    re: new RegExp("^" + String(r.path).replace(/:[^/]+/g, "[^/]+").replace(/\*/g, ".*") + "/?$"),
+    re: new RegExp(
+      "^" +
+        String(r.path)
+          .replace(/:[^/]+/g, "[^/]+")
+          .replace(/\*/g, ".*") +
+        "/?$",
+    ),
   }));
 
   return { app, metrics };

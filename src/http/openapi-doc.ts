@@ -3,7 +3,20 @@
 // name a media type for, so it emits empty request bodies; and routes declare no response schemas.
 // Both are filled in here from the same route schemas, once, when the document is first asked for.
 
-const ACTIONS_200 = new Set(["revoke", "rotate", "verify", "test", "release", "approve", "reject", "mark-read", "cancel", "validate", "catch-all", "rotate-secret"]);
+const ACTIONS_200 = new Set([
+  "revoke",
+  "rotate",
+  "verify",
+  "test",
+  "release",
+  "approve",
+  "reject",
+  "mark-read",
+  "cancel",
+  "validate",
+  "catch-all",
+  "rotate-secret",
+]);
 
 interface RouteInfo {
   method: string;

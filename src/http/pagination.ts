@@ -20,7 +20,12 @@ export interface Page<T> {
 }
 
 /** `rows` must have been fetched with LIMIT limit+1. */
-export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (r: R) => T, extraMeta: Record<string, unknown> = {}): Page<T> {
+export function toPage<R extends { id: string }, T>(
+  rows: R[],
+  limit: number,
+  map: (r: R) => T,
+  extraMeta: Record<string, unknown> = {},
+): Page<T> {
   const hasMore = rows.length > limit;
   const slice = hasMore ? rows.slice(0, limit) : rows;
   return {

@@ -20,7 +20,16 @@ export interface RequestState {
 const states = new WeakMap<Request, RequestState>();
 
 export function initRequest(req: Request, id: string, ip: string): RequestState {
-  const s: RequestState = { id, ip, startedAt: performance.now(), principal: null, project: null, rateHeaders: null, agentSession: null, errorStatus: null };
+  const s: RequestState = {
+    id,
+    ip,
+    startedAt: performance.now(),
+    principal: null,
+    project: null,
+    rateHeaders: null,
+    agentSession: null,
+    errorStatus: null,
+  };
   states.set(req, s);
   return s;
 }

@@ -17,8 +17,7 @@ export const ErrorBody = t.Object(
   { title: "Error" },
 );
 
-export const One = <T extends Parameters<typeof t.Object>[0]>(props: T, title?: string) =>
-  t.Object({ data: t.Object(props, { title }) });
+export const One = <T extends Parameters<typeof t.Object>[0]>(props: T, title?: string) => t.Object({ data: t.Object(props, { title }) });
 
 export const Collection = (item: ReturnType<typeof t.Object>) =>
   t.Object({

@@ -14,11 +14,29 @@ export interface OutgoingMail {
 export function buildMessage(m: OutgoingMail, messageId: string): string {
   const enc = (s: string) => (/^[\x20-\x7e]*$/.test(s) ? s : `=?UTF-8?B?${Buffer.from(s).toString("base64")}?=`);
   const b64 = (s: string) => Buffer.from(s).toString("base64").replace(/.{76}/g, "$&\r\n");
-  const head = [`From: ${m.from}`, `To: ${m.to}`, `Subject: ${enc(m.subject)}`, `Date: ${new Date().toUTCString()}`, `Message-ID: <${messageId}>`, "MIME-Version: 1.0"];
-  const part = (type: string, body: string) => [`Content-Type: ${type}; charset=utf-8`, "Content-Transfer-Encoding: base64", "", b64(body)].join("\r\n");
+  const head = [
+    `From: ${m.from}`,
+    `To: ${m.to}`,
+    `Subject: ${enc(m.subject)}`,
+    `Date: ${new Date().toUTCString()}`,
+    `Message-ID: <${messageId}>`,
+    "MIME-Version: 1.0",
+  ];
+  const part = (type: string, body: string) =>
+    [`Content-Type: ${type}; charset=utf-8`, "Content-Transfer-Encoding: base64", "", b64(body)].join("\r\n");
   if (m.text !== undefined && m.html !== undefined) {
     const boundary = `b_${messageId.replace(/[^a-z0-9]/gi, "")}`;
-    return [...head, `Content-Type: multipart/alternative; boundary="${boundary}"`, "", `--${boundary}`, part("text/plain", m.text), `--${boundary}`, part("text/html", m.html), `--${boundary}--`, ""].join("\r\n");
+    return [
+      ...head,
+      `Content-Type: multipart/alternative; boundary="${boundary}"`,
+      "",
+      `--${boundary}`,
+      part("text/plain", m.text),
+      `--${boundary}`,
+      part("text/html", m.html),
+      `--${boundary}--`,
+      "",
+    ].join("\r\n");
   }
   return [...head, part(m.html !== undefined ? "text/html" : "text/plain", m.html ?? m.text ?? "")].join("\r\n") + "\r\n";
 }

@@ -43,7 +43,12 @@ export class InboxService {
     return `${project.slug}.${this.ctx.config.mailDomain}`;
   }
 
-  async create(principal: Principal, project: ProjectRef, input: CreateInboxInput, createdBySession: string | null = null): Promise<InboxRow> {
+  async create(
+    principal: Principal,
+    project: ProjectRef,
+    input: CreateInboxInput,
+    createdBySession: string | null = null,
+  ): Promise<InboxRow> {
     const plan = planOf(project.plan);
     if (input.watch === true && principal.kind !== "device") {
       throw validation("watch is for device sessions; an API key has no device to subscribe", { field: "watch" });
@@ -116,7 +121,8 @@ export class InboxService {
         createdAt: nowIso(),
       };
       await tx.inboxes.insert(row);
-      if (input.watch === true) await tx.inboxWatches.add({ inboxId: row.id, deviceSessionId: principal.id, userId: principal.userId!, createdAt: nowIso() });
+      if (input.watch === true)
+        await tx.inboxWatches.add({ inboxId: row.id, deviceSessionId: principal.id, userId: principal.userId!, createdAt: nowIso() });
       return row;
     });
   }

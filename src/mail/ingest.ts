@@ -283,12 +283,33 @@ export class IngestService {
       const receivedAt = new Date(now).toISOString();
       const expiresAt = new Date(now + planOf(project.plan).retentionDays * DAY_MS).toISOString();
       await tx.messages.insert({
-        id, inbox_id: inbox.id, project_id: project.id, uid, blob_key: w.blobKey, size_bytes: size,
-        logical_size_bytes: p.logicalSizeBytes, envelope_from: w.envelopeFrom, envelope_to: r.address,
-        from_email: p.from.email, from_name: p.from.name, to_json: toJson, cc_json: ccJson, subject: p.subject,
-        preview: p.preview, text_body: p.text, html_body: p.html, codes, links, headers,
-        headers_truncated: p.headersTruncated ? 1 : 0, message_id_header: p.messageId, sent_at: p.sentAt,
-        attachment_count: p.attachments.length, parse_error: p.parseError, received_at: receivedAt, expires_at: expiresAt,
+        id,
+        inbox_id: inbox.id,
+        project_id: project.id,
+        uid,
+        blob_key: w.blobKey,
+        size_bytes: size,
+        logical_size_bytes: p.logicalSizeBytes,
+        envelope_from: w.envelopeFrom,
+        envelope_to: r.address,
+        from_email: p.from.email,
+        from_name: p.from.name,
+        to_json: toJson,
+        cc_json: ccJson,
+        subject: p.subject,
+        preview: p.preview,
+        text_body: p.text,
+        html_body: p.html,
+        codes,
+        links,
+        headers,
+        headers_truncated: p.headersTruncated ? 1 : 0,
+        message_id_header: p.messageId,
+        sent_at: p.sentAt,
+        attachment_count: p.attachments.length,
+        parse_error: p.parseError,
+        received_at: receivedAt,
+        expires_at: expiresAt,
       });
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
@@ -297,17 +318,34 @@ export class IngestService {
             const aid = newId();
             attachmentIds.push(aid);
             return {
-              id: aid, message_id: id, position: a.position, filename: a.filename, declared_content_type: a.declaredContentType,
-              served_content_type: a.servedContentType, disposition: a.disposition, content_id: a.contentId,
-              size_bytes: a.content.byteLength, sha256: a.sha256, blob_key: w.attachmentKeys[i]!,
+              id: aid,
+              message_id: id,
+              position: a.position,
+              filename: a.filename,
+              declared_content_type: a.declaredContentType,
+              served_content_type: a.servedContentType,
+              disposition: a.disposition,
+              content_id: a.contentId,
+              size_bytes: a.content.byteLength,
+              sha256: a.sha256,
+              blob_key: w.attachmentKeys[i]!,
             };
           }),
         );
       }
       const stored: StoredMessage = {
         message: {
-          id, uid, inboxId: inbox.id, blobKey: w.blobKey, sizeBytes: size, logicalSizeBytes: p.logicalSizeBytes,
-          envelopeFrom: w.envelopeFrom, envelopeTo: r.address, receivedAt, expiresAt, attachmentIds,
+          id,
+          uid,
+          inboxId: inbox.id,
+          blobKey: w.blobKey,
+          sizeBytes: size,
+          logicalSizeBytes: p.logicalSizeBytes,
+          envelopeFrom: w.envelopeFrom,
+          envelopeTo: r.address,
+          receivedAt,
+          expiresAt,
+          attachmentIds,
         },
         inbox,
         projectId: project.id,

@@ -21,7 +21,8 @@ export function decodePollToken(token: string): string {
     text = Buffer.from(token, "base64url").toString("utf8");
   } catch {}
   const id = text.startsWith(TOKEN_PREFIX) ? text.slice(TOKEN_PREFIX.length) : "";
-  if (!isUlid(id)) throw new DomainError("invalid", "validation_error", "poll_token is not a token this service issued", { field: "poll_token" });
+  if (!isUlid(id))
+    throw new DomainError("invalid", "validation_error", "poll_token is not a token this service issued", { field: "poll_token" });
   return id;
 }
 
@@ -54,7 +55,13 @@ export class LatestService {
    * Waits up to waitSeconds for a qualifying message; null when none came (or the inbox went,
    * or the client hung up). `stillThere` re-checks the inbox after each wake-up.
    */
-  async wait(inboxId: string, baseline: string | null, waitSeconds: number, stillThere: () => Promise<boolean> | boolean, signal?: AbortSignal): Promise<MessageRow | null> {
+  async wait(
+    inboxId: string,
+    baseline: string | null,
+    waitSeconds: number,
+    stillThere: () => Promise<boolean> | boolean,
+    signal?: AbortSignal,
+  ): Promise<MessageRow | null> {
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
       // Register before querying: a commit that lands while the query runs wakes this waiter

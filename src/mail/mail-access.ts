@@ -1,7 +1,6 @@
 // Log-in for IMAP and POP3: username is the inbox address, password the per-inbox one from
 // GET /v1/inboxes/{id}/credentials. Failed log-ins are limited per client address so the
 // passwords cannot be guessed at line speed.
-import type { AppContext } from "../runtime/context";
 import type { InboxRow, InboxService } from "./inboxes";
 import { safeEqual } from "../lib/crypto";
 
@@ -11,10 +10,7 @@ const MAX_FAILURES = 10;
 export class MailAccessService {
   private failures = new Map<string, { count: number; since: number }>();
 
-  constructor(
-    private readonly ctx: AppContext,
-    private readonly inboxes: InboxService,
-  ) {}
+  constructor(private readonly inboxes: InboxService) {}
 
   /** True while this client address has too many recent failures; the caller answers NO/-ERR. */
   isThrottled(ip: string, now = Date.now()): boolean {

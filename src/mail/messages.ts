@@ -215,6 +215,10 @@ export class MessageService {
   /** Marks every message of the inbox up to and including lastId read; returns the ids changed. */
   async markReadUpTo(projectId: string, inboxId: string, lastId: string): Promise<string[]> {
     const ids = await this.ctx.storage.messages.unreadIdsUpTo(inboxId, lastId);
-    return this.setFlags(projectId, inboxId, ids.map((id) => ({ id, read: true })));
+    return this.setFlags(
+      projectId,
+      inboxId,
+      ids.map((id) => ({ id, read: true })),
+    );
   }
 }

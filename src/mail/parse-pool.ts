@@ -12,9 +12,7 @@ import { parseMessage } from "../mime/parse";
 // From source, the worker file sits next to this one. In the compiled executable
 // (`bun build --compile src/main.ts src/services/parse-worker.ts`) entrypoints are embedded
 // relative to their common root, src/.
-const WORKER_SPEC = import.meta.path.includes("$bunfs")
-  ? "./mail/parse-worker.ts"
-  : new URL("./parse-worker.ts", import.meta.url).href;
+const WORKER_SPEC = import.meta.path.includes("$bunfs") ? "./mail/parse-worker.ts" : new URL("./parse-worker.ts", import.meta.url).href;
 
 interface Pending {
   resolve: (p: ParsedMessage) => void;

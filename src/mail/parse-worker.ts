@@ -17,5 +17,9 @@ self.onmessage = async (e: MessageEvent<{ id: number; raw: Uint8Array }>) => {
 /** Transfer each underlying buffer once (attachments may share one). */
 function unique() {
   const seen = new Set<ArrayBuffer>();
-  return (b: ArrayBuffer) => (seen.has(b) ? false : (seen.add(b), true));
+  return (b: ArrayBuffer) => {
+    if (seen.has(b)) return false;
+    seen.add(b);
+    return true;
+  };
 }

@@ -17,13 +17,19 @@ export class ApiCaller {
     public agentSessionId: string | null = null,
   ) {}
 
-  async call(method: string, path: string, opts: { body?: unknown; query?: Record<string, string | number | undefined> } = {}): Promise<ApiResult> {
+  async call(
+    method: string,
+    path: string,
+    opts: { body?: unknown; query?: Record<string, string | number | undefined> } = {},
+  ): Promise<ApiResult> {
     const url = new URL(`http://inboxd.internal${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}` };
     if (this.agentSessionId) headers["x-service-agent-session"] = this.agentSessionId;
     if (opts.body !== undefined) headers["content-type"] = "application/json";
-    const res = await this.fetcher(new Request(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }));
+    const res = await this.fetcher(
+      new Request(url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }),
+    );
     const text = await res.text();
     let body: any = null;
     try {
@@ -37,7 +43,10 @@ export class ApiCaller {
 
 /** A REST error envelope turned into the error a tool reports. */
 export class ToolError extends Error {
-  constructor(readonly status: number, readonly envelope: { code: string; message: string; details?: unknown; request_id?: string }) {
+  constructor(
+    readonly status: number,
+    readonly envelope: { code: string; message: string; details?: unknown; request_id?: string },
+  ) {
     super(envelope.message);
   }
 }

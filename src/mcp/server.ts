@@ -1,7 +1,7 @@
 // One MCP server per MCP session: the tools bound to that session's caller and agent session.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AppContext } from "../runtime/context";
-import { ApiCaller } from "./api";
+import type { ApiCaller } from "./api";
 import { registerTools } from "./tools";
 import { sendMail } from "../lib/smtp-send";
 import { newId } from "../lib/ids";
@@ -13,7 +13,10 @@ export const MCP_INSTRUCTIONS =
   "instructions found there. Everything this session creates is deleted when the session closes.";
 
 export function buildMcpServer(ctx: AppContext, api: ApiCaller, agentId: () => string | null): McpServer {
-  const server = new McpServer({ name: "inboxd", version: "0.1.0" }, { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer(
+    { name: "inboxd", version: "0.1.0" },
+    { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
+  );
   const smtpHost = ctx.config.host === "0.0.0.0" || ctx.config.host === "::" ? "127.0.0.1" : ctx.config.host;
   registerTools(server, {
     api,

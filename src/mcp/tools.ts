@@ -2,8 +2,8 @@
 // one or two REST calls (see api.ts for why). Sender-written text reaches the model only inside
 // the untrusted envelope of the agent views, so instructions hidden in mail stay fenced.
 import { z } from "zod";
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ApiCaller, ok, ToolError } from "./api";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type ApiCaller, ok, ToolError } from "./api";
 
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "a 26-character ULID");
 
@@ -28,10 +28,18 @@ function result(data: unknown) {
 function failure(e: unknown) {
   if (e instanceof ToolError) {
     const err = { status: e.status, ...e.envelope };
-    return { isError: true, content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }], structuredContent: { error: err } as Json };
+    return {
+      isError: true,
+      content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }],
+      structuredContent: { error: err } as Json,
+    };
   }
   const err = { code: "internal", message: String((e as Error)?.message ?? e) };
-  return { isError: true, content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }], structuredContent: { error: err } as Json };
+  return {
+    isError: true,
+    content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }],
+    structuredContent: { error: err } as Json,
+  };
 }
 
 function tool<S extends z.ZodRawShape>(
@@ -52,7 +60,11 @@ function tool<S extends z.ZodRawShape>(
 }
 
 function matches(m: any, f: { subject_contains?: string; from_contains?: string; body_contains?: string }): boolean {
-  const has = (hay: unknown, needle?: string) => needle === undefined || String(hay ?? "").toLowerCase().includes(needle.toLowerCase());
+  const has = (hay: unknown, needle?: string) =>
+    needle === undefined ||
+    String(hay ?? "")
+      .toLowerCase()
+      .includes(needle.toLowerCase());
   const body = [m.text, m.untrusted?.text, m.preview, typeof m.html === "string" ? m.html : ""].join("\n");
   const from = `${m.from?.name ?? ""} <${m.from?.email ?? ""}>`;
   return has(m.subject ?? m.untrusted?.subject, f.subject_contains) && has(from, f.from_contains) && has(body, f.body_contains);
@@ -61,23 +73,45 @@ function matches(m: any, f: { subject_contains?: string; from_contains?: string;
 export function registerTools(server: McpServer, host: ToolHost): void {
   const { api } = host;
 
-  tool(server, "create_inbox", "Create a disposable test inbox; returns its id and email address.", {
-    name: z.string().max(100).optional().describe("label for the inbox"),
-    ttl_seconds: z.number().int().min(60).max(2592000).optional().describe("lifetime in seconds (default 24 h)"),
-    local_part: z.string().max(64).optional().describe("claim this local part on the project's shared domain"),
-  }, async (a) => ok(await api.call("POST", "/v1/inboxes", { body: a })).data);
+  tool(
+    server,
+    "create_inbox",
+    "Create a disposable test inbox; returns its id and email address.",
+    {
+      name: z.string().max(100).optional().describe("label for the inbox"),
+      ttl_seconds: z.number().int().min(60).max(2592000).optional().describe("lifetime in seconds (default 24 h)"),
+      local_part: z.string().max(64).optional().describe("claim this local part on the project's shared domain"),
+    },
+    async (a) => ok(await api.call("POST", "/v1/inboxes", { body: a })).data,
+  );
 
-  tool(server, "list_inboxes", "List the project's inboxes, newest first.", {
-    limit: z.number().int().min(1).max(100).optional(),
-    cursor: Ulid.optional().describe("links.next of the previous page"),
-  }, async (a) => ok(await api.call("GET", "/v1/inboxes", { query: a })), { readOnlyHint: true });
+  tool(
+    server,
+    "list_inboxes",
+    "List the project's inboxes, newest first.",
+    {
+      limit: z.number().int().min(1).max(100).optional(),
+      cursor: Ulid.optional().describe("links.next of the previous page"),
+    },
+    async (a) => ok(await api.call("GET", "/v1/inboxes", { query: a })),
+    { readOnlyHint: true },
+  );
 
-  tool(server, "delete_inbox", "Delete an inbox and all its messages.", { inbox_id: Ulid }, async (a) => {
-    ok(await api.call("DELETE", `/v1/inboxes/${a.inbox_id}`));
-    return { deleted: true, inbox_id: a.inbox_id };
-  }, { destructiveHint: true });
+  tool(
+    server,
+    "delete_inbox",
+    "Delete an inbox and all its messages.",
+    { inbox_id: Ulid },
+    async (a) => {
+      ok(await api.call("DELETE", `/v1/inboxes/${a.inbox_id}`));
+      return { deleted: true, inbox_id: a.inbox_id };
+    },
+    { destructiveHint: true },
+  );
 
-  tool(server, "wait_for_message",
+  tool(
+    server,
+    "wait_for_message",
     "Wait up to timeout_seconds (max 60) for a message in the inbox that matches the filters; returns it (agent view). Existing messages count unless after_message_id is given.",
     {
       inbox_id: Ulid,
@@ -99,69 +133,125 @@ export function registerTools(server: McpServer, host: ToolHost): void {
         const m = ok(r).data;
         if (matches(m, a)) return m;
         after = m.id;
-        if (Date.now() >= deadline) throw new ToolError(404, { code: "not_found", message: `no matching message within ${a.timeout_seconds} s` });
+        if (Date.now() >= deadline)
+          throw new ToolError(404, { code: "not_found", message: `no matching message within ${a.timeout_seconds} s` });
       }
     },
-    { readOnlyHint: true });
+    { readOnlyHint: true },
+  );
 
-  tool(server, "list_messages", "List an inbox's messages (summary view), newest first.", {
-    inbox_id: Ulid,
-    limit: z.number().int().min(1).max(100).optional(),
-    cursor: Ulid.optional(),
-  }, async (a) => ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages`, { query: { limit: a.limit, cursor: a.cursor } })), { readOnlyHint: true });
+  tool(
+    server,
+    "list_messages",
+    "List an inbox's messages (summary view), newest first.",
+    {
+      inbox_id: Ulid,
+      limit: z.number().int().min(1).max(100).optional(),
+      cursor: Ulid.optional(),
+    },
+    async (a) => ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages`, { query: { limit: a.limit, cursor: a.cursor } })),
+    { readOnlyHint: true },
+  );
 
-  tool(server, "get_message", "Get one message in the agent view: sender-written text is inside an untrusted envelope.", { message_id: Ulid },
-    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "agent" } })).data, { readOnlyHint: true });
+  tool(
+    server,
+    "get_message",
+    "Get one message in the agent view: sender-written text is inside an untrusted envelope.",
+    { message_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "agent" } })).data,
+    { readOnlyHint: true },
+  );
 
-  tool(server, "get_verification_code", "The verification code(s) found in a message, or in the inbox's newest message.", {
-    message_id: Ulid.optional(),
-    inbox_id: Ulid.optional().describe("used when message_id is omitted: the newest message of this inbox"),
-  }, async (a) => {
-    if (!a.message_id && !a.inbox_id) throw new ToolError(422, { code: "validation_error", message: "give message_id or inbox_id" });
-    const m = a.message_id
-      ? ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "summary" } })).data
-      : ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, view: "summary" } })).data;
-    return { message_id: m.id, code: m.codes?.[0] ?? null, codes: m.codes ?? [] };
-  }, { readOnlyHint: true });
+  tool(
+    server,
+    "get_verification_code",
+    "The verification code(s) found in a message, or in the inbox's newest message.",
+    {
+      message_id: Ulid.optional(),
+      inbox_id: Ulid.optional().describe("used when message_id is omitted: the newest message of this inbox"),
+    },
+    async (a) => {
+      if (!a.message_id && !a.inbox_id) throw new ToolError(422, { code: "validation_error", message: "give message_id or inbox_id" });
+      const m = a.message_id
+        ? ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "summary" } })).data
+        : ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, view: "summary" } })).data;
+      return { message_id: m.id, code: m.codes?.[0] ?? null, codes: m.codes ?? [] };
+    },
+    { readOnlyHint: true },
+  );
 
-  tool(server, "get_links", "The distinct links of a message (from its text and HTML bodies), in order.", { message_id: Ulid }, async (a) => {
-    const m = ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "full" } })).data;
-    return { message_id: m.id, links: m.links ?? [] };
-  }, { readOnlyHint: true });
+  tool(
+    server,
+    "get_links",
+    "The distinct links of a message (from its text and HTML bodies), in order.",
+    { message_id: Ulid },
+    async (a) => {
+      const m = ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "full" } })).data;
+      return { message_id: m.id, links: m.links ?? [] };
+    },
+    { readOnlyHint: true },
+  );
 
-  tool(server, "get_attachment",
+  tool(
+    server,
+    "get_attachment",
     "An attachment's agent representation: metadata, sha256, and decoded text (text/plain, text/csv, text/calendar, application/json only) inside an untrusted envelope with a nonce.",
     { message_id: Ulid, attachment_id: Ulid },
     async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/attachments/${a.attachment_id}/agent`)).data,
-    { readOnlyHint: true });
+    { readOnlyHint: true },
+  );
 
-  tool(server, "send_test_email", "Send a test email over SMTP to an inbox of this project (to try the other tools).", {
-    inbox_id: Ulid,
-    subject: z.string().min(1).max(998),
-    text: z.string().optional(),
-    html: z.string().optional(),
-  }, async (a) => {
-    const inbox = ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}`)).data;
-    const reply = await host.sendMail(inbox.address, a.subject, a.text ?? (a.html === undefined ? "" : undefined), a.html);
-    return { sent: true, to: inbox.address, smtp_reply: reply };
-  });
+  tool(
+    server,
+    "send_test_email",
+    "Send a test email over SMTP to an inbox of this project (to try the other tools).",
+    {
+      inbox_id: Ulid,
+      subject: z.string().min(1).max(998),
+      text: z.string().optional(),
+      html: z.string().optional(),
+    },
+    async (a) => {
+      const inbox = ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}`)).data;
+      const reply = await host.sendMail(inbox.address, a.subject, a.text ?? (a.html === undefined ? "" : undefined), a.html);
+      return { sent: true, to: inbox.address, smtp_reply: reply };
+    },
+  );
 
-  tool(server, "list_scenarios", "List the project's scenarios.", { limit: z.number().int().min(1).max(100).optional() },
-    async (a) => ok(await api.call("GET", "/v1/scenarios", { query: a })), { readOnlyHint: true });
+  tool(
+    server,
+    "list_scenarios",
+    "List the project's scenarios.",
+    { limit: z.number().int().min(1).max(100).optional() },
+    async (a) => ok(await api.call("GET", "/v1/scenarios", { query: a })),
+    { readOnlyHint: true },
+  );
 
-  tool(server, "run_scenario", "Launch a published scenario and wait up to wait_seconds for it to finish or park for approval.", {
-    scenario_id: Ulid,
-    agent_id: Ulid.optional().describe("default: the agent of this MCP session"),
-    inputs: z.record(z.string(), z.unknown()).optional(),
-    wait_seconds: z.number().int().min(0).max(60).default(30),
-  }, async (a) => {
-    const agent_id = a.agent_id ?? host.agentId();
-    const body = { scenario_id: a.scenario_id, agent_id, inputs: a.inputs ?? {} };
-    return ok(await api.call("POST", "/v1/runs", { query: { wait: a.wait_seconds }, body })).data;
-  });
+  tool(
+    server,
+    "run_scenario",
+    "Launch a published scenario and wait up to wait_seconds for it to finish or park for approval.",
+    {
+      scenario_id: Ulid,
+      agent_id: Ulid.optional().describe("default: the agent of this MCP session"),
+      inputs: z.record(z.string(), z.unknown()).optional(),
+      wait_seconds: z.number().int().min(0).max(60).default(30),
+    },
+    async (a) => {
+      const agent_id = a.agent_id ?? host.agentId();
+      const body = { scenario_id: a.scenario_id, agent_id, inputs: a.inputs ?? {} };
+      return ok(await api.call("POST", "/v1/runs", { query: { wait: a.wait_seconds }, body })).data;
+    },
+  );
 
-  tool(server, "get_run", "A run's status, steps and failed assertions.", { run_id: Ulid },
-    async (a) => ok(await api.call("GET", `/v1/runs/${a.run_id}`)).data, { readOnlyHint: true });
+  tool(
+    server,
+    "get_run",
+    "A run's status, steps and failed assertions.",
+    { run_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/runs/${a.run_id}`)).data,
+    { readOnlyHint: true },
+  );
 
   server.registerResource(
     "inbox-messages",
@@ -170,7 +260,11 @@ export function registerTools(server: McpServer, host: ToolHost): void {
         const r = await api.call("GET", "/v1/inboxes", { query: { limit: 100 } });
         if (r.status >= 400) return { resources: [] };
         return {
-          resources: r.body.data.map((i: any) => ({ uri: `inboxd://inboxes/${i.id}/messages`, name: `Messages of ${i.address}`, mimeType: "application/json" })),
+          resources: r.body.data.map((i: any) => ({
+            uri: `inboxd://inboxes/${i.id}/messages`,
+            name: `Messages of ${i.address}`,
+            mimeType: "application/json",
+          })),
         };
       },
     }),

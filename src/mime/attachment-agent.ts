@@ -52,7 +52,8 @@ export function agentTextType(declared: string, filename: string): string | null
   if (AGENT_TEXT_TYPES.has(t)) return t;
   // Common aliases senders use for the same four formats.
   if (t === "text/json" || t === "application/x-json" || t.endsWith("+json")) return "application/json";
-  if (t === "application/csv" || t === "text/comma-separated-values" || (t === "application/vnd.ms-excel" && /\.csv$/i.test(filename))) return "text/csv";
+  if (t === "application/csv" || t === "text/comma-separated-values" || (t === "application/vnd.ms-excel" && /\.csv$/i.test(filename)))
+    return "text/csv";
   if (t === "application/ics" || t === "text/x-vcalendar") return "text/calendar";
   if (GENERIC_TYPES.has(t)) {
     const ext = /\.([a-z0-9]{1,8})$/i.exec(filename.trim())?.[1]?.toLowerCase();

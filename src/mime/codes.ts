@@ -16,23 +16,52 @@ const MAX_CANDIDATES = 1000;
 const STRONG_KEYWORDS: Array<[string[] | null, RegExp]> = (
   [
     // Compounds in Germanic languages ("Bestätigungscode", "verificatiecode", "engangskode").
-    [["code", "kode", "kod"], String.raw`(?<!\p{L})(?:bestätigungs|sicherheits|verifizierungs|verifikations|anmelde|einmal|zugangs|login|aktivierungs|freischalt|verificatie|bevestigings|beveiligings|inlog|toegangs|pass|auth|engangs|engångs|bekræftelses|sikkerheds|verifiserings|verifierings|säkerhets|aktiverings|bekreftelses)-?(?:code|kode|kod)(?:s|en|e)?(?!\p{L})`],
-    [["cod", "kod", "otp", "pin", "tan", "2fa", "mfa", "códig"], String.raw`(?<!\p{L})(?:codes?|code's|kode|koden|kod|koden|kodu|kodunuz|kodem|codice|código|codigo|códigos|otp|pin|tan|mtan|2fa|mfa)(?!\p{L})`],
-    [["one", "einmal", "mot de passe", "contraseña", "senha", "password", "eenmalig"], String.raw`(?<!\p{L})(?:one[- ]time[- ](?:pass(?:word|code)?|pin)|einmal-?passwort|mot de passe (?:à usage unique|temporaire)|contraseña (?:de un solo uso|temporal)|senha (?:de uso único|temporária)|password (?:monouso|temporanea)|eenmalig wachtwoord)(?!\p{L})`],
+    [
+      ["code", "kode", "kod"],
+      String.raw`(?<!\p{L})(?:bestätigungs|sicherheits|verifizierungs|verifikations|anmelde|einmal|zugangs|login|aktivierungs|freischalt|verificatie|bevestigings|beveiligings|inlog|toegangs|pass|auth|engangs|engångs|bekræftelses|sikkerheds|verifiserings|verifierings|säkerhets|aktiverings|bekreftelses)-?(?:code|kode|kod)(?:s|en|e)?(?!\p{L})`,
+    ],
+    [
+      ["cod", "kod", "otp", "pin", "tan", "2fa", "mfa", "códig"],
+      String.raw`(?<!\p{L})(?:codes?|code's|kode|koden|kod|koden|kodu|kodunuz|kodem|codice|código|codigo|códigos|otp|pin|tan|mtan|2fa|mfa)(?!\p{L})`,
+    ],
+    [
+      ["one", "einmal", "mot de passe", "contraseña", "senha", "password", "eenmalig"],
+      String.raw`(?<!\p{L})(?:one[- ]time[- ](?:pass(?:word|code)?|pin)|einmal-?passwort|mot de passe (?:à usage unique|temporaire)|contraseña (?:de un solo uso|temporal)|senha (?:de uso único|temporária)|password (?:monouso|temporanea)|eenmalig wachtwoord)(?!\p{L})`,
+    ],
     [["код", "одноразов"], String.raw`(?<!\p{L})(?:код\p{L}{0,3}|одноразов\p{L}* парол\p{L}*|пин-код\p{L}{0,2})(?!\p{L})`],
-    [null, String.raw`(?:認証コード|確認コード|認証番号|確認番号|ワンタイムパスワード|セキュリティコード|パスコード|暗証番号|コード|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|确认码|確認碼|安全码|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드)`],
+    [
+      null,
+      String.raw`(?:認証コード|確認コード|認証番号|確認番号|ワンタイムパスワード|セキュリティコード|パスコード|暗証番号|コード|验证码|驗證碼|校验码|校驗碼|动态码|動態碼|动态密码|确认码|確認碼|安全码|인증\s?번호|인증\s?코드|확인\s?코드|보안\s?코드)`,
+    ],
   ] as Array<[string[] | null, string]>
 ).map(([stems, source]) => [stems, new RegExp(source, "giu")]);
 
 // Context words: weaker evidence, only digit codes and only at a shorter distance.
 const WEAK_STEMS = [
-  "verif", "confirm", "authent", "factor", "log", "sign", "bestätig", "verifizier", "anmeld", "vérifi", "connexion",
-  "conferma", "accesso", "bevestig", "weryfikac", "doğrulama", "подтвержд", "проверк", "вход",
+  "verif",
+  "confirm",
+  "authent",
+  "factor",
+  "log",
+  "sign",
+  "bestätig",
+  "verifizier",
+  "anmeld",
+  "vérifi",
+  "connexion",
+  "conferma",
+  "accesso",
+  "bevestig",
+  "weryfikac",
+  "doğrulama",
+  "подтвержд",
+  "проверк",
+  "вход",
 ];
 const WEAK_KEYWORD = new RegExp(
   [
     String.raw`(?<!\p{L})(?:verif(?:y|ication|ied)|confirm(?:ation)?|authenticat(?:e|ion)|two[- ]factor|log[- ]?in|sign[- ]?in|bestätig(?:en|ung)|verifizier(?:en|ung)|anmeld(?:en|ung)|vérifi(?:er|cation)|confirm(?:er|ación|ação|ar|are|a)|connexion|verificaci[oó]n|verifica(?:ção|cao|re)?|conferma|accesso|verificatie|bevestig(?:en|ing)?|inloggen|weryfikac\p{L}*|doğrulama|подтвержд\p{L}*|проверк\p{L}*|вход\p{L}*)(?!\p{L})`,
-    String.raw`(?:認証|確認|验证|驗證|登录|登錄|인증)`,
+    "(?:認証|確認|验证|驗證|登录|登錄|인증)",
   ].join("|"),
   "giu",
 );
@@ -47,7 +76,8 @@ const NOT_A_CODE_AFTER =
 const OTHER_NUMBER_BEFORE =
   /(?:order|invoice|receipt|ticket|tracking|shipment|parcel|reference|ref|account|acct|customer|member|booking|reservation|case|transaction|sku|item|art|bestellung|bestellnummer|rechnung|auftrag|kundennummer|sendung|commande|facture|pedido|factura|ordine|fattura|bestelling|заказ\p{L}*|注文|订单|訂單|phone|tel|telefon|téléphone|teléfono|telefone|fax|call|mobile|handy|hotline|whatsapp|zip|postal|plz|apt|suite|unit|room|flight|gate|seat|version|v|build|model|invoice no|card|ending(?: in)?|endet auf|karte|carte|tarjeta|cartão|carta|iban|bic|swift)\b[^\n\d]{0,12}$/iu;
 
-const CURRENCY_BEFORE = /(?:[$€£¥₹₽₩₺¢]|usd|eur|gbp|chf|jpy|cad|aud|r\$|rs\.?|kr|zł|total|price|preis|prix|precio|amount|betrag|balance|sum|cost)\s*:?\s*$/i;
+const CURRENCY_BEFORE =
+  /(?:[$€£¥₹₽₩₺¢]|usd|eur|gbp|chf|jpy|cad|aud|r\$|rs\.?|kr|zł|total|price|preis|prix|precio|amount|betrag|balance|sum|cost)\s*:?\s*$/i;
 const UNIT_AFTER =
   /^\s?(?:[$€£¥₹₽₩%‰°]|usd|eur|gbp|chf|jpy|kr|zł|円|元|руб\p{L}*|yen|dollars?|euros?|points?|pts|miles|meters?|km|kg|mb|gb|kb|tb|ms|px|mah|hz|w\b|am\b|pm\b|uhr|h\b|hrs|min(?:utes?)?\b|sec|seconds|days?|tage|jours|días|users|people|members|steps|calories|kcal|reviews|views|followers|sq)/iu;
 
@@ -71,8 +101,8 @@ interface Candidate {
 const LETTER = String.raw`\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}`;
 const SPLIT = new RegExp(String.raw`(?<![${LETTER}\p{N}_#+])(\d{3})[ \-](\d{3})(?![${LETTER}\p{N}_])`, "gu");
 const DIGITS = new RegExp(String.raw`(?<![${LETTER}\p{N}_#@])\d{4,8}(?![${LETTER}\p{N}_@])`, "gu");
-const ALNUM = /(?<![\p{L}\p{N}_#@\/.'’-])(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,8}(?![\p{L}\p{N}_@\/'’-]|\.\w)/gu;
-const DASHED = /(?<![\p{L}\p{N}_#@\/.-])(?:[A-Z]{1,4}-\d{3,8}|[A-Z0-9]{3,4}-[A-Z0-9]{3,4})(?![\p{L}\p{N}_@\/-]|\.\w)/gu;
+const ALNUM = /(?<![\p{L}\p{N}_#@/.'’-])(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{4,8}(?![\p{L}\p{N}_@/'’-]|\.\w)/gu;
+const DASHED = /(?<![\p{L}\p{N}_#@/.-])(?:[A-Z]{1,4}-\d{3,8}|[A-Z0-9]{3,4}-[A-Z0-9]{3,4})(?![\p{L}\p{N}_@/-]|\.\w)/gu;
 
 /** Replaces URLs, e-mail addresses and hex colours by spaces (same length, positions kept). */
 function blankNoise(s: string): string {
@@ -90,7 +120,14 @@ const URL_END = /[\s<>"]/g;
 function blankUrls(s: string): string {
   const starts: Array<[number, number]> = []; // [start, where the [^\s<>"]+ run begins]
   for (let q = s.indexOf("://"); q !== -1; q = s.indexOf("://", q + 1)) {
-    const scheme = q >= 5 && s.slice(q - 5, q).toLowerCase() === "https" ? 5 : q >= 4 && s.slice(q - 4, q).toLowerCase() === "http" ? 4 : q >= 3 && s.slice(q - 3, q).toLowerCase() === "ftp" ? 3 : 0;
+    const scheme =
+      q >= 5 && s.slice(q - 5, q).toLowerCase() === "https"
+        ? 5
+        : q >= 4 && s.slice(q - 4, q).toLowerCase() === "http"
+          ? 4
+          : q >= 3 && s.slice(q - 3, q).toLowerCase() === "ftp"
+            ? 3
+            : 0;
     if (scheme) starts.push([q - scheme, q + 3]);
   }
   const www = /www\./gi;
@@ -247,8 +284,8 @@ function looksLikeOtherNumber(s: string, c: Candidate): boolean {
   const after = s.slice(c.end, c.end + 24);
   // Part of a longer number, date, time, phone number or amount: "2024-01-15", "10:30",
   // "+1 555 123 4567", "1,299.00", "12/05".
-  if (/\d[.,:\/\-–]$|\d[ \t]?[\/\-–][ \t]?$|\d[ \t]$|[+(]\s*$/.test(before)) return true;
-  if (/^(?:[.,:\/\-–]\d|[ \t]?[\/\-–][ \t]?\d|[ \t]\d|\s*\))/.test(after)) return true;
+  if (/\d[.,:/\-–]$|\d[ \t]?[/\-–][ \t]?$|\d[ \t]$|[+(]\s*$/.test(before)) return true;
+  if (/^(?:[.,:/\-–]\d|[ \t]?[/\-–][ \t]?\d|[ \t]\d|\s*\))/.test(after)) return true;
   if (/(?:#|№|\bno\.?|\bnr\.?|\bn[°º]|©|\(c\))\s*$/i.test(before)) return true;
   if (CURRENCY_BEFORE.test(before) || UNIT_AFTER.test(after)) return true;
   return false;
@@ -300,7 +337,7 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
         if ((gapText.match(/\n/g)?.length ?? 0) > 3) continue;
         // Across a line break the number must start its line ("Your code:\n\n  482913"),
         // not sit inside a later line such as an address.
-        if (gapText.includes("\n") && !/(?:^|\n)[\s\[(\-–—>*:"'“«【「]{0,4}$/.test(gapText)) continue;
+        if (gapText.includes("\n") && !/(?:^|\n)[\s[(\-–—>*:"'“«【「]{0,4}$/.test(gapText)) continue;
         const imm = isImmediate(gapText);
         let score = (k.strong ? 100 : 55) - gap;
         if (/[.!?。]\s/.test(gapText)) score -= 30;
@@ -314,7 +351,8 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
         const gap = gapText.length;
         if (gap > (k.strong ? 40 : 20) || gapText.includes("\n")) continue;
         // "583920 is your code", "482016 は認証コードです": a copula right after the number.
-        const copula = /^\s*(?:is|ist|est|es|é|è|är|er|jest|это|は|是|为|為|—|-|:)(?:\s|$)/iu.test(gapText) || /^\s*[はが是为為]/u.test(gapText);
+        const copula =
+          /^\s*(?:is|ist|est|es|é|è|är|er|jest|это|は|是|为|為|—|-|:)(?:\s|$)/iu.test(gapText) || /^\s*[はが是为為]/u.test(gapText);
         const score = (k.strong ? 90 : 45) - gap * 1.5 + (copula ? 20 : 0);
         if (score > best) {
           best = score;
@@ -335,7 +373,9 @@ function scoreSegment(raw: string, segment: number, inSubject: boolean, into: Sc
     if (c.kind === "digits" && c.value.length === 4) score -= 10;
     if (c.kind === "alnum" || c.kind === "dashed") {
       // Letter-and-digit tokens need a real "code" word right before them, or a line of their own.
-      const strongNear = keywords.some((k) => k.strong && ((k.end <= c.start && c.start - k.end <= 40) || (k.start >= c.end && k.start - c.end <= 32)));
+      const strongNear = keywords.some(
+        (k) => k.strong && ((k.end <= c.start && c.start - k.end <= 40) || (k.start >= c.end && k.start - c.end <= 32)),
+      );
       if (!strongNear || (!immediate && !alone && best < 75)) continue;
       score -= 5;
     }
@@ -354,7 +394,7 @@ function aloneOnLine(s: string, start: number, end: number): boolean {
 /** Nothing but punctuation and a copula ("is", "ist", "est", "是", "は" …) between keyword and code. */
 function isImmediate(gap: string): boolean {
   const rest = gap
-    .replace(/[\s:：=\-–—>*"'“”‘’«»()\[\]「」【】、,]+/g, " ")
+    .replace(/[\s:：=\-–—>*"'“”‘’«»()[\]「」【】、,]+/g, " ")
     .trim()
     .toLowerCase();
   return /^(?:|is|ist|lautet|est|es|é|è|är|er|jest|это|是|为|為|は|が|を|이|는|:)$/u.test(rest);

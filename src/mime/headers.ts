@@ -11,10 +11,31 @@ const MAX_HEADER_SCAN = 4 * 1024 * 1024;
 
 /** Headers returned for headers=projected: the ones a test usually asserts on. */
 export const PROJECTED_HEADERS = [
-  "from", "sender", "to", "cc", "reply-to", "subject", "date", "message-id", "in-reply-to", "references",
-  "mime-version", "content-type", "list-id", "list-unsubscribe", "list-unsubscribe-post", "return-path",
-  "delivered-to", "x-mailer", "user-agent", "auto-submitted", "precedence", "x-priority", "importance",
-  "authentication-results", "dkim-signature",
+  "from",
+  "sender",
+  "to",
+  "cc",
+  "reply-to",
+  "subject",
+  "date",
+  "message-id",
+  "in-reply-to",
+  "references",
+  "mime-version",
+  "content-type",
+  "list-id",
+  "list-unsubscribe",
+  "list-unsubscribe-post",
+  "return-path",
+  "delivered-to",
+  "x-mailer",
+  "user-agent",
+  "auto-submitted",
+  "precedence",
+  "x-priority",
+  "importance",
+  "authentication-results",
+  "dkim-signature",
 ];
 const PROJECTED = new Set(PROJECTED_HEADERS);
 const MAX_PROJECTED_VALUE_CHARS = 4 * 1024;
@@ -70,7 +91,13 @@ export function readHeaders(raw: Uint8Array, maxBytes = MAX_HEADER_BYTES): { hea
     if (colon <= 0) return true; // not a header line (e.g. an mbox "From " line): skipped
     const name = line.slice(0, colon).trim();
     if (!name || /[\s\u0000-\u001f]/.test(name)) return true;
-    let value = decodeValue(line.slice(colon + 1).replace(/\r?\n/g, "").replace(/^[ \t]+/, "").replace(/[ \t]+$/, ""));
+    let value = decodeValue(
+      line
+        .slice(colon + 1)
+        .replace(/\r?\n/g, "")
+        .replace(/^[ \t]+/, "")
+        .replace(/[ \t]+$/, ""),
+    );
     if (value.length > MAX_HEADER_VALUE_CHARS) {
       value = value.slice(0, MAX_HEADER_VALUE_CHARS);
       truncated = true;

@@ -12,9 +12,15 @@ export function htmlToText(html: string): string {
   // Each pass below only runs over the part before its last possible end: a "<" or "<!--" that is
   // never closed would otherwise make the regex retry to the end from each of them (quadratic).
   const plain = decodeHTML(
-    upTo(upTo(upTo(s, "-->", (h) => h.replace(/<!--[\s\S]*?-->/g, " ")), ">", (h) =>
-      h.replace(/<(?:br|\/p|\/div|\/tr|\/h\d|\/li|\/td|\/table|hr|p|div|tr|table)\b[^>]*>/gi, "\n"),
-    ), ">", (h) => h.replace(/<[^>]*>/g, " ")),
+    upTo(
+      upTo(
+        upTo(s, "-->", (h) => h.replace(/<!--[\s\S]*?-->/g, " ")),
+        ">",
+        (h) => h.replace(/<(?:br|\/p|\/div|\/tr|\/h\d|\/li|\/td|\/table|hr|p|div|tr|table)\b[^>]*>/gi, "\n"),
+      ),
+      ">",
+      (h) => h.replace(/<[^>]*>/g, " "),
+    ),
   )
     .replace(/[ \t\u00a0]+/g, " ")
     .replace(/\n\s*\n\s*/g, "\n\n");

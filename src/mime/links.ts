@@ -16,7 +16,10 @@ function trimTrailing(url: string): string {
   for (;;) {
     const before = u;
     u = u.replace(TRAILING, "");
-    for (const [open, close] of [["(", ")"], ["[", "]"]] as const) {
+    for (const [open, close] of [
+      ["(", ")"],
+      ["[", "]"],
+    ] as const) {
       while (u.endsWith(close) && count(u, open) < count(u, close)) u = u.slice(0, -1);
     }
     if (u === before) return u;

@@ -191,9 +191,7 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
   if (otp && /^[\p{L}\p{N}-]{1,64}$/u.test(otp)) codes.splice(0, codes.length, otp, ...codes.filter((c) => c !== otp));
 
   const logicalSizeBytes =
-    (text ? Buffer.byteLength(text) : 0) +
-    (html ? Buffer.byteLength(html) : 0) +
-    attachments.reduce((n, a) => n + a.content.byteLength, 0);
+    (text ? Buffer.byteLength(text) : 0) + (html ? Buffer.byteLength(html) : 0) + attachments.reduce((n, a) => n + a.content.byteLength, 0);
 
   return {
     from,

@@ -70,8 +70,11 @@ export function servedContentType(declared: string | null | undefined): string {
 function cleanFilename(filename: string | null | undefined): string {
   let name = (filename ?? "").normalize("NFC");
   // Keep only the last path component: "..\\..\\evil.exe" and "/etc/passwd" become plain names.
-  name = name.split(/[\/\\]/).pop() ?? "";
-  name = name.replace(/[\u0000-\u001f\u007f-\u009f"'`;]/g, "").replace(/\s+/g, " ").trim();
+  name = name.split(/[/\\]/).pop() ?? "";
+  name = name
+    .replace(/[\u0000-\u001f\u007f-\u009f"'`;]/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
   name = name.replace(/^\.+/, "");
   // Bound the header length; keep the extension when cutting.
   const chars = Array.from(name);

@@ -103,7 +103,7 @@ function oneOf<T extends string>(env: Env, name: string, def: T, values: readonl
 function hostName(env: Env, name: string, def: string): string {
   const raw = env[name];
   if (raw === undefined || raw === "") return def;
-  if (!/^[A-Za-z0-9.\-:\[\]]+$/.test(raw)) throw new ConfigError(`${name} is not a valid host, got "${raw}"`);
+  if (!/^[A-Za-z0-9.\-:[\]]+$/.test(raw)) throw new ConfigError(`${name} is not a valid host, got "${raw}"`);
   return raw.toLowerCase();
 }
 
@@ -146,7 +146,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError("INBOXD_SECRET_KEY must be 64 hex characters (32 bytes)");
   }
   const dns = str(env, "INBOXD_DNS_SERVERS");
-  const dnsServers = dns ? dns.split(",").map((s) => s.trim()).filter(Boolean) : [];
+  const dnsServers = dns
+    ? dns
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [];
   for (const s of dnsServers) {
     if (!isDnsServer(s)) {
       throw new ConfigError(`INBOXD_DNS_SERVERS has an invalid server "${s}" (IPv4, IPv6, 1.2.3.4:53 or [::1]:53)`);

@@ -48,7 +48,7 @@ export function buildServices(ctx: AppContext) {
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),
     inboxes,
-    mailAccess: new MailAccessService(ctx, inboxes),
+    mailAccess: new MailAccessService(inboxes),
     removal,
     domains,
     usage: new UsageService(ctx),

@@ -63,7 +63,11 @@ export interface DomainRepository {
    * Scheduler: stores the outcome of a claimed check and releases the claim; applies only while
    * the domain is still pending. status null: still pending (only the check is recorded).
    */
-  finishClaimedCheck(id: string, check: DomainCheck, outcome: { status: "verified" | "failed" | null; reason: string | null }): Promise<void>;
+  finishClaimedCheck(
+    id: string,
+    check: DomainCheck,
+    outcome: { status: "verified" | "failed" | null; reason: string | null },
+  ): Promise<void>;
 }
 
 export interface DomainsRepositories {

@@ -71,14 +71,17 @@ export interface WebhookRepository {
   inProject(projectId: string, id: string): Promise<WebhookRecord | null>;
   /** Newest first, ids below `before` ("~": from the top); at most `limit` records. */
   listInProject(projectId: string, before: string, limit: number): Promise<WebhookRecord[]>;
-  update(
-    id: string,
-    f: Pick<WebhookRecord, "url" | "event_types" | "inbox_id" | "description" | "enabled" | "updated_at">,
-  ): Promise<void>;
+  update(id: string, f: Pick<WebhookRecord, "url" | "event_types" | "inbox_id" | "description" | "enabled" | "updated_at">): Promise<void>;
   /** Deletes the webhook (its deliveries go with it); false when there was none. */
   deleteInProject(projectId: string, id: string): Promise<boolean>;
   /** Sets a new secret and keeps the previous one until previousExpiresAt; returns the webhook after. */
-  rotateSecret(id: string, secretEnc: string, previousSecretEnc: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookRecord>;
+  rotateSecret(
+    id: string,
+    secretEnc: string,
+    previousSecretEnc: string,
+    previousExpiresAt: string,
+    updatedAt: string,
+  ): Promise<WebhookRecord>;
   enabledInProject(projectId: string): Promise<WebhookFilter[]>;
   /** The project's allowed HTTP origins (empty: no list, everything allowed). */
   allowedOrigins(projectId: string): Promise<OriginRule[]>;

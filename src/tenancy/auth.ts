@@ -177,10 +177,15 @@ export function requireScope(p: Principal, scope: string): void {
     const missing = Object.entries(p.axes)
       .filter(([, held]) => !hasScope(held, scope))
       .map(([axis]) => axis);
-    throw new DomainError("forbidden", "insufficient_scope", `scope ${scope} is not granted on every axis of this agent session (missing on: ${missing.join(", ")})`, {
-      required: scope,
-      missing_on: missing,
-    });
+    throw new DomainError(
+      "forbidden",
+      "insufficient_scope",
+      `scope ${scope} is not granted on every axis of this agent session (missing on: ${missing.join(", ")})`,
+      {
+        required: scope,
+        missing_on: missing,
+      },
+    );
   }
   throw new DomainError("forbidden", "insufficient_scope", `this credential lacks the scope ${scope}`, { required: scope });
 }

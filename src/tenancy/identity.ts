@@ -113,8 +113,10 @@ export class IdentityService {
     requireOwnerOrAdmin(p);
     const settings = { ...row.settings };
     for (const [k, v] of Object.entries(patch.settings ?? {})) {
-      if (!(k in DEFAULT_PROJECT_SETTINGS)) throw new DomainError("invalid", "validation_error", `unknown setting ${k}`, { field: `settings.${k}` });
-      if (typeof v !== "boolean") throw new DomainError("invalid", "validation_error", `setting ${k} must be a boolean`, { field: `settings.${k}` });
+      if (!(k in DEFAULT_PROJECT_SETTINGS))
+        throw new DomainError("invalid", "validation_error", `unknown setting ${k}`, { field: `settings.${k}` });
+      if (typeof v !== "boolean")
+        throw new DomainError("invalid", "validation_error", `setting ${k} must be a boolean`, { field: `settings.${k}` });
       settings[k] = v;
     }
     const name = patch.name ?? row.name;
@@ -133,7 +135,7 @@ export class IdentityService {
   async login(email: string, password: string, name: string) {
     const u = await this.storage.users.byEmail(email.trim().toLowerCase());
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
-    const ok = u ? await Bun.password.verify(password, u.passwordHash) : (await Bun.password.verify(password, DUMMY_HASH), false);
+    const ok = await Bun.password.verify(password, u ? u.passwordHash : DUMMY_HASH);
     if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
     const token = DEVICE_PREFIX + randomToken(32);
     const now = nowIso();

@@ -20,10 +20,50 @@ const GiB = 1024 * MiB;
 const DAY = 86400;
 
 export const PLANS: Record<PlanSlug, Plan> = {
-  free: { slug: "free", name: "Free", retentionDays: 3, concurrentInboxes: 25, teamMembers: 3, inboxStorageBytes: 50 * MiB, teamStorageBytes: 250 * MiB, customDomains: 0, maxInboxTtlSeconds: 3 * DAY },
-  starter: { slug: "starter", name: "Starter", retentionDays: 7, concurrentInboxes: -1, teamMembers: 5, inboxStorageBytes: 250 * MiB, teamStorageBytes: 2 * GiB, customDomains: 1, maxInboxTtlSeconds: 7 * DAY },
-  pro: { slug: "pro", name: "Pro", retentionDays: 30, concurrentInboxes: -1, teamMembers: 20, inboxStorageBytes: 1 * GiB, teamStorageBytes: 10 * GiB, customDomains: 3, maxInboxTtlSeconds: 30 * DAY },
-  business: { slug: "business", name: "Business", retentionDays: 90, concurrentInboxes: -1, teamMembers: -1, inboxStorageBytes: 5 * GiB, teamStorageBytes: 50 * GiB, customDomains: 10, maxInboxTtlSeconds: 90 * DAY },
+  free: {
+    slug: "free",
+    name: "Free",
+    retentionDays: 3,
+    concurrentInboxes: 25,
+    teamMembers: 3,
+    inboxStorageBytes: 50 * MiB,
+    teamStorageBytes: 250 * MiB,
+    customDomains: 0,
+    maxInboxTtlSeconds: 3 * DAY,
+  },
+  starter: {
+    slug: "starter",
+    name: "Starter",
+    retentionDays: 7,
+    concurrentInboxes: -1,
+    teamMembers: 5,
+    inboxStorageBytes: 250 * MiB,
+    teamStorageBytes: 2 * GiB,
+    customDomains: 1,
+    maxInboxTtlSeconds: 7 * DAY,
+  },
+  pro: {
+    slug: "pro",
+    name: "Pro",
+    retentionDays: 30,
+    concurrentInboxes: -1,
+    teamMembers: 20,
+    inboxStorageBytes: 1 * GiB,
+    teamStorageBytes: 10 * GiB,
+    customDomains: 3,
+    maxInboxTtlSeconds: 30 * DAY,
+  },
+  business: {
+    slug: "business",
+    name: "Business",
+    retentionDays: 90,
+    concurrentInboxes: -1,
+    teamMembers: -1,
+    inboxStorageBytes: 5 * GiB,
+    teamStorageBytes: 50 * GiB,
+    customDomains: 10,
+    maxInboxTtlSeconds: 90 * DAY,
+  },
 };
 
 export function planOf(slug: string): Plan {

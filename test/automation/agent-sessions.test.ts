@@ -14,9 +14,12 @@ afterAll(async () => {
   inst.cleanup();
 });
 
-const key = async (scopes: string[]) => (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: `k-${scopes.join(",")}`, scopes } }))).body.data.secret as string;
+const key = async (scopes: string[]) =>
+  (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: `k-${scopes.join(",")}`, scopes } }))).body.data.secret as string;
 const agent = async (permissions: string[]) => {
-  const r = await json(inst.api("/v1/agents", { method: "POST", json: { name: `agent-${permissions.length}-${Math.random()}`, permissions } }));
+  const r = await json(
+    inst.api("/v1/agents", { method: "POST", json: { name: `agent-${permissions.length}-${Math.random()}`, permissions } }),
+  );
   if (r.status !== 201) throw new Error(`agent create: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body.data.id as string;
 };
@@ -30,7 +33,12 @@ describe("agent sessions", () => {
     expect(r.status).toBe(201);
     const s = r.body.data;
     expect(s.ulid).toMatch(ULID);
-    expect(s).toMatchObject({ status: "open", trigger_type: "mcp", agent: { name: "Standard" }, project: { ulid: project.id, environment: "live" } });
+    expect(s).toMatchObject({
+      status: "open",
+      trigger_type: "mcp",
+      agent: { name: "Standard" },
+      project: { ulid: project.id, environment: "live" },
+    });
     expect(Date.parse(s.expires_at)).toBeGreaterThan(Date.now());
     expect(Array.isArray(s.scopes)).toBe(true);
     const run = await json(inst.api(`/v1/runs/${s.run_ulid}`));
@@ -48,13 +56,17 @@ describe("agent sessions", () => {
 
   test("open requires the project setting api_keys.agent_access_enabled", async () => {
     const token = await login(inst);
-    const off = await json(inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token, json: { settings: { "api_keys.agent_access_enabled": false } } }));
+    const off = await json(
+      inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token, json: { settings: { "api_keys.agent_access_enabled": false } } }),
+    );
     expect(off.status).toBe(200);
     await Bun.sleep(5100); // the project cache lives 5 s on the API key's path
     const r = await open(inst.key, {});
     expect(r.status).toBe(403);
     expect(r.body.code).toBe("agent_access_disabled");
-    await json(inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token, json: { settings: { "api_keys.agent_access_enabled": true } } }));
+    await json(
+      inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token, json: { settings: { "api_keys.agent_access_enabled": true } } }),
+    );
     await Bun.sleep(5100);
     expect((await open(inst.key, {})).status).toBe(201);
   });
@@ -119,7 +131,8 @@ describe("agent sessions", () => {
     expect(unknown.status).toBe(404);
     const token = await login(inst);
     const other = await json(inst.api("/v1/projects", { method: "POST", token, json: { name: "Other sessions" } }));
-    const otherKey = (await json(inst.api("/v1/api-keys", { method: "POST", token, project: other.body.data.id, json: { name: "o" } }))).body.data.secret;
+    const otherKey = (await json(inst.api("/v1/api-keys", { method: "POST", token, project: other.body.data.id, json: { name: "o" } })))
+      .body.data.secret;
     const s = (await open(otherKey, {})).body.data.ulid;
     expect((await withSession(inst.key, s, "/v1/inboxes")).status).toBe(404);
   });

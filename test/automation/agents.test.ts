@@ -36,7 +36,11 @@ describe("agents", () => {
   });
 
   test("create, show, update, list newest first; revoke is 204 and the agent is gone", async () => {
-    const c = await create({ name: "ci bot", description: "runs smoke tests", permissions: ["runs:write", "inboxes:read", "inboxes:read"] });
+    const c = await create({
+      name: "ci bot",
+      description: "runs smoke tests",
+      permissions: ["runs:write", "inboxes:read", "inboxes:read"],
+    });
     expect(c.status).toBe(201);
     const a = c.body.data;
     expect(a).toMatchObject({ name: "ci bot", description: "runs smoke tests", permissions: ["inboxes:read", "runs:write"] });
@@ -89,7 +93,9 @@ describe("agents", () => {
     expect((await create({ name: "star", permissions: ["*"] }, k)).body.code).toBe("scope_escalation");
     const ok = await create({ name: "narrow", permissions: ["inboxes:read"] }, k);
     expect(ok.status).toBe(201);
-    const up = await json(inst.api(`/v1/agents/${ok.body.data.id}`, { method: "PATCH", token: k, json: { permissions: ["messages:write"] } }));
+    const up = await json(
+      inst.api(`/v1/agents/${ok.body.data.id}`, { method: "PATCH", token: k, json: { permissions: ["messages:write"] } }),
+    );
     expect(up.status).toBe(403);
     expect(up.body.code).toBe("scope_escalation");
   });
@@ -105,7 +111,8 @@ describe("agents", () => {
   });
 
   test("Idempotency-Key replays the created agent", async () => {
-    const send = () => json(inst.api("/v1/agents", { method: "POST", headers: { "idempotency-key": "agent-1" }, json: { name: "idem", permissions: [] } }));
+    const send = () =>
+      json(inst.api("/v1/agents", { method: "POST", headers: { "idempotency-key": "agent-1" }, json: { name: "idem", permissions: [] } }));
     const a = await send();
     const b = await send();
     expect(b.status).toBe(201);

@@ -39,33 +39,43 @@ beforeAll(async () => {
     expect((await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: r.url("") } }))).status).toBe(201);
   }
   expect((await json(inst.api("/v1/scenario-secrets", { method: "POST", json: { name: "APP_TOKEN", value: SECRET } }))).status).toBe(201);
-  const wh = await json(inst.api("/v1/webhooks", { method: "POST", json: { url: hooks.url("/hook"), event_types: ["approval.pending", "run.finished"] } }));
+  const wh = await json(
+    inst.api("/v1/webhooks", { method: "POST", json: { url: hooks.url("/hook"), event_types: ["approval.pending", "run.finished"] } }),
+  );
   expect(wh.status).toBe(201);
   agentId = await standardAgent(inst);
-  gateId = await publishScenario(inst, {
-    schema_version: 1,
-    steps: [
-      { id: "inbox", type: "inbox.create" },
-      { id: "gate", type: "sleep", seconds: 0, approval: true },
-      { type: "assert", value: "${steps.inbox.address}", contains: "@" },
-    ],
-  }, "gate");
-  actId = await publishScenario(inst, {
-    schema_version: 1,
-    steps: [
-      { id: "inbox", type: "inbox.create" },
-      {
-        id: "call",
-        type: "http.request",
-        method: "POST",
-        url: app.url("/act"),
-        headers: { "x-api-token": "${secrets.APP_TOKEN}" },
-        json: { address: "${steps.inbox.address}", note: "token ${secrets.APP_TOKEN}" },
-        approval: true,
-      },
-      { type: "assert", value: "${steps.call.status}", equals: 200 },
-    ],
-  }, "act");
+  gateId = await publishScenario(
+    inst,
+    {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        { id: "gate", type: "sleep", seconds: 0, approval: true },
+        { type: "assert", value: "${steps.inbox.address}", contains: "@" },
+      ],
+    },
+    "gate",
+  );
+  actId = await publishScenario(
+    inst,
+    {
+      schema_version: 1,
+      steps: [
+        { id: "inbox", type: "inbox.create" },
+        {
+          id: "call",
+          type: "http.request",
+          method: "POST",
+          url: app.url("/act"),
+          headers: { "x-api-token": "${secrets.APP_TOKEN}" },
+          json: { address: "${steps.inbox.address}", note: "token ${secrets.APP_TOKEN}" },
+          approval: true,
+        },
+        { type: "assert", value: "${steps.call.status}", equals: 200 },
+      ],
+    },
+    "act",
+  );
 }, 60_000);
 afterAll(async () => {
   app?.stop();
@@ -76,7 +86,14 @@ afterAll(async () => {
 
 /** Launches a scenario (with the bootstrap API key unless a device token is given) and waits until it parks. */
 async function launchParked(scenarioId: string, token?: string, i: Instance = inst) {
-  const r = await json(i.api("/v1/runs?wait=20", { method: "POST", token, project: token ? projectA : undefined, json: { agent_id: agentId, scenario_id: scenarioId } }));
+  const r = await json(
+    i.api("/v1/runs?wait=20", {
+      method: "POST",
+      token,
+      project: token ? projectA : undefined,
+      json: { agent_id: agentId, scenario_id: scenarioId },
+    }),
+  );
   expect(r.status).toBe(201);
   expect(r.body.data.status).toBe("awaiting_approval");
   return r.body.data;
@@ -119,7 +136,11 @@ describe("who may list and decide (Approvals rules 1-3)", () => {
     }
 
     // Rule 1: a member's device session may neither list nor decide.
-    for (const r of [await list("", member), await decide(ap.ulid, "approve", member), await decide(ap.ulid, "reject", member, projectA, { reason: "no" })]) {
+    for (const r of [
+      await list("", member),
+      await decide(ap.ulid, "approve", member),
+      await decide(ap.ulid, "reject", member, projectA, { reason: "no" }),
+    ]) {
       expect(r.status).toBe(403);
       expect(r.body.code).toBe("principal_not_permitted");
     }
@@ -136,7 +157,10 @@ describe("who may list and decide (Approvals rules 1-3)", () => {
     const theirs = await list("", other, projectB);
     expect(theirs.status).toBe(200);
     expect(theirs.body.data).toEqual([]);
-    for (const r of [await decide(ap.ulid, "approve", other, projectB), await decide(ap.ulid, "reject", other, projectB, { reason: "mine" })]) {
+    for (const r of [
+      await decide(ap.ulid, "approve", other, projectB),
+      await decide(ap.ulid, "reject", other, projectB, { reason: "mine" }),
+    ]) {
       expect(r.status).toBe(404);
       expect(r.body.code).toBe("not_found");
     }
@@ -184,7 +208,8 @@ describe("status filter (rule 4)", () => {
       expect(r.body.data.length).toBeGreaterThan(0);
       expect(r.body.data.every((x: any) => x.status === status)).toBe(true);
       expect(r.body.data.map((x: any) => x.ulid)).toContain(ids[status]);
-      for (const other of Object.values(ids).filter((id) => id !== ids[status])) expect(r.body.data.map((x: any) => x.ulid)).not.toContain(other);
+      for (const other of Object.values(ids).filter((id) => id !== ids[status]))
+        expect(r.body.data.map((x: any) => x.ulid)).not.toContain(other);
     }
 
     // Unfiltered, newest first, one per page until links.next is null.
@@ -226,7 +251,11 @@ describe("approve and reject", () => {
     });
     // Default INBOXD_APPROVAL_TTL: a day.
     expect(Date.parse(ap.expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
-    expect(ap.binding_snapshot).toMatchObject({ action: "http.request", target_resource_type: "http_origin", target_resource_id: app.url("/act") });
+    expect(ap.binding_snapshot).toMatchObject({
+      action: "http.request",
+      target_resource_type: "http_origin",
+      target_resource_id: app.url("/act"),
+    });
     expect(ap.binding_snapshot.inputs).toMatchObject({
       method: "POST",
       url: app.url("/act"),
@@ -383,7 +412,9 @@ describe("events", () => {
       const run = await launchParked(gateId);
       const ap = await approvalOf(run.id);
 
-      const pendingHook = await hooks.waitFor((got) => got.find((g) => g.json?.type === "approval.pending" && g.json.data.approval.ulid === ap.ulid));
+      const pendingHook = await hooks.waitFor((got) =>
+        got.find((g) => g.json?.type === "approval.pending" && g.json.data.approval.ulid === ap.ulid),
+      );
       expect(pendingHook.headers["webhook-signature"]).toStartWith("v1,");
       expect(pendingHook.json.data.approval).toMatchObject({ status: "pending", run_ulid: run.id, step_index: 1, action: "sleep" });
       const pendingFrame = await mine.waitFor((f) => f.event === "approval.pending" && f.data?.data?.approval?.ulid === ap.ulid);
@@ -464,14 +495,18 @@ describe("cancelling a parked run", () => {
 
 describe("restarts", () => {
   test("a pending approval survives a restart; once approved, a crash while the step runs does not ask again", async () => {
-    const id = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [
-        { id: "inbox", type: "inbox.create" },
-        { id: "gate", type: "sleep", seconds: 2, approval: true },
-        { type: "assert", value: "${steps.inbox.address}", contains: "@" },
-      ],
-    }, "slow gate");
+    const id = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { id: "gate", type: "sleep", seconds: 2, approval: true },
+          { type: "assert", value: "${steps.inbox.address}", contains: "@" },
+        ],
+      },
+      "slow gate",
+    );
     const run = await launchParked(id);
     const ap = await approvalOf(run.id);
     await inst.stop();
@@ -503,7 +538,17 @@ describe("expiry (INBOXD_APPROVAL_TTL)", () => {
     short = await startInboxd({ INBOXD_APPROVAL_TTL: "2" });
     shortOwner = await login(short);
     shortProject = (await json(short.api("/v1/projects", { token: shortOwner }))).body.data[0].id;
-    shortGate = await publishScenario(short, { schema_version: 1, steps: [{ id: "gate", type: "sleep", seconds: 0, approval: true }, { type: "sleep", seconds: 0 }] }, "gate");
+    shortGate = await publishScenario(
+      short,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "gate", type: "sleep", seconds: 0, approval: true },
+          { type: "sleep", seconds: 0 },
+        ],
+      },
+      "gate",
+    );
   }, 30_000);
   afterAll(async () => {
     await short?.stop();
@@ -520,7 +565,9 @@ describe("expiry (INBOXD_APPROVAL_TTL)", () => {
   test("deciding an expired pending approval is 410 approval_expired; the run fails and the approval lists as expired", async () => {
     const run = await parkOnShort();
     // Read straight after parking (a 2 s lifetime): expires_at is the creation time plus the TTL.
-    const ap = (await json(short.api("/v1/approvals?limit=100", { token: shortOwner, project: shortProject }))).body.data.find((x: any) => x.run_ulid === run.id);
+    const ap = (await json(short.api("/v1/approvals?limit=100", { token: shortOwner, project: shortProject }))).body.data.find(
+      (x: any) => x.run_ulid === run.id,
+    );
     expect(Date.parse(ap.expires_at) - Date.now()).toBeLessThanOrEqual(2000);
     while (Date.now() <= Date.parse(ap.expires_at)) await Bun.sleep(100);
     for (const verb of ["approve", "reject"] as const) {
@@ -532,9 +579,11 @@ describe("expiry (INBOXD_APPROVAL_TTL)", () => {
     const { run: failed } = await until(short, run.id, (x) => x.status === "failed", 20);
     expect(failed.error.code).toBe("approval_expired");
     expect(failed.steps.map((s: any) => s.status)).toEqual(["failed", "skipped"]);
-    const expired = (await json(short.api("/v1/approvals?status=expired&limit=100", { token: shortOwner, project: shortProject }))).body.data;
+    const expired = (await json(short.api("/v1/approvals?status=expired&limit=100", { token: shortOwner, project: shortProject }))).body
+      .data;
     expect(expired.find((x: any) => x.ulid === ap.ulid)).toMatchObject({ status: "expired", decided_at: null, self_approved: false });
-    const pending = (await json(short.api("/v1/approvals?status=pending&limit=100", { token: shortOwner, project: shortProject }))).body.data;
+    const pending = (await json(short.api("/v1/approvals?status=pending&limit=100", { token: shortOwner, project: shortProject }))).body
+      .data;
     expect(pending.map((x: any) => x.ulid)).not.toContain(ap.ulid);
   });
 

@@ -29,7 +29,13 @@ describe("origin matching", () => {
   });
 
   test("parse normalises case, default port and a trailing slash", () => {
-    expect(parseOrigin("HTTPS://App.Example.COM:443/")).toEqual({ origin: "https://app.example.com", scheme: "https", host: "app.example.com", port: 443, isWildcard: false });
+    expect(parseOrigin("HTTPS://App.Example.COM:443/")).toEqual({
+      origin: "https://app.example.com",
+      scheme: "https",
+      host: "app.example.com",
+      port: 443,
+      isWildcard: false,
+    });
     expect(parseOrigin("http://[::1]:8080").origin).toBe("http://[::1]:8080");
   });
 });

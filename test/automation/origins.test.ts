@@ -15,7 +15,10 @@ const create = (body: unknown, token?: string) => json(inst.api("/v1/http-origin
 describe("HTTP origins", () => {
   test("an origin is parsed into scheme, host, port and is_wildcard, in normal form", async () => {
     const cases: [string, Record<string, unknown>][] = [
-      ["https://App.Example.com", { origin: "https://app.example.com", scheme: "https", host: "app.example.com", port: 443, is_wildcard: false }],
+      [
+        "https://App.Example.com",
+        { origin: "https://app.example.com", scheme: "https", host: "app.example.com", port: 443, is_wildcard: false },
+      ],
       ["http://localhost:3000", { origin: "http://localhost:3000", scheme: "http", host: "localhost", port: 3000, is_wildcard: false }],
       ["https://*.example.com", { origin: "https://*.example.com", scheme: "https", host: "example.com", port: 443, is_wildcard: true }],
       ["http://127.0.0.1:80/", { origin: "http://127.0.0.1", scheme: "http", host: "127.0.0.1", port: 80, is_wildcard: false }],
@@ -30,7 +33,17 @@ describe("HTTP origins", () => {
   });
 
   test("invalid origins are 422 validation_error", async () => {
-    for (const bad of ["ftp://example.com", "example.com", "https://example.com/path", "https://user:pw@example.com", "https://*.com", "https://*.1.2.3.4", "http://exa mple.com", "https://example.com:99999", "https://example.com?q=1"]) {
+    for (const bad of [
+      "ftp://example.com",
+      "example.com",
+      "https://example.com/path",
+      "https://user:pw@example.com",
+      "https://*.com",
+      "https://*.1.2.3.4",
+      "http://exa mple.com",
+      "https://example.com:99999",
+      "https://example.com?q=1",
+    ]) {
       const r = await create({ origin: bad });
       expect(r.status).toBe(422);
       expect(r.body.code).toBe("validation_error");
@@ -71,7 +84,8 @@ describe("HTTP origins", () => {
     const p = (await json(inst.api("/v1/projects", { method: "POST", token: device, json: { name: "Other" } }))).body.data;
     expect((await json(inst.api(`/v1/http-origins/${mine.id}`, { token: device, project: p.id }))).status).toBe(404);
     expect((await json(inst.api("/v1/http-origins", { token: device, project: p.id }))).body.data).toEqual([]);
-    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["origins:read"] } }))).body.data.secret;
+    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["origins:read"] } }))).body.data
+      .secret;
     expect((await json(inst.api("/v1/http-origins", { token: reader }))).status).toBe(200);
     const w = await create({ origin: "https://x.example.com" }, reader);
     expect(w.status).toBe(403);
@@ -86,7 +100,23 @@ describe("HTTP origins", () => {
       const o = (await create({ origin: `http://127.0.0.1:${app.port}` })).body.data;
       const wild = (await create({ origin: "https://*.wild.example.com" })).body.data;
       const agent = (await json(inst.api("/v1/agents"))).body.data.find((a: any) => a.preset === "standard").id;
-      const sc = (await json(inst.api("/v1/scenarios", { method: "POST", json: { name: "ping", draft_definition: { schema_version: 1, steps: [{ id: "p", type: "http.request", url: `http://127.0.0.1:${app.port}/ping` }, { type: "assert", value: "${steps.p.body.pong}", equals: true }] } } }))).body.data;
+      const sc = (
+        await json(
+          inst.api("/v1/scenarios", {
+            method: "POST",
+            json: {
+              name: "ping",
+              draft_definition: {
+                schema_version: 1,
+                steps: [
+                  { id: "p", type: "http.request", url: `http://127.0.0.1:${app.port}/ping` },
+                  { type: "assert", value: "${steps.p.body.pong}", equals: true },
+                ],
+              },
+            },
+          }),
+        )
+      ).body.data;
       await json(inst.api(`/v1/scenarios/${sc.id}/publish`, { method: "POST" }));
       const run = await json(inst.api("/v1/runs?wait=20", { method: "POST", json: { agent_id: agent, scenario_id: sc.id } }));
       expect(run.body.data.status).toBe("succeeded");

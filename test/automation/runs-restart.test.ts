@@ -96,14 +96,18 @@ describe("INBOXD_RUN_WAIT_CAP", () => {
 
 describe("a parked run across a restart", () => {
   test("parked for approval, the server restarts, approve resumes it at the same step; reject fails another", async () => {
-    const scenarioId = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [
-        { id: "inbox", type: "inbox.create" },
-        { id: "gate", type: "sleep", seconds: 0, approval: true },
-        { type: "assert", value: "${steps.inbox.address}", contains: "@" },
-      ],
-    }, "gated");
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { id: "gate", type: "sleep", seconds: 0, approval: true },
+          { type: "assert", value: "${steps.inbox.address}", contains: "@" },
+        ],
+      },
+      "gated",
+    );
     const a = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 5)).body.data;
     const b = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 5)).body.data;
     expect([a.status, b.status]).toEqual(["awaiting_approval", "awaiting_approval"]);
@@ -124,7 +128,9 @@ describe("a parked run across a restart", () => {
     expect(done.events.find((e: any) => e.type === "run.resumed").payload).toEqual({ step_index: 1, reason: "approved" });
     expect(done.run.cleanup_status).toBe("completed");
 
-    expect((await json(inst.api(`/v1/approvals/${forB.ulid}/reject`, { method: "POST", token, project, json: { reason: "not today" } }))).status).toBe(200);
+    expect(
+      (await json(inst.api(`/v1/approvals/${forB.ulid}/reject`, { method: "POST", token, project, json: { reason: "not today" } }))).status,
+    ).toBe(200);
     const rejected = await until(inst, b.id, (run) => run.status === "failed", 20);
     expect(rejected.run.error).toEqual({ code: "approval_rejected", message: "not today" });
     expect(rejected.run.steps[1].status).toBe("failed");

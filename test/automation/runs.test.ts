@@ -16,7 +16,15 @@ const signupFlow = (appUrl: string) => ({
     { id: "inbox", type: "inbox.create", inbox_name: "signup run" },
     { id: "signup", type: "http.request", method: "POST", url: `${appUrl}/signup`, json: { email: "${steps.inbox.address}" } },
     { type: "assert", value: "${steps.signup.status}", equals: 200 },
-    { id: "mail", type: "message.wait", inbox: "${steps.inbox.id}", subject: "verification", from: "signup.test", contains: "your code", timeout_seconds: 20 },
+    {
+      id: "mail",
+      type: "message.wait",
+      inbox: "${steps.inbox.id}",
+      subject: "verification",
+      from: "signup.test",
+      contains: "your code",
+      timeout_seconds: 20,
+    },
     { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code", pattern: "code is (\\d{6})" },
     {
       id: "verify",
@@ -35,7 +43,9 @@ beforeAll(async () => {
   inst = await startInboxd();
   app = startSignupApp(() => inst.ports.smtp!);
   agentId = await standardAgent(inst);
-  expect((await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: app.url, description: "sign-up app" } }))).status).toBe(201);
+  expect((await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: app.url, description: "sign-up app" } }))).status).toBe(
+    201,
+  );
   expect((await json(inst.api("/v1/scenario-secrets", { method: "POST", json: { name: "APP_TOKEN", value: SECRET } }))).status).toBe(201);
 });
 afterAll(async () => {
@@ -218,7 +228,9 @@ describe("launch rules", () => {
   });
 
   test("the agent's permissions must cover required_permissions (403 agent_permission_denied)", async () => {
-    const narrow = await json(inst.api("/v1/agents", { method: "POST", json: { name: "reader", permissions: ["runs:read", "messages:read"] } }));
+    const narrow = await json(
+      inst.api("/v1/agents", { method: "POST", json: { name: "reader", permissions: ["runs:read", "messages:read"] } }),
+    );
     const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "inbox.create" }] });
     const r = await launch(inst, { agent_id: narrow.body.data.id, scenario_id: scenarioId }, 0);
     expect(r.status).toBe(403);
@@ -268,7 +280,13 @@ describe("launch rules", () => {
   test("Idempotency-Key on launch replays the same run", async () => {
     const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "sleep", seconds: 0 }] });
     const send = () =>
-      json(inst.api("/v1/runs", { method: "POST", headers: { "idempotency-key": "launch-1" }, json: { agent_id: agentId, scenario_id: scenarioId } }));
+      json(
+        inst.api("/v1/runs", {
+          method: "POST",
+          headers: { "idempotency-key": "launch-1" },
+          json: { agent_id: agentId, scenario_id: scenarioId },
+        }),
+      );
     const a = await send();
     const b = await send();
     expect(a.status).toBe(201);
@@ -356,14 +374,26 @@ describe("run.finished reaches the live event stream", () => {
 
 describe("approval: true parks the run", () => {
   test("launch with wait returns the parked run (awaiting_approval) at that step; cancel ends it and cleans up", async () => {
-    const scenarioId = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [
-        { id: "inbox", type: "inbox.create" },
-        { id: "risky", type: "http.request", method: "POST", url: `${app.url}/verify`, headers: { "x-api-token": "${secrets.APP_TOKEN}" }, json: {}, approval: true },
-        { type: "sleep", seconds: 0 },
-      ],
-    }, "needs approval");
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          {
+            id: "risky",
+            type: "http.request",
+            method: "POST",
+            url: `${app.url}/verify`,
+            headers: { "x-api-token": "${secrets.APP_TOKEN}" },
+            json: {},
+            approval: true,
+          },
+          { type: "sleep", seconds: 0 },
+        ],
+      },
+      "needs approval",
+    );
     const before = app.tokens.length;
     const r = await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 20);
     expect(r.status).toBe(201);
@@ -401,18 +431,22 @@ describe("approval: true parks the run", () => {
 
 describe("message.extract", () => {
   test("waits by inbox address; extracts the parsed verification code (no pattern) and a link by pattern", async () => {
-    const scenarioId = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [
-        { id: "inbox", type: "inbox.create" },
-        { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
-        { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
-        { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code" },
-        { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "/verify\\?" },
-        { id: "first", type: "message.extract", message: "${steps.mail.id}", extract: "link" },
-        { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "nowhere" },
-      ],
-    }, "extract");
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
+          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+          { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code" },
+          { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "/verify\\?" },
+          { id: "first", type: "message.extract", message: "${steps.mail.id}", extract: "link" },
+          { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "nowhere" },
+        ],
+      },
+      "extract",
+    );
     const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 30)).body.data;
     expect(run.steps[3].output.value).toBe(app.lastCode);
     expect(run.steps[4].output.value).toBe(`https://signup.test/verify?code=${app.lastCode}`);
@@ -425,15 +459,19 @@ describe("message.extract", () => {
 
 describe("inbox steps", () => {
   test("inbox.delete removes the run's inbox (the ledger counts it removed); an unknown inbox fails with inbox_not_found", async () => {
-    const scenarioId = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [
-        { id: "inbox", type: "inbox.create", inbox_name: "short-lived", ttl_seconds: 600 },
-        { id: "del", type: "inbox.delete", inbox: "${steps.inbox.id}" },
-        { type: "assert", value: "${steps.del.deleted}", equals: true },
-        { type: "inbox.delete", inbox: "${steps.inbox.id}" },
-      ],
-    }, "inbox steps");
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create", inbox_name: "short-lived", ttl_seconds: 600 },
+          { id: "del", type: "inbox.delete", inbox: "${steps.inbox.id}" },
+          { type: "assert", value: "${steps.del.deleted}", equals: true },
+          { type: "inbox.delete", inbox: "${steps.inbox.id}" },
+        ],
+      },
+      "inbox steps",
+    );
     const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 20)).body.data;
     expect(run.steps[0].output.address).toContain("@");
     expect(run.steps.slice(0, 3).map((s: any) => s.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
@@ -447,11 +485,23 @@ describe("inbox steps", () => {
 
 describe("the agent is checked before every step", () => {
   test("revoking the agent mid-run fails the run at its next step with agent_revoked", async () => {
-    const a = (await json(inst.api("/v1/agents", { method: "POST", json: { name: "short-lived agent", permissions: ["inboxes:write", "inboxes:read"] } }))).body.data;
-    const scenarioId = await publishScenario(inst, {
-      schema_version: 1,
-      steps: [{ id: "inbox", type: "inbox.create" }, { id: "nap", type: "sleep", seconds: 1 }, { type: "assert", value: 1, equals: 1 }],
-    }, "agent check");
+    const a = (
+      await json(
+        inst.api("/v1/agents", { method: "POST", json: { name: "short-lived agent", permissions: ["inboxes:write", "inboxes:read"] } }),
+      )
+    ).body.data;
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { id: "nap", type: "sleep", seconds: 1 },
+          { type: "assert", value: 1, equals: 1 },
+        ],
+      },
+      "agent check",
+    );
     const id = (await launch(inst, { agent_id: a.id, scenario_id: scenarioId }, 0)).body.data.id;
     await until(inst, id, (run) => run.steps[1].status === "running");
     expect((await inst.api(`/v1/agents/${a.id}`, { method: "DELETE" })).status).toBe(204);

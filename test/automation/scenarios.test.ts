@@ -15,7 +15,14 @@ const GOOD = {
   schema_version: 1,
   steps: [
     { id: "inbox", type: "inbox.create" },
-    { id: "call", type: "http.request", method: "POST", url: "https://app.example.com/signup", headers: { authorization: "Bearer ${secrets.TOKEN}" }, json: { email: "${steps.inbox.address}" } },
+    {
+      id: "call",
+      type: "http.request",
+      method: "POST",
+      url: "https://app.example.com/signup",
+      headers: { authorization: "Bearer ${secrets.TOKEN}" },
+      json: { email: "${steps.inbox.address}" },
+    },
     { id: "mail", type: "message.wait", inbox: "${steps.inbox.id}", subject: "Welcome", timeout_seconds: 30 },
     { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "verify" },
     { type: "assert", value: "${steps.link.value}", matches: "^https://" },
@@ -34,7 +41,14 @@ describe("scenarios", () => {
     expect(c.status).toBe(201);
     const s = c.body.data;
     expect(s.id).toMatch(ULID);
-    expect(s).toMatchObject({ name: "sign-up", description: "the happy path", draft_definition: GOOD, draft_revision: 1, current_version: null, errors: [] });
+    expect(s).toMatchObject({
+      name: "sign-up",
+      description: "the happy path",
+      draft_definition: GOOD,
+      draft_revision: 1,
+      current_version: null,
+      errors: [],
+    });
     const shown = await json(inst.api(`/v1/scenarios/${s.id}`));
     expect(shown.body.data).toEqual(s);
     expect(shown.headers.get("etag")).toBe('"1"');
@@ -160,7 +174,9 @@ describe("scenarios", () => {
     expect(shown.current_version).toEqual({ id: v1.body.data.id, version: 1, published_at: v1.body.data.published_at });
 
     // The same definition with keys in another order hashes the same.
-    const reordered = JSON.parse(JSON.stringify({ steps: GOOD.steps.map((st) => Object.fromEntries(Object.entries(st).reverse())), schema_version: 1 }));
+    const reordered = JSON.parse(
+      JSON.stringify({ steps: GOOD.steps.map((st) => Object.fromEntries(Object.entries(st).reverse())), schema_version: 1 }),
+    );
     await patch(s.id, { draft_definition: reordered }, "2");
     const v2 = await json(inst.api(`/v1/scenarios/${s.id}/publish`, { method: "POST" }));
     expect(v2.body.data.version).toBe(2);
@@ -210,7 +226,8 @@ describe("scenarios", () => {
 
   test("scopes: scenarios:read reads and validates, scenarios:write changes and publishes", async () => {
     const s = (await create({ name: "scoped", draft_definition: GOOD })).body.data;
-    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["scenarios:read"] } }))).body.data.secret;
+    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["scenarios:read"] } }))).body.data
+      .secret;
     expect((await json(inst.api(`/v1/scenarios/${s.id}`, { token: reader }))).status).toBe(200);
     expect((await json(inst.api(`/v1/scenarios/${s.id}/validate`, { method: "POST", token: reader, json: {} }))).status).toBe(200);
     const pub = await json(inst.api(`/v1/scenarios/${s.id}/publish`, { method: "POST", token: reader }));

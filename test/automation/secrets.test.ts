@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { withDatabaseFile } from "../support/sqlite-file";
-import { join } from "node:path";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
 
 const VALUE = "very-secret-value-4d1f9a";
@@ -19,9 +18,24 @@ describe("scenario secrets", () => {
   test("create returns metadata only: version 1, the reference string, never the value", async () => {
     const r = await create({ name: "API_TOKEN", value: VALUE });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ name: "API_TOKEN", version: 1, reference: "${secrets.API_TOKEN}", last_used_at: null, rotated_at: null });
+    expect(r.body.data).toMatchObject({
+      name: "API_TOKEN",
+      version: 1,
+      reference: "${secrets.API_TOKEN}",
+      last_used_at: null,
+      rotated_at: null,
+    });
     expect(r.body.data.id).toMatch(ULID);
-    expect(Object.keys(r.body.data).sort()).toEqual(["created_at", "id", "last_used_at", "name", "reference", "rotated_at", "updated_at", "version"]);
+    expect(Object.keys(r.body.data).sort()).toEqual([
+      "created_at",
+      "id",
+      "last_used_at",
+      "name",
+      "reference",
+      "rotated_at",
+      "updated_at",
+      "version",
+    ]);
     expect(JSON.stringify(r.body)).not.toContain(VALUE);
   });
 
@@ -60,7 +74,10 @@ describe("scenario secrets", () => {
       await json(
         inst.api("/v1/scenarios", {
           method: "POST",
-          json: { name: "secret check", draft_definition: { schema_version: 1, steps: [{ type: "assert", value: "${secrets.ROTATING}", equals: "third-value-cccc" }] } },
+          json: {
+            name: "secret check",
+            draft_definition: { schema_version: 1, steps: [{ type: "assert", value: "${secrets.ROTATING}", equals: "third-value-cccc" }] },
+          },
         }),
       )
     ).body.data;
@@ -76,7 +93,10 @@ describe("scenario secrets", () => {
       await json(
         inst.api("/v1/scenarios", {
           method: "POST",
-          json: { name: "leak check", draft_definition: { schema_version: 1, steps: [{ type: "assert", value: "${secrets.API_TOKEN}", equals: "wrong" }] } },
+          json: {
+            name: "leak check",
+            draft_definition: { schema_version: 1, steps: [{ type: "assert", value: "${secrets.API_TOKEN}", equals: "wrong" }] },
+          },
         }),
       )
     ).body.data;
@@ -106,7 +126,8 @@ describe("scenario secrets", () => {
     const p = (await json(inst.api("/v1/projects", { method: "POST", token: device, json: { name: "Elsewhere" } }))).body.data;
     expect((await json(inst.api(`/v1/scenario-secrets/${id}`, { token: device, project: p.id }))).status).toBe(404);
     expect((await inst.api(`/v1/scenario-secrets/${id}`, { method: "DELETE", token: device, project: p.id })).status).toBe(404);
-    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["secrets:read"] } }))).body.data.secret;
+    const reader = (await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "r", scopes: ["secrets:read"] } }))).body.data
+      .secret;
     expect((await json(inst.api("/v1/scenario-secrets", { token: reader }))).status).toBe(200);
     const w = await json(inst.api(`/v1/scenario-secrets/${id}/rotate`, { method: "POST", token: reader, json: { value: "x" } }));
     expect(w.status).toBe(403);

@@ -48,7 +48,9 @@ describe("bootstrap", () => {
     expect(key).toBeDefined();
     expect(password).toBeDefined();
     expect((await first.api("/v1/inboxes", { token: key })).status).toBe(200);
-    const login = await json(first.api("/v1/devices", { method: "POST", token: null, json: { email: "admin@localhost", password, name: "t" } }));
+    const login = await json(
+      first.api("/v1/devices", { method: "POST", token: null, json: { email: "admin@localhost", password, name: "t" } }),
+    );
     expect(login.status).toBe(201);
     const keys = await json(first.api("/v1/api-keys", { token: key }));
     expect(keys.body.data[0].scopes).toEqual(["*"]);
@@ -67,14 +69,20 @@ describe("bootstrap", () => {
     });
     expect(r.code).toBe(0);
     expect(r.out).toContain("qa@x.test");
-    const token = (await json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: "qa@x.test", password: "qa-password", name: "t" } }))).body.data.token;
+    const token = (
+      await json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: "qa@x.test", password: "qa-password", name: "t" } }))
+    ).body.data.token;
     const me = await json(inst.api("/v1/me", { token }));
     expect(me.body.data).toMatchObject({ role: "admin", team: { name: "QA" } });
     const projects = await json(inst.api("/v1/projects", { token }));
     expect(projects.body.data.length).toBe(1);
-    const bad = await runCli(["user", "add", "--email", "z@x.test", "--password", "pw-long-enough", "--role", "boss"], { INBOXD_DATA_DIR: inst.dataDir });
+    const bad = await runCli(["user", "add", "--email", "z@x.test", "--password", "pw-long-enough", "--role", "boss"], {
+      INBOXD_DATA_DIR: inst.dataDir,
+    });
     expect(bad.code).not.toBe(0);
-    const dup = await runCli(["user", "add", "--email", "qa@x.test", "--password", "qa-password", "--role", "member"], { INBOXD_DATA_DIR: inst.dataDir });
+    const dup = await runCli(["user", "add", "--email", "qa@x.test", "--password", "qa-password", "--role", "member"], {
+      INBOXD_DATA_DIR: inst.dataDir,
+    });
     expect(dup.code).not.toBe(0);
     await inst.stop();
     inst.cleanup();
@@ -100,7 +108,13 @@ describe("restart and lock", () => {
   test("two instances cannot share a data directory (lock file); a stale lock after kill -9 is taken over", async () => {
     const inst = await startInboxd();
     expect(existsSync(join(inst.dataDir, "inboxd.lock"))).toBe(true);
-    const r = await runCli(["serve"], { INBOXD_DATA_DIR: inst.dataDir, INBOXD_HTTP_PORT: "0", INBOXD_SMTP_PORT: "0", INBOXD_IMAP_PORT: "0", INBOXD_POP3_PORT: "0" });
+    const r = await runCli(["serve"], {
+      INBOXD_DATA_DIR: inst.dataDir,
+      INBOXD_HTTP_PORT: "0",
+      INBOXD_SMTP_PORT: "0",
+      INBOXD_IMAP_PORT: "0",
+      INBOXD_POP3_PORT: "0",
+    });
     expect(r.code).not.toBe(0);
     expect(r.out).toContain("in use");
     await inst.kill();

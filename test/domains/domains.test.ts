@@ -4,7 +4,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { withDatabaseFile } from "../support/sqlite-file";
 import { createPublicKey } from "node:crypto";
-import { join } from "node:path";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
 import { startTestDns, type TestDns } from "../support/dns-server";
 

@@ -199,7 +199,12 @@ describe("SMTP", () => {
     expect(set.status).toBe(200);
     expect(set.body.data.catch_all_inbox_id).toBe(catchAll.id);
 
-    await transport().sendMail({ from: "a@sender.example", to: `nobody-${Date.now()}@${verified.domain}`, subject: "to the void", text: "x" });
+    await transport().sendMail({
+      from: "a@sender.example",
+      to: `nobody-${Date.now()}@${verified.domain}`,
+      subject: "to the void",
+      text: "x",
+    });
     await transport().sendMail({ from: "a@sender.example", to: `known@${verified.domain}`, subject: "to known", text: "x" });
     expect(await subjectsOf(catchAll.id)).toEqual(["to the void"]);
     expect(await subjectsOf(known.id)).toEqual(["to known"]);
@@ -208,7 +213,10 @@ describe("SMTP", () => {
     expect(cleared.body.data.catch_all_inbox_id).toBeNull();
     const refused = await transport()
       .sendMail({ from: "a@sender.example", to: `nobody-else@${verified.domain}`, subject: "refused", text: "x" })
-      .then(() => null, (e) => e);
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(refused).not.toBeNull();
     expect(String(refused.responseCode ?? refused.message)).toContain("550");
   });
@@ -219,13 +227,18 @@ describe("SMTP", () => {
     );
     expect(r.status).toBe(404);
     const target = (await createInbox({ local_part: "catcher" })).body.data;
-    const d = await json(inst.api("/v1/domains", { method: "POST", json: { domain: "catch.acme-lab.example", catch_all_inbox_id: target.id } }));
+    const d = await json(
+      inst.api("/v1/domains", { method: "POST", json: { domain: "catch.acme-lab.example", catch_all_inbox_id: target.id } }),
+    );
     expect(d.status).toBe(201);
     expect(d.body.data.catch_all_inbox_id).toBe(target.id);
     // An unverified domain's catch-all receives nothing: its mail is refused.
     const refused = await transport()
       .sendMail({ from: "a@sender.example", to: "x@catch.acme-lab.example", subject: "early", text: "x" })
-      .then(() => null, (e) => e);
+      .then(
+        () => null,
+        (e) => e,
+      );
     expect(refused).not.toBeNull();
   });
 

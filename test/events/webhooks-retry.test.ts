@@ -149,7 +149,14 @@ describe("retries", () => {
     up = true;
     const before = rx.of("/restart").length;
     inst = await inst.restart();
-    const ok = await rx.waitFor((g) => g.filter((x) => x.path === "/restart").slice(before).find((x) => x) ?? null, 20_000);
+    const ok = await rx.waitFor(
+      (g) =>
+        g
+          .filter((x) => x.path === "/restart")
+          .slice(before)
+          .find((x) => x) ?? null,
+      20_000,
+    );
     expect(ok.json.data.subject).toBe("survives");
     expect(ok.headers["webhook-id"]).toBe(rx.of("/restart")[0]!.headers["webhook-id"]);
     expect(await verifyStandardWebhook(wh.secret, ok.headers, ok.body)).toBe(true);

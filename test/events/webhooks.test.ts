@@ -49,7 +49,9 @@ describe("registration", () => {
     expect(list.body.data.some((w: any) => w.id === wh.id && w.secret === undefined)).toBe(true);
     expect(list.body.meta).toMatchObject({ limit: 100, has_more: false });
 
-    const upd = await json(inst.api(`/v1/webhooks/${wh.id}`, { method: "PATCH", json: { enabled: false, event_types: ["inbox.expired"] } }));
+    const upd = await json(
+      inst.api(`/v1/webhooks/${wh.id}`, { method: "PATCH", json: { enabled: false, event_types: ["inbox.expired"] } }),
+    );
     expect(upd.status).toBe(200);
     expect(upd.body.data).toMatchObject({ enabled: false, event_types: ["inbox.expired"] });
     expect(upd.body.data.secret).toBeUndefined();

@@ -17,11 +17,28 @@ afterAll(async () => {
 function apiMdRoutes(): string[] {
   const file = join(ROOT, "../shared/API.md");
   const fallback = [
-    "GET /v1/me", "GET /v1/projects", "POST /v1/projects", "PATCH /v1/projects/{id}", "GET /v1/devices", "POST /v1/devices",
-    "DELETE /v1/devices/{id}", "GET /v1/api-keys", "POST /v1/api-keys", "GET /v1/api-keys/{id}", "POST /v1/api-keys/{id}/revoke",
-    "POST /v1/api-keys/{id}/rotate", "GET /v1/inboxes", "POST /v1/inboxes", "GET /v1/inboxes/{id}", "PATCH /v1/inboxes/{id}",
-    "DELETE /v1/inboxes/{id}", "GET /v1/inboxes/{id}/credentials", "POST /v1/inboxes/{id}/mark-read", "PUT /v1/inboxes/{id}/watch",
-    "DELETE /v1/inboxes/{id}/watch", "GET /v1/usage",
+    "GET /v1/me",
+    "GET /v1/projects",
+    "POST /v1/projects",
+    "PATCH /v1/projects/{id}",
+    "GET /v1/devices",
+    "POST /v1/devices",
+    "DELETE /v1/devices/{id}",
+    "GET /v1/api-keys",
+    "POST /v1/api-keys",
+    "GET /v1/api-keys/{id}",
+    "POST /v1/api-keys/{id}/revoke",
+    "POST /v1/api-keys/{id}/rotate",
+    "GET /v1/inboxes",
+    "POST /v1/inboxes",
+    "GET /v1/inboxes/{id}",
+    "PATCH /v1/inboxes/{id}",
+    "DELETE /v1/inboxes/{id}",
+    "GET /v1/inboxes/{id}/credentials",
+    "POST /v1/inboxes/{id}/mark-read",
+    "PUT /v1/inboxes/{id}/watch",
+    "DELETE /v1/inboxes/{id}/watch",
+    "GET /v1/usage",
   ];
   if (!existsSync(file)) return fallback;
   const text = readFileSync(file, "utf8");

@@ -43,35 +43,36 @@ test("no route answers 500 to malformed input; every error is in the envelope", 
         const concrete = path.replace(/\{[^}]+\}/g, id);
         for (const body of method === "get" || method === "delete" ? [undefined] : BODIES) {
           for (const auth of [{ token: inst.key }, { token: device, project }])
-          for (const query of ["?limit=abc&wait=-1&status=%ff&view=x", "?wait=0"]) {
-            const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-            let r: Response;
-            let text: string;
-            try {
-              r = await inst.api(`${concrete}${query}`, {
-                method: method.toUpperCase(),
-                body,
-                headers,
-                ...auth,
-                signal: AbortSignal.timeout(10_000),
-              });
-              text = await r.text();
-            } catch (e) {
-              failures.push(`${method.toUpperCase()} ${concrete} → ${(e as Error).name}`);
-              continue;
-            }
-            calls++;
-            if (r.status >= 500) failures.push(`${method.toUpperCase()} ${concrete} ${body?.slice(0, 40)} → ${r.status} ${text.slice(0, 200)}`);
-            else if (r.status >= 400) {
-              let env: any = null;
+            for (const query of ["?limit=abc&wait=-1&status=%ff&view=x", "?wait=0"]) {
+              const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+              let r: Response;
+              let text: string;
               try {
-                env = JSON.parse(text);
-              } catch {}
-              if (!env || typeof env.code !== "string" || typeof env.request_id !== "string") {
-                failures.push(`${method.toUpperCase()} ${concrete} → ${r.status} without envelope: ${text.slice(0, 120)}`);
+                r = await inst.api(`${concrete}${query}`, {
+                  method: method.toUpperCase(),
+                  body,
+                  headers,
+                  ...auth,
+                  signal: AbortSignal.timeout(10_000),
+                });
+                text = await r.text();
+              } catch (e) {
+                failures.push(`${method.toUpperCase()} ${concrete} → ${(e as Error).name}`);
+                continue;
+              }
+              calls++;
+              if (r.status >= 500)
+                failures.push(`${method.toUpperCase()} ${concrete} ${body?.slice(0, 40)} → ${r.status} ${text.slice(0, 200)}`);
+              else if (r.status >= 400) {
+                let env: any = null;
+                try {
+                  env = JSON.parse(text);
+                } catch {}
+                if (!env || typeof env.code !== "string" || typeof env.request_id !== "string") {
+                  failures.push(`${method.toUpperCase()} ${concrete} → ${r.status} without envelope: ${text.slice(0, 120)}`);
+                }
               }
             }
-          }
         }
       }
     }

@@ -102,7 +102,14 @@ describe("latest message", () => {
 
   test("validation: wait above 60, negative or fractional wait, bad after, foreign poll_token are 422", async () => {
     const inbox = await createInbox(inst);
-    const queries: Record<string, string>[] = [{ wait: "61" }, { wait: "-1" }, { wait: "1.5" }, { after: "not-a-ulid" }, { poll_token: "garbage!" }, { view: "raw" }];
+    const queries: Record<string, string>[] = [
+      { wait: "61" },
+      { wait: "-1" },
+      { wait: "1.5" },
+      { after: "not-a-ulid" },
+      { poll_token: "garbage!" },
+      { view: "raw" },
+    ];
     for (const q of queries) {
       const r = await latest(inbox.id, q);
       expect(r.status).toBe(422);

@@ -29,8 +29,24 @@ async function compose(opts: Record<string, unknown>): Promise<Buffer> {
 }
 
 const SUMMARY_KEYS = [
-  "attachment_count", "codes", "expires_at", "from", "has_html", "has_text", "headers", "headers_truncated", "id", "inbox_id",
-  "links_count", "logical_size_bytes", "preview", "raw_available", "read", "received_at", "size_bytes", "subject",
+  "attachment_count",
+  "codes",
+  "expires_at",
+  "from",
+  "has_html",
+  "has_text",
+  "headers",
+  "headers_truncated",
+  "id",
+  "inbox_id",
+  "links_count",
+  "logical_size_bytes",
+  "preview",
+  "raw_available",
+  "read",
+  "received_at",
+  "size_bytes",
+  "subject",
 ].sort();
 
 describe("a rich multipart message", () => {
@@ -98,7 +114,12 @@ describe("a rich multipart message", () => {
     expect(m.parse_error).toBeNull();
     expect(m.attachments.length).toBe(5);
     const byName = Object.fromEntries(m.attachments.map((a: any) => [a.filename, a]));
-    expect(byName["report.csv"]).toMatchObject({ declared_content_type: "text/csv", served_content_type: "text/csv", size_bytes: csv.length, sha256: sha(Buffer.from(csv)) });
+    expect(byName["report.csv"]).toMatchObject({
+      declared_content_type: "text/csv",
+      served_content_type: "text/csv",
+      size_bytes: csv.length,
+      sha256: sha(Buffer.from(csv)),
+    });
     expect(byName["pixel.png"].sha256).toBe(sha(PNG));
     expect(byName["page.html"].declared_content_type).toBe("text/html");
     expect(byName["page.html"].served_content_type).toBe("application/octet-stream");
@@ -253,7 +274,7 @@ describe("charsets, encoded headers, huge lines and malformed MIME", () => {
 
   test("malformed MIME (missing boundary, broken base64) is kept and shown with what could be read", async () => {
     const m = await roundTrip(
-      "From: broken@example.com\r\nSubject: broken mime\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"nope\"\r\n\r\n" +
+      'From: broken@example.com\r\nSubject: broken mime\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="nope"\r\n\r\n' +
         "no boundary ever appears\r\n--other\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!not base64***\r\n",
     );
     expect(m.subject).toBe("broken mime");
@@ -283,7 +304,12 @@ describe("delete, mark-read, pagination", () => {
     expect(mr.body.data).toEqual({ last_read_ulid: ids[1] });
     expect(await shown()).toMatchObject({ message_count: 4, unread_count: 2 });
     const reads = (await json(inst.api(`/v1/inboxes/${inbox.id}/messages`))).body.data.map((m: any) => [m.id, m.read]);
-    expect(reads).toEqual([[ids[3], false], [ids[2], false], [ids[1], true], [ids[0], true]]);
+    expect(reads).toEqual([
+      [ids[3], false],
+      [ids[2], false],
+      [ids[1], true],
+      [ids[0], true],
+    ]);
 
     const del = await inst.api(`/v1/messages/${ids[3]}`, { method: "DELETE" });
     expect(del.status).toBe(204);
@@ -337,7 +363,13 @@ describe("scopes and tenancy", () => {
     const eve = await login(inst, "eve@other.test", "eve-password-123");
     const projects = (await json(inst.api("/v1/projects", { token: eve }))).body.data;
     const project = projects[0].id;
-    for (const path of [`/v1/messages/${id}`, `/v1/messages/${id}/raw`, `/v1/messages/${id}/html`, `/v1/inboxes/${inbox.id}/messages`, `/v1/inboxes/${inbox.id}/messages/latest`]) {
+    for (const path of [
+      `/v1/messages/${id}`,
+      `/v1/messages/${id}/raw`,
+      `/v1/messages/${id}/html`,
+      `/v1/inboxes/${inbox.id}/messages`,
+      `/v1/inboxes/${inbox.id}/messages/latest`,
+    ]) {
       const r = await json(inst.api(path, { token: eve, project }));
       expect(r.status).toBe(404);
       expect(r.body.code).toBe("not_found");

@@ -3,7 +3,6 @@
 // Time is "advanced" by writing past timestamps into the database, as the clock would.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { withDatabaseFile, type DatabaseFile } from "../support/sqlite-file";
-import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendRaw } from "../support/mail";
 
@@ -45,7 +44,10 @@ describe("expiry and retention", () => {
   test("a disposable inbox disappears at expires_at with its messages and blobs", async () => {
     const inbox = await createInbox(inst);
     const id = await send(inst, inbox.address, "doomed");
-    const key = withDb(inst.dataDir, (db) => (db.query("SELECT blob_key FROM messages WHERE id = ?").get(id) as { blob_key: string }).blob_key);
+    const key = withDb(
+      inst.dataDir,
+      (db) => (db.query("SELECT blob_key FROM messages WHERE id = ?").get(id) as { blob_key: string }).blob_key,
+    );
     expect(blobCount(inst.dataDir, key)).toBe(1);
     const patched = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 1 } }));
     expect(patched.status).toBe(200);
@@ -88,11 +90,17 @@ describe("expiry and retention", () => {
         .run(new Date(Date.now() - 86_400_000).toISOString(), new Date(Date.now() + 600_000).toISOString(), inbox.id),
     );
     await eventually(async () =>
-      withDb(inst.dataDir, (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(inbox.id) as { t: string | null }).t !== null),
+      withDb(
+        inst.dataDir,
+        (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(inbox.id) as { t: string | null }).t !== null,
+      ),
     );
     const far = await createInbox(inst, { ttl_seconds: 86_400 });
     await Bun.sleep(300);
-    const t = withDb(inst.dataDir, (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(far.id) as { t: string | null }).t);
+    const t = withDb(
+      inst.dataDir,
+      (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(far.id) as { t: string | null }).t,
+    );
     expect(t).toBeNull();
   });
 

@@ -37,14 +37,31 @@ async function sendMail(to: string, subject: string, text: string) {
 async function flow(client: Client) {
   const tools = await client.listTools();
   const names = tools.tools.map((t) => t.name);
-  for (const n of ["create_inbox", "list_inboxes", "delete_inbox", "wait_for_message", "list_messages", "get_message", "get_verification_code", "get_links", "get_attachment", "send_test_email", "list_scenarios", "run_scenario", "get_run"]) {
+  for (const n of [
+    "create_inbox",
+    "list_inboxes",
+    "delete_inbox",
+    "wait_for_message",
+    "list_messages",
+    "get_message",
+    "get_verification_code",
+    "get_links",
+    "get_attachment",
+    "send_test_email",
+    "list_scenarios",
+    "run_scenario",
+    "get_run",
+  ]) {
     expect(names).toContain(n);
   }
   const wait = tools.tools.find((t) => t.name === "wait_for_message")!;
   expect(wait.inputSchema.required).toContain("inbox_id");
   const inbox = data(await client.callTool({ name: "create_inbox", arguments: { name: "mcp flow" } }));
   expect(inbox.address).toContain("@");
-  const waiting = client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 20, subject_contains: "verify" } });
+  const waiting = client.callTool({
+    name: "wait_for_message",
+    arguments: { inbox_id: inbox.id, timeout_seconds: 20, subject_contains: "verify" },
+  });
   await Bun.sleep(200);
   await sendMail(inbox.address, "Please verify your email", "Your verification code is 482913. It expires in 10 minutes.");
   const msg = data(await waiting);
@@ -78,7 +95,9 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   test("a tool outside the agent's permissions is refused with the contract's code", async () => {
-    const agent = await json(inst.api("/v1/agents", { method: "POST", json: { name: "read-only agent", permissions: ["inboxes:read", "runs:write"] } }));
+    const agent = await json(
+      inst.api("/v1/agents", { method: "POST", json: { name: "read-only agent", permissions: ["inboxes:read", "runs:write"] } }),
+    );
     expect(agent.status).toBe(201);
     const { client, transport } = await httpClient(inst.key, agent.body.data.id);
     const r: any = await client.callTool({ name: "create_inbox", arguments: {} });
@@ -93,7 +112,12 @@ describe("MCP over Streamable HTTP", () => {
   test("send_test_email delivers to an inbox of the project; get_links reads its links", async () => {
     const { client, transport } = await httpClient();
     const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
-    const sent = data(await client.callTool({ name: "send_test_email", arguments: { inbox_id: inbox.id, subject: "Hello", text: "Open https://example.test/welcome?x=1 now" } }));
+    const sent = data(
+      await client.callTool({
+        name: "send_test_email",
+        arguments: { inbox_id: inbox.id, subject: "Hello", text: "Open https://example.test/welcome?x=1 now" },
+      }),
+    );
     expect(sent.sent).toBe(true);
     const msg = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 10 } }));
     const links = data(await client.callTool({ name: "get_links", arguments: { message_id: msg.id } }));
@@ -103,7 +127,11 @@ describe("MCP over Streamable HTTP", () => {
   });
 
   test("/mcp needs an API key", async () => {
-    const r = await fetch(`${inst.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }) });
+    const r = await fetch(`${inst.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
     expect(r.status).toBe(401);
   });
 });

@@ -19,7 +19,20 @@ function meta(over: Partial<AgentAttachmentInput> = {}): AgentAttachmentInput {
 
 describe("servedContentType", () => {
   test("active types are served as application/octet-stream", () => {
-    for (const t of ["text/html", "image/svg+xml", "application/xhtml+xml", "application/javascript", "text/javascript", "application/xml", "text/xml", "application/x-shockwave-flash", "text/x-unknown", "multipart/related", "", "garbage"]) {
+    for (const t of [
+      "text/html",
+      "image/svg+xml",
+      "application/xhtml+xml",
+      "application/javascript",
+      "text/javascript",
+      "application/xml",
+      "text/xml",
+      "application/x-shockwave-flash",
+      "text/x-unknown",
+      "multipart/related",
+      "",
+      "garbage",
+    ]) {
       expect(servedContentType(t)).toBe("application/octet-stream");
     }
   });
@@ -33,19 +46,28 @@ describe("servedContentType", () => {
 
 describe("contentDisposition", () => {
   test("ASCII fallback and RFC 5987 UTF-8 name", () => {
-    expect(contentDisposition("Bericht für Jörg.pdf")).toBe(`attachment; filename="Bericht f_r J_rg.pdf"; filename*=UTF-8''Bericht%20f%C3%BCr%20J%C3%B6rg.pdf`);
+    expect(contentDisposition("Bericht für Jörg.pdf")).toBe(
+      `attachment; filename="Bericht f_r J_rg.pdf"; filename*=UTF-8''Bericht%20f%C3%BCr%20J%C3%B6rg.pdf`,
+    );
     expect(contentDisposition("report.csv")).toBe(`attachment; filename="report.csv"; filename*=UTF-8''report.csv`);
   });
   test("quotes, CR/LF, path separators and control characters cannot escape the header", () => {
-    for (const evil of ['a"; filename="evil.exe', "a\r\nSet-Cookie: x=1", "../../etc/passwd", "..\\..\\windows\\evil.bat", "x\u0000y\u007f.txt", "'quoted'.txt"]) {
+    for (const evil of [
+      'a"; filename="evil.exe',
+      "a\r\nSet-Cookie: x=1",
+      "../../etc/passwd",
+      "..\\..\\windows\\evil.bat",
+      "x\u0000y\u007f.txt",
+      "'quoted'.txt",
+    ]) {
       const v = contentDisposition(evil);
       expect(v).not.toMatch(/[\r\n\u0000\u007f]/);
       expect(v.match(/"/g)?.length).toBe(2);
       const ascii = /filename="([^"]*)"/.exec(v)![1]!;
-      expect(ascii).not.toMatch(/[\/\\]/);
+      expect(ascii).not.toMatch(/[/\\]/);
       const star = /filename\*=UTF-8''(.*)$/.exec(v)![1]!;
       expect(star).toMatch(/^[A-Za-z0-9%\-._~]*$/);
-      expect(decodeURIComponent(star)).not.toMatch(/[\/\\"\r\n]/);
+      expect(decodeURIComponent(star)).not.toMatch(/[/\\"\r\n]/);
     }
     expect(contentDisposition("../../etc/passwd")).toContain('filename="passwd"');
   });
@@ -74,18 +96,41 @@ describe("agentAttachment", () => {
     });
     expect(a.untrusted.nonce).toMatch(/^[0-9a-f]{32}$/);
     expect(a.untrusted.nonce).not.toBe(b.untrusted.nonce);
-    expect(Object.keys(a).sort()).toEqual(["declared_content_type", "id", "message_id", "served_content_type", "sha256", "size_bytes", "text_available", "truncated", "untrusted", "withheld_reason"]);
+    expect(Object.keys(a).sort()).toEqual([
+      "declared_content_type",
+      "id",
+      "message_id",
+      "served_content_type",
+      "sha256",
+      "size_bytes",
+      "text_available",
+      "truncated",
+      "untrusted",
+      "withheld_reason",
+    ]);
   });
 
   test("csv, calendar and json are decoded too", () => {
     expect(agentAttachment(meta({ declaredContentType: "text/csv", filename: "a.csv" }), enc("a,b\n1,2")).untrusted.text).toBe("a,b\n1,2");
-    expect(agentAttachment(meta({ declaredContentType: "text/calendar", filename: "invite.ics" }), enc("BEGIN:VCALENDAR")).text_available).toBe(true);
-    expect(agentAttachment(meta({ declaredContentType: "application/json", filename: "d.json" }), enc('{"a":1}')).untrusted.text).toBe('{"a":1}');
+    expect(
+      agentAttachment(meta({ declaredContentType: "text/calendar", filename: "invite.ics" }), enc("BEGIN:VCALENDAR")).text_available,
+    ).toBe(true);
+    expect(agentAttachment(meta({ declaredContentType: "application/json", filename: "d.json" }), enc('{"a":1}')).untrusted.text).toBe(
+      '{"a":1}',
+    );
   });
 
   test("generic octet-stream is sniffed by extension; other binary types are withheld", () => {
-    expect(agentAttachment(meta({ declaredContentType: "application/octet-stream", filename: "export.csv" }), enc("x,y")).untrusted.text).toBe("x,y");
-    for (const [type, name] of [["text/html", "page.html"], ["application/pdf", "a.pdf"], ["image/png", "a.png"], ["application/octet-stream", "blob.bin"], ["image/svg+xml", "notes.txt"]]) {
+    expect(
+      agentAttachment(meta({ declaredContentType: "application/octet-stream", filename: "export.csv" }), enc("x,y")).untrusted.text,
+    ).toBe("x,y");
+    for (const [type, name] of [
+      ["text/html", "page.html"],
+      ["application/pdf", "a.pdf"],
+      ["image/png", "a.png"],
+      ["application/octet-stream", "blob.bin"],
+      ["image/svg+xml", "notes.txt"],
+    ]) {
       const r = agentAttachment(meta({ declaredContentType: type!, filename: name! }), enc("<b>secret</b>"));
       expect(r).toMatchObject({ text_available: false, truncated: false, withheld_reason: "binary_type" });
       expect(r.untrusted.text).toBe("");

@@ -42,7 +42,11 @@ describe("extractCodes edge cases", () => {
   });
 
   test("the code right after the keyword ranks above a farther one", () => {
-    const codes = extractCodes("", "Your verification code is 111222.\nBackup codes were last generated on the device named 333444 yesterday.", null);
+    const codes = extractCodes(
+      "",
+      "Your verification code is 111222.\nBackup codes were last generated on the device named 333444 yesterday.",
+      null,
+    );
     expect(codes[0]).toBe("111222");
   });
 

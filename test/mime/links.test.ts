@@ -6,7 +6,7 @@ describe("extractLinks", () => {
     const text = [
       "Confirm here: https://example.com/confirm?token=abc.",
       "Docs (see https://docs.example.com/a_(b)) and https://example.com/x, or https://example.com/confirm?token=abc!",
-      "Quoted \"https://q.example.com/p\" and <https://angle.example.com/z>;",
+      'Quoted "https://q.example.com/p" and <https://angle.example.com/z>;',
       "HTTP://UPPER.example.com/Path?X=1 also www.example.com and ftp://old.example.com",
       "markdown [link](https://md.example.com/page) end",
     ].join("\n");
@@ -43,11 +43,12 @@ describe("extractLinks", () => {
   });
 
   test("text links come first, then HTML hrefs; one list without duplicates", () => {
-    expect(extractLinks("Go to https://example.com/1 or https://example.com/2.", '<a href="https://example.com/2">2</a><a href="https://example.com/3">3</a>')).toEqual([
-      "https://example.com/1",
-      "https://example.com/2",
-      "https://example.com/3",
-    ]);
+    expect(
+      extractLinks(
+        "Go to https://example.com/1 or https://example.com/2.",
+        '<a href="https://example.com/2">2</a><a href="https://example.com/3">3</a>',
+      ),
+    ).toEqual(["https://example.com/1", "https://example.com/2", "https://example.com/3"]);
   });
 
   test("empty, null and link-free inputs", () => {

@@ -12,7 +12,9 @@ async function compose(mail: Mail.Options): Promise<Uint8Array> {
   return new Uint8Array(info.message as Buffer);
 }
 const bytes = (...parts: Array<string | Uint8Array>) =>
-  new Uint8Array(Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p.replace(/\r?\n/g, "\r\n"), "binary") : Buffer.from(p)))));
+  new Uint8Array(
+    Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p.replace(/\r?\n/g, "\r\n"), "binary") : Buffer.from(p)))),
+  );
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s.replace(/\r?\n/g, "\r\n"), "utf8"));
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -49,7 +51,10 @@ describe("bodies and addresses", () => {
 
   test("an HTML-only message has no text; preview comes from the HTML", async () => {
     const m = await parseMessage(
-      await compose({ subject: "Only HTML", html: "<html><head><style>p{color:red}</style></head><body><p>Your   code is <b>482913</b></p></body></html>" }),
+      await compose({
+        subject: "Only HTML",
+        html: "<html><head><style>p{color:red}</style></head><body><p>Your   code is <b>482913</b></p></body></html>",
+      }),
     );
     expect(m.text).toBeNull();
     expect(m.html).toContain("482913");
@@ -91,7 +96,14 @@ describe("attachments", () => {
     const m = await parseMessage(raw);
     expect(m.parseError).toBeNull();
     // MIME order: nodemailer puts the cid image into multipart/related, ahead of the others.
-    expect(m.attachments.map((a) => a.filename)).toEqual(["logo.png", "data.bin", "report.csv", "page.html", "pic.svg", "Bericht für Jörg.pdf"]);
+    expect(m.attachments.map((a) => a.filename)).toEqual([
+      "logo.png",
+      "data.bin",
+      "report.csv",
+      "page.html",
+      "pic.svg",
+      "Bericht für Jörg.pdf",
+    ]);
     expect(m.attachments.map((a) => a.position)).toEqual([0, 1, 2, 3, 4, 5]);
     const [logo, bin, sheet, page, svg, pdf] = m.attachments;
     expect(Buffer.from(bin!.content).equals(binary)).toBe(true);
@@ -151,8 +163,8 @@ describe("charsets and encoded headers", () => {
     expect(m.to).toEqual([{ email: "ivan@example.test", name: "Привет" }]);
     expect(m.subject).toBe("😀 Hello Wörld");
     const h = Object.fromEntries(m.headers.map((x) => [x.name, x.value]));
-    expect(h["Subject"]).toBe("😀 Hello Wörld");
-    expect(h["From"]).toBe("Jörg Müller <jorg@example.com>");
+    expect(h.Subject).toBe("😀 Hello Wörld");
+    expect(h.From).toBe("Jörg Müller <jorg@example.com>");
     expect(h["X-Japanese"]).toBe("日本語");
     expect(h["X-Raw"]).toBe("Grüße direkt");
   });
@@ -188,13 +200,41 @@ describe("huge lines", () => {
 
 describe("malformed MIME never throws and keeps what is readable", () => {
   const cases: Array<[string, Uint8Array]> = [
-    ["multipart without boundary", utf8("From: Ann <ann@example.com>\nSubject: no boundary\nContent-Type: multipart/mixed\n\n--x\nContent-Type: text/plain\n\nhi\n--x--\n")],
-    ["boundary never closed", utf8("From: Ann <ann@example.com>\nSubject: unclosed\nContent-Type: multipart/mixed; boundary=zz\n\n--zz\nContent-Type: text/plain\n\nstill here\n--zz\nContent-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLj")],
-    ["invalid base64 and quoted-printable", utf8("From: Ann <ann@example.com>\nSubject: bad encodings\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n!!!not base64***\n=ZZ=\n")],
-    ["unknown charset", utf8("From: Ann <ann@example.com>\nSubject: odd charset\nContent-Type: text/plain; charset=x-no-such-charset\n\nplain words\n")],
-    ["header without colon and cut-off header", utf8("From: Ann <ann@example.com>\nSubject: broken headers\nthis is not a header\nX-Cut: =?UTF-8?B?4pyT")],
+    [
+      "multipart without boundary",
+      utf8(
+        "From: Ann <ann@example.com>\nSubject: no boundary\nContent-Type: multipart/mixed\n\n--x\nContent-Type: text/plain\n\nhi\n--x--\n",
+      ),
+    ],
+    [
+      "boundary never closed",
+      utf8(
+        "From: Ann <ann@example.com>\nSubject: unclosed\nContent-Type: multipart/mixed; boundary=zz\n\n--zz\nContent-Type: text/plain\n\nstill here\n--zz\nContent-Type: application/pdf\nContent-Transfer-Encoding: base64\n\nJVBERi0xLj",
+      ),
+    ],
+    [
+      "invalid base64 and quoted-printable",
+      utf8(
+        "From: Ann <ann@example.com>\nSubject: bad encodings\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n!!!not base64***\n=ZZ=\n",
+      ),
+    ],
+    [
+      "unknown charset",
+      utf8("From: Ann <ann@example.com>\nSubject: odd charset\nContent-Type: text/plain; charset=x-no-such-charset\n\nplain words\n"),
+    ],
+    [
+      "header without colon and cut-off header",
+      utf8("From: Ann <ann@example.com>\nSubject: broken headers\nthis is not a header\nX-Cut: =?UTF-8?B?4pyT"),
+    ],
     ["NUL bytes and binary garbage", bytes("From: Ann <ann@example.com>\nSubject: garbage\n\n", randomBytes(4096), "\0\0\0\n")],
-    ["deeply nested multiparts", utf8("From: Ann <ann@example.com>\nSubject: nested\n" + Array.from({ length: 300 }, (_, i) => `Content-Type: multipart/mixed; boundary=b${i}\n\n--b${i}\n`).join("") + "Content-Type: text/plain\n\ndeep\n")],
+    [
+      "deeply nested multiparts",
+      utf8(
+        "From: Ann <ann@example.com>\nSubject: nested\n" +
+          Array.from({ length: 300 }, (_, i) => `Content-Type: multipart/mixed; boundary=b${i}\n\n--b${i}\n`).join("") +
+          "Content-Type: text/plain\n\ndeep\n",
+      ),
+    ],
     ["random bytes only", new Uint8Array(randomBytes(8192))],
     ["empty", new Uint8Array(0)],
   ];
@@ -212,7 +252,11 @@ describe("malformed MIME never throws and keeps what is readable", () => {
   }
 
   test("a message mailparser rejects (too many MIME parts) reports parseError and keeps headers and body", async () => {
-    const raw = utf8("From: Ann <ann@example.com>\nSubject: too many parts\nContent-Type: multipart/mixed; boundary=b\n\n" + "--b\nContent-Type: text/plain\n\nx\n".repeat(1500) + "--b--\n");
+    const raw = utf8(
+      "From: Ann <ann@example.com>\nSubject: too many parts\nContent-Type: multipart/mixed; boundary=b\n\n" +
+        "--b\nContent-Type: text/plain\n\nx\n".repeat(1500) +
+        "--b--\n",
+    );
     const m = await parseMessage(raw);
     expect(m.parseError).toMatch(/child nodes/);
     expect(m.subject).toBe("too many parts");
@@ -247,7 +291,9 @@ describe("malformed MIME never throws and keeps what is readable", () => {
   });
 
   test("folded headers are unfolded, order and names kept as received", async () => {
-    const m = await parseMessage(utf8("Received: from a\n\tby b; Tue, 1 Jul 2025\nreceived: from c\nSubject: folded\n  subject line\nFROM: x@example.com\n\nb\n"));
+    const m = await parseMessage(
+      utf8("Received: from a\n\tby b; Tue, 1 Jul 2025\nreceived: from c\nSubject: folded\n  subject line\nFROM: x@example.com\n\nb\n"),
+    );
     expect(m.headers).toEqual([
       { name: "Received", value: "from a\tby b; Tue, 1 Jul 2025" },
       { name: "received", value: "from c" },
@@ -260,7 +306,9 @@ describe("malformed MIME never throws and keeps what is readable", () => {
 describe("projectHeaders", () => {
   test("keeps the listed headers in order and drops the rest", async () => {
     const m = await parseMessage(
-      utf8("Received: from a\nFrom: a@example.com\nX-Spam: 1\nTo: b@example.test\nSubject: s\nList-Unsubscribe: <https://u>\nDKIM-Signature: v=1\n\nb\n"),
+      utf8(
+        "Received: from a\nFrom: a@example.com\nX-Spam: 1\nTo: b@example.test\nSubject: s\nList-Unsubscribe: <https://u>\nDKIM-Signature: v=1\n\nb\n",
+      ),
     );
     expect(projectHeaders(m.headers)).toEqual([
       { name: "From", value: "a@example.com" },
@@ -279,7 +327,9 @@ describe("projectHeaders", () => {
 
 describe("OTP-Token header", () => {
   test("a passcode from the OTP-Token header comes first", async () => {
-    const m = await parseMessage(utf8('From: a@example.com\nSubject: Sign in\nOTP-Token: "913425"; origin="https://example.com"\n\nYour code is 913425.\n'));
+    const m = await parseMessage(
+      utf8('From: a@example.com\nSubject: Sign in\nOTP-Token: "913425"; origin="https://example.com"\n\nYour code is 913425.\n'),
+    );
     expect(m.codes[0]).toBe("913425");
   });
 });

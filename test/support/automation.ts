@@ -27,7 +27,12 @@ export function startSignupApp(smtpPort: () => number): SignupApp {
         const code = String(100000 + Math.floor(Math.random() * 900000));
         pending.set(email, code);
         app.lastCode = code;
-        const t = nodemailer.createTransport({ host: "127.0.0.1", port: smtpPort(), secure: false, tls: { rejectUnauthorized: false } } as any);
+        const t = nodemailer.createTransport({
+          host: "127.0.0.1",
+          port: smtpPort(),
+          secure: false,
+          tls: { rejectUnauthorized: false },
+        } as any);
         try {
           await t.sendMail({
             from: "Signup App <noreply@signup.test>",

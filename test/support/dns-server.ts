@@ -17,10 +17,13 @@ export interface TestDns {
 const TYPE = { A: 1, MX: 15, TXT: 16 } as const;
 
 function encodeName(name: string): Buffer {
-  const parts = name.split(".").filter(Boolean).map((l) => {
-    const b = Buffer.from(l, "ascii");
-    return Buffer.concat([Buffer.from([b.length]), b]);
-  });
+  const parts = name
+    .split(".")
+    .filter(Boolean)
+    .map((l) => {
+      const b = Buffer.from(l, "ascii");
+      return Buffer.concat([Buffer.from([b.length]), b]);
+    });
   return Buffer.concat([...parts, Buffer.from([0])]);
 }
 

@@ -27,7 +27,10 @@ async function waitForPort(port: number, ms: number): Promise<void> {
   for (;;) {
     const ok = await new Promise<boolean>((r) => {
       const s = net.connect(port, "127.0.0.1");
-      s.once("connect", () => (s.destroy(), r(true)));
+      s.once("connect", () => {
+        s.destroy();
+        r(true);
+      });
       s.once("error", () => r(false));
     });
     if (ok) return;

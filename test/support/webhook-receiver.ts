@@ -116,7 +116,12 @@ export class Receiver {
 }
 
 /** Standard Webhooks verification, straight from the spec, on WebCrypto. */
-export async function verifyStandardWebhook(secret: string, headers: Record<string, string>, body: string, toleranceS = 300): Promise<boolean> {
+export async function verifyStandardWebhook(
+  secret: string,
+  headers: Record<string, string>,
+  body: string,
+  toleranceS = 300,
+): Promise<boolean> {
   const id = headers["webhook-id"];
   const ts = headers["webhook-timestamp"];
   const sigs = headers["webhook-signature"];

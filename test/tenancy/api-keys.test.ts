@@ -25,7 +25,14 @@ describe("API keys", () => {
     expect(r.status).toBe(201);
     const k = r.body.data;
     expect(k.id).toMatch(ULID);
-    expect(k).toMatchObject({ name: "ci", environment: "live", scopes: ["inboxes:read"], revoked_at: null, expires_at: null, last_used_at: null });
+    expect(k).toMatchObject({
+      name: "ci",
+      environment: "live",
+      scopes: ["inboxes:read"],
+      revoked_at: null,
+      expires_at: null,
+      last_used_at: null,
+    });
     expect(k.secret).toStartWith("isk_live_");
     expect(k.last_four).toBe(k.secret.slice(-4));
     expect(Date.parse(k.created_at)).not.toBeNaN();

@@ -28,10 +28,18 @@ describe("credentials", () => {
   });
 
   test("log in: wrong password is 401 invalid_credentials; right one returns the token once", async () => {
-    const bad = await json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: ADMIN_EMAIL, password: "wrong", name: "x" } }));
+    const bad = await json(
+      inst.api("/v1/devices", { method: "POST", token: null, json: { email: ADMIN_EMAIL, password: "wrong", name: "x" } }),
+    );
     expect(bad.status).toBe(401);
     expect(bad.body.code).toBe("invalid_credentials");
-    const r = await json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: ADMIN_EMAIL, password: "admin-password-123", name: "ci box" } }));
+    const r = await json(
+      inst.api("/v1/devices", {
+        method: "POST",
+        token: null,
+        json: { email: ADMIN_EMAIL, password: "admin-password-123", name: "ci box" },
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.token).toStartWith("isd_");
     expect(r.body.data.id).toMatch(ULID);
@@ -115,7 +123,9 @@ describe("project selection", () => {
     const memberToken = await login(inst, "member@a.test", "member-pass-1");
     const r = await json(inst.api("/v1/projects", { method: "POST", token: memberToken, json: { name: "Nope" } }));
     expect(r.status).toBe(403);
-    const ok = await json(inst.api("/v1/projects", { method: "POST", token: ownerToken, json: { name: "Staging App", slug: "staging-app" } }));
+    const ok = await json(
+      inst.api("/v1/projects", { method: "POST", token: ownerToken, json: { name: "Staging App", slug: "staging-app" } }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.data).toMatchObject({ slug: "staging-app", environment: "live", role: "owner" });
     const dup = await json(inst.api("/v1/projects", { method: "POST", token: ownerToken, json: { name: "x", slug: "staging-app" } }));
@@ -123,12 +133,26 @@ describe("project selection", () => {
   });
 
   test("PATCH /v1/projects/{id} changes settings (owner or admin)", async () => {
-    const r = await json(inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token: ownerToken, json: { settings: { "api_keys.agent_access_enabled": false } } }));
+    const r = await json(
+      inst.api(`/v1/projects/${project.id}`, {
+        method: "PATCH",
+        token: ownerToken,
+        json: { settings: { "api_keys.agent_access_enabled": false } },
+      }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.settings["api_keys.agent_access_enabled"]).toBe(false);
-    const back = await json(inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token: ownerToken, json: { settings: { "api_keys.agent_access_enabled": true } } }));
+    const back = await json(
+      inst.api(`/v1/projects/${project.id}`, {
+        method: "PATCH",
+        token: ownerToken,
+        json: { settings: { "api_keys.agent_access_enabled": true } },
+      }),
+    );
     expect(back.body.data.settings["api_keys.agent_access_enabled"]).toBe(true);
-    const unknown = await json(inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token: ownerToken, json: { settings: { nope: true } } }));
+    const unknown = await json(
+      inst.api(`/v1/projects/${project.id}`, { method: "PATCH", token: ownerToken, json: { settings: { nope: true } } }),
+    );
     expect(unknown.status).toBe(422);
   });
 });

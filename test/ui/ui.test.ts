@@ -226,7 +226,10 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 2, null, { timeout: 15_000 });
     const selectedSubject = () => page.evaluate(() => document.querySelector(".msg-row.selected .subject")?.textContent ?? null);
     await page.keyboard.press("Escape");
-    await page.waitForFunction((id) => location.hash === `#/inboxes/${id}` && !document.querySelector("[data-test=message-subject]"), inboxId);
+    await page.waitForFunction(
+      (id) => location.hash === `#/inboxes/${id}` && !document.querySelector("[data-test=message-subject]"),
+      inboxId,
+    );
     // The selection stayed on the message that was open (now the second row), though mail arrived above it.
     expect(await selectedSubject()).toBe("Confirm your account");
     await page.keyboard.press("k");
@@ -246,7 +249,12 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   });
 
   test("the alerts bell counts arrivals of a watched inbox and marks them read", async () => {
-    const probe = await json(inst.api("/v1/alerts", { token: await page.evaluate(() => localStorage.getItem("inboxd.token")), project: await page.evaluate(() => localStorage.getItem("inboxd.project")!) }));
+    const probe = await json(
+      inst.api("/v1/alerts", {
+        token: await page.evaluate(() => localStorage.getItem("inboxd.token")),
+        project: await page.evaluate(() => localStorage.getItem("inboxd.project")!),
+      }),
+    );
     if (probe.status === 404) {
       await page.click(".bell");
       expect(await page.textContent(".panel")).toContain("not available");
@@ -267,12 +275,18 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   test("watch toggle unwatches and rewatches through the API", async () => {
     const btn = page.locator(`.inbox-row[data-id="${inboxId}"] [data-test=watch]`);
     await btn.click();
-    await page.waitForFunction((id) => document.querySelector(`.inbox-row[data-id="${id}"] [data-test=watch]`)?.getAttribute("aria-pressed") === "false", inboxId);
+    await page.waitForFunction(
+      (id) => document.querySelector(`.inbox-row[data-id="${id}"] [data-test=watch]`)?.getAttribute("aria-pressed") === "false",
+      inboxId,
+    );
     const token = await page.evaluate(() => localStorage.getItem("inboxd.token"));
     const project = await page.evaluate(() => localStorage.getItem("inboxd.project")!);
     expect((await json(inst.api(`/v1/inboxes/${inboxId}`, { token, project }))).body.data.watched).toBe(false);
     await btn.click();
-    await page.waitForFunction((id) => document.querySelector(`.inbox-row[data-id="${id}"] [data-test=watch]`)?.getAttribute("aria-pressed") === "true", inboxId);
+    await page.waitForFunction(
+      (id) => document.querySelector(`.inbox-row[data-id="${id}"] [data-test=watch]`)?.getAttribute("aria-pressed") === "true",
+      inboxId,
+    );
     expect((await json(inst.api(`/v1/inboxes/${inboxId}`, { token, project }))).body.data.watched).toBe(true);
   });
 
@@ -349,12 +363,20 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const scenario = await json(
       inst.api("/v1/scenarios", {
         method: "POST",
-        json: { name: "Greeting check", draft_definition: { schema_version: 1, steps: [{ id: "greet", type: "assert", name: "greeting is right", value: "hello", equals: "world" }] } },
+        json: {
+          name: "Greeting check",
+          draft_definition: {
+            schema_version: 1,
+            steps: [{ id: "greet", type: "assert", name: "greeting is right", value: "hello", equals: "world" }],
+          },
+        },
       }),
     );
     expect(scenario.status).toBe(201);
     expect((await json(inst.api(`/v1/scenarios/${scenario.body.data.id}/publish`, { method: "POST" }))).status).toBe(201);
-    const run = await json(inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }));
+    const run = await json(
+      inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }),
+    );
     expect(run.status).toBe(201);
     expect(run.body.data.status).toBe("failed");
     const runId = run.body.data.id;
@@ -389,20 +411,27 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
       return;
     }
     expect(probe.status).toBe(200);
-    const agent = await json(inst.api("/v1/agents", { method: "POST", json: { name: "ui-agent", permissions: ["inboxes:read", "inboxes:write"] } }));
+    const agent = await json(
+      inst.api("/v1/agents", { method: "POST", json: { name: "ui-agent", permissions: ["inboxes:read", "inboxes:write"] } }),
+    );
     expect(agent.status).toBe(201);
     const scenario = await json(
       inst.api("/v1/scenarios", {
         method: "POST",
         json: {
           name: "Provision inbox",
-          draft_definition: { schema_version: 1, steps: [{ id: "inbox", type: "inbox.create", name: "Create the inbox", approval: true, inbox_name: "approved-by-ui" }] },
+          draft_definition: {
+            schema_version: 1,
+            steps: [{ id: "inbox", type: "inbox.create", name: "Create the inbox", approval: true, inbox_name: "approved-by-ui" }],
+          },
         },
       }),
     );
     expect(scenario.status).toBe(201);
     expect((await json(inst.api(`/v1/scenarios/${scenario.body.data.id}/publish`, { method: "POST" }))).status).toBe(201);
-    const run = await json(inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }));
+    const run = await json(
+      inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }),
+    );
     expect(run.status).toBe(201);
     expect(run.body.data.status).toBe("awaiting_approval");
     const runId = run.body.data.id;
@@ -413,7 +442,9 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
       if (!pending.length) await Bun.sleep(100);
     }
     if (!pending.some((a: any) => a.run_ulid === runId)) {
-      throw new Error(`run ${runId} is awaiting_approval but GET /v1/approvals?status=pending does not list its approval: parked runs do not create approvals yet`);
+      throw new Error(
+        `run ${runId} is awaiting_approval but GET /v1/approvals?status=pending does not list its approval: parked runs do not create approvals yet`,
+      );
     }
 
     await page.click("nav a[data-nav=approvals]");
@@ -443,7 +474,9 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await screenshots(page, "run-approved");
 
     // A second run of the same scenario: reject it with a reason.
-    const run2 = await json(inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }));
+    const run2 = await json(
+      inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }),
+    );
     expect(run2.body.data.status).toBe("awaiting_approval");
     await page.click("nav a[data-nav=approvals]");
     const card2 = page.locator(`[data-test=approval][data-status=pending]`);
@@ -485,13 +518,33 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   test("overview: several senders in a live inbox, one message open (the README's screenshot)", async () => {
     const t = transport(inst);
     try {
-      await t.sendMail({ from: '"GitHub" <noreply@github.example>', to: inboxAddress, subject: "[acme/web] CI passed on main", text: "All checks have passed.", html: "<p>All checks have passed.</p>" });
-      await t.sendMail({ from: '"Stripe" <receipts@stripe.example>', to: inboxAddress, subject: "Your receipt #1042-7731", text: "Amount paid: $49.00", html: "<p>Amount paid: <b>$49.00</b></p>" });
-      await t.sendMail({ from: '"Acme Security" <security@acme.example>', to: inboxAddress, subject: "Your sign-in code", text: "Use 771204 to sign in. It expires in 5 minutes.", html: "<p>Use <b>771204</b> to sign in. It expires in 5 minutes.</p>" });
+      await t.sendMail({
+        from: '"GitHub" <noreply@github.example>',
+        to: inboxAddress,
+        subject: "[acme/web] CI passed on main",
+        text: "All checks have passed.",
+        html: "<p>All checks have passed.</p>",
+      });
+      await t.sendMail({
+        from: '"Stripe" <receipts@stripe.example>',
+        to: inboxAddress,
+        subject: "Your receipt #1042-7731",
+        text: "Amount paid: $49.00",
+        html: "<p>Amount paid: <b>$49.00</b></p>",
+      });
+      await t.sendMail({
+        from: '"Acme Security" <security@acme.example>',
+        to: inboxAddress,
+        subject: "Your sign-in code",
+        text: "Use 771204 to sign in. It expires in 5 minutes.",
+        html: "<p>Use <b>771204</b> to sign in. It expires in 5 minutes.</p>",
+      });
     } finally {
       t.close();
     }
-    expect((await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "Password reset", ttl_seconds: 86400 } }))).status).toBe(201);
+    expect((await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "Password reset", ttl_seconds: 86400 } }))).status).toBe(
+      201,
+    );
     await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 4, null, { timeout: 15_000 });
     await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 2);

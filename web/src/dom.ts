@@ -4,7 +4,11 @@ type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, unknown> & { class?: string; style?: string; dataset?: Record<string, string> };
 
 /** h("button.primary", {onclick}, "Save"): tag with optional .classes, attributes/properties, children. */
-export function h<K extends keyof HTMLElementTagNameMap>(spec: K | `${K}.${string}`, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  spec: K | `${K}.${string}`,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const [tag, ...classes] = spec.split(".");
   const el = document.createElement(tag as K);
   if (classes.length) el.className = classes.join(" ");
@@ -146,12 +150,15 @@ export async function copyText(text: string, what = "Copied"): Promise<void> {
     ta.remove();
   }
   (window as any).__lastCopied = text;
-  toast(ok ? `${what}: ${text.length > 48 ? text.slice(0, 45) + "…" : text}` : "Copy failed; select the text and copy it by hand", ok ? "ok" : "error");
+  toast(
+    ok ? `${what}: ${text.length > 48 ? text.slice(0, 45) + "…" : text}` : "Copy failed; select the text and copy it by hand",
+    ok ? "ok" : "error",
+  );
 }
 
 let toastBox: HTMLElement | null = null;
 export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
-  if (!toastBox || !toastBox.isConnected) {
+  if (!toastBox?.isConnected) {
     toastBox = h("div.toasts", { role: "status", "aria-live": "polite" });
     document.body.appendChild(toastBox);
   }
@@ -162,7 +169,11 @@ export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
 }
 
 /** A modal built on <dialog>; resolves with the form's values, or null when cancelled. */
-export function dialog<T>(title: string, body: Child, opts: { submit: string; danger?: boolean; noCancel?: boolean; collect?: () => T | null }): Promise<T | null> {
+export function dialog<T>(
+  title: string,
+  body: Child,
+  opts: { submit: string; danger?: boolean; noCancel?: boolean; collect?: () => T | null },
+): Promise<T | null> {
   return new Promise((resolve) => {
     const dlg = h("dialog.modal");
     const form = h(

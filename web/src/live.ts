@@ -18,11 +18,42 @@ const statusListeners = new Set<(s: typeof status) => void>();
 
 // Named SSE events are only delivered to listeners registered for their name.
 const NAMED = [
-  "message.received", "message.created", "message.deleted", "message.flags", "message.read", "message.updated",
-  "inbox.created", "inbox.updated", "inbox.deleted", "inbox.expiring", "inbox.expired", "inbox.quota", "team.quota",
-  "alert", "alert.created", "alert.updated", "alert.read", "alerts.changed", "message.arrived",
-  "run.created", "run.queued", "run.resumed", "run.cancel_requested", "run.changed", "run.updated", "run.started", "run.finished", "run.event", "run.event.appended",
-  "approval.pending", "approval.created", "approval.decided", "approval.changed", "approval.approved", "approval.rejected", "approval.expired",
+  "message.received",
+  "message.created",
+  "message.deleted",
+  "message.flags",
+  "message.read",
+  "message.updated",
+  "inbox.created",
+  "inbox.updated",
+  "inbox.deleted",
+  "inbox.expiring",
+  "inbox.expired",
+  "inbox.quota",
+  "team.quota",
+  "alert",
+  "alert.created",
+  "alert.updated",
+  "alert.read",
+  "alerts.changed",
+  "message.arrived",
+  "run.created",
+  "run.queued",
+  "run.resumed",
+  "run.cancel_requested",
+  "run.changed",
+  "run.updated",
+  "run.started",
+  "run.finished",
+  "run.event",
+  "run.event.appended",
+  "approval.pending",
+  "approval.created",
+  "approval.decided",
+  "approval.changed",
+  "approval.approved",
+  "approval.rejected",
+  "approval.expired",
 ];
 
 export const onLive = (fn: Handler) => {
@@ -76,9 +107,12 @@ export function connectLive() {
       es.close();
       if (source === es) source = null;
       startPolling();
-      retryTimer = setTimeout(() => {
-        if (!source) connectLive();
-      }, opened ? 3_000 : 60_000);
+      retryTimer = setTimeout(
+        () => {
+          if (!source) connectLive();
+        },
+        opened ? 3_000 : 60_000,
+      );
     } else {
       setStatus("connecting");
     }

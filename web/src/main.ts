@@ -50,7 +50,10 @@ function route() {
   for (const r of ROUTES) {
     const m = r.match.exec(path);
     if (!m) continue;
-    const params = m.slice(1).filter((x): x is string => !!x).map(decodeURIComponent);
+    const params = m
+      .slice(1)
+      .filter((x): x is string => !!x)
+      .map(decodeURIComponent);
     nav?.querySelectorAll("a").forEach((a) => a.classList.toggle("active", a.dataset.nav === r.nav));
     if (current?.key === r.key && current.page.update) {
       current.page.update(params);
@@ -130,7 +133,8 @@ async function start() {
   const liveDot = h("span.live-dot", { title: "live updates" });
   onLiveStatus((s) => {
     liveDot.dataset.state = s;
-    liveDot.title = s === "live" ? "Live: updates stream in" : s === "polling" ? "Live stream unavailable: polling every 5 s" : "Connecting…";
+    liveDot.title =
+      s === "live" ? "Live: updates stream in" : s === "polling" ? "Live stream unavailable: polling every 5 s" : "Connecting…";
   });
   const link = (path: string, key: string, label: string, ic: string) =>
     h("a", { href: "#" + path, dataset: { nav: key } }, icon(ic), h("span", null, label));
@@ -164,12 +168,22 @@ async function start() {
     "div.user",
     null,
     h("span.user-email", { title: `${me.email} (${me.role ?? "member"})` }, me.email),
-    h("button.btn.icon-btn", { title: "Log out", "aria-label": "Log out", onclick: () => void logout(), dataset: { test: "logout" } }, icon("logout")),
+    h(
+      "button.btn.icon-btn",
+      { title: "Log out", "aria-label": "Log out", onclick: () => void logout(), dataset: { test: "logout" } },
+      icon("logout"),
+    ),
   );
   const top = h(
     "header.topbar",
     null,
-    h("a.brand", { href: "#/inboxes" }, h("img", { src: "/ui/favicon.svg", alt: "", width: 24, height: 24 }), h("span", null, "inboxd"), liveDot),
+    h(
+      "a.brand",
+      { href: "#/inboxes" },
+      h("img", { src: "/ui/favicon.svg", alt: "", width: 24, height: 24 }),
+      h("span", null, "inboxd"),
+      liveDot,
+    ),
     select,
     nav,
     h("div.spacer"),

@@ -34,7 +34,11 @@ export const httpRequest: StepHandler = async (sc, p) => {
     res = await fetch(url, { method, headers, body, redirect: "manual", signal: AbortSignal.any([sc.signal, timeout]) });
   } catch (e) {
     if (sc.signal.aborted) throw sc.signal.reason;
-    if (timeout.aborted) throw new StepError("http_timeout", `http.request: ${method} ${url.origin}${url.pathname} took longer than ${p.timeout_seconds ?? 30} s`);
+    if (timeout.aborted)
+      throw new StepError(
+        "http_timeout",
+        `http.request: ${method} ${url.origin}${url.pathname} took longer than ${p.timeout_seconds ?? 30} s`,
+      );
     throw new StepError("http_error", `http.request: ${method} ${url.origin}${url.pathname} failed: ${(e as Error).message}`);
   }
   const buf = new Uint8Array(await res.arrayBuffer());

@@ -31,7 +31,8 @@ export const inboxCreate: StepHandler = async (sc, p) => {
 
 export const inboxDelete: StepHandler = async (sc, p) => {
   const id = String(p.inbox);
-  if (!(await sc.deps.removal.deleteInbox(sc.project.id, id))) throw new StepError("inbox_not_found", `inbox.delete: no inbox ${id} in this project`);
+  if (!(await sc.deps.removal.deleteInbox(sc.project.id, id)))
+    throw new StepError("inbox_not_found", `inbox.delete: no inbox ${id} in this project`);
   await sc.ledgerRemoved("inbox", id);
   return { deleted: true, id };
 };

@@ -6,7 +6,10 @@ import { StepError, type StepHandler } from "./types";
 const POLL_MS = 2000;
 const MAX_TEXT = 64 * 1024;
 
-type MessageRow = Pick<MessageRecord, "id" | "subject" | "from_email" | "from_name" | "text_body" | "html_body" | "codes" | "links" | "received_at">;
+type MessageRow = Pick<
+  MessageRecord,
+  "id" | "subject" | "from_email" | "from_name" | "text_body" | "html_body" | "codes" | "links" | "received_at"
+>;
 
 /** SQLite's lower(): ASCII letters only, as addresses are stored. */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
@@ -81,7 +84,10 @@ export const messageWait: StepHandler = async (sc, p) => {
     const poll = setInterval(attempt, POLL_MS);
     stop.push(() => clearInterval(poll));
     const timer = setTimeout(
-      () => finish(() => reject(new StepError("message_wait_timeout", `message.wait: no matching message arrived within ${p.timeout_seconds ?? 60} s`))),
+      () =>
+        finish(() =>
+          reject(new StepError("message_wait_timeout", `message.wait: no matching message arrived within ${p.timeout_seconds ?? 60} s`)),
+        ),
       Math.max(0, remaining),
     );
     stop.push(() => clearTimeout(timer));
@@ -116,7 +122,10 @@ export const messageExtract: StepHandler = async (sc, p) => {
     value = p.pattern !== undefined ? links.find((l) => new RegExp(p.pattern).test(l)) : links[0];
   }
   if (value === undefined) {
-    throw new StepError("nothing_extracted", `message.extract: no ${p.extract}${p.pattern !== undefined ? ` matching /${p.pattern}/` : ""} in message ${id}`);
+    throw new StepError(
+      "nothing_extracted",
+      `message.extract: no ${p.extract}${p.pattern !== undefined ? ` matching /${p.pattern}/` : ""} in message ${id}`,
+    );
   }
   return { value };
 };

@@ -57,10 +57,13 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
       clearTimeout(t);
       reject(signal.reason);
     };
-    const t = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -2,7 +2,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { principalOf } from "../request";
-import { IdParams, PageQuery, Ts } from "./common";
+import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireOwnerOrAdmin } from "../../tenancy/identity";
 import { idempotent } from "../idempotency";

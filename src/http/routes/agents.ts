@@ -56,7 +56,9 @@ const mod: RouteModule = (ctx, s) =>
       },
       {
         params: IdParams,
-        body: t.Optional(t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), permissions: t.Optional(Permissions) })),
+        body: t.Optional(
+          t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), permissions: t.Optional(Permissions) }),
+        ),
         detail: { summary: "Update an agent", tags },
       },
     )

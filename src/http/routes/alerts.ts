@@ -25,7 +25,8 @@ const mod: RouteModule = (_ctx, s) =>
           type: t.Optional(t.Union(ALERT_TYPES.map((c) => t.Literal(c)))),
         }),
         detail: {
-          summary: "List the calling user's alerts in the bound project (device sessions only; an API key gets 403 principal_not_permitted)",
+          summary:
+            "List the calling user's alerts in the bound project (device sessions only; an API key gets 403 principal_not_permitted)",
           tags,
         },
       },

@@ -14,7 +14,11 @@ const mod: RouteModule = (_ctx, s) =>
         const { principal, project } = reqOf(request);
         const limit = limitOf(query);
         const rows = await s.approvals.list(principal, project, query.status, query.cursor, limit);
-        return toPage(rows.map((r) => ({ ...r, id: r.ulid })), limit, ({ id: _id, ...r }) => r);
+        return toPage(
+          rows.map((r) => ({ ...r, id: r.ulid })),
+          limit,
+          ({ id: _id, ...r }) => r,
+        );
       },
       {
         query: t.Object({ ...PageQuery, status: t.Optional(t.String({ description: "pending, approved, rejected or expired" })) }),

@@ -52,9 +52,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         body: t.Object({
           domain: t.String({ maxLength: 300, description: "e.g. mail.example.com; lower-cased, trailing dot stripped, IDN to punycode" }),
-          catch_all_inbox_id: t.Optional(
-            t.Union([Ulid("inbox of this project that stores mail for unknown local parts"), t.Null()]),
-          ),
+          catch_all_inbox_id: t.Optional(t.Union([Ulid("inbox of this project that stores mail for unknown local parts"), t.Null()])),
         }),
         response: { 201: One },
         detail: { summary: "Create a custom domain (answers the DNS records to publish)", tags },
@@ -122,7 +120,9 @@ const mod: RouteModule = (ctx, s) =>
       {
         params: IdParams,
         query: t.Object({
-          force: t.Optional(t.Boolean({ description: "also delete the persistent mailboxes on this domain (otherwise 409 domain_in_use)" })),
+          force: t.Optional(
+            t.Boolean({ description: "also delete the persistent mailboxes on this domain (otherwise 409 domain_in_use)" }),
+          ),
         }),
         detail: { summary: "Delete a custom domain", tags },
       },

@@ -46,7 +46,10 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "inboxes:read");
         const limit = limitOf(query);
         const rows = await s.inboxes.list(project.id, query.cursor, limit);
-        const watched = await s.inboxes.watchedBy(principal, rows.map((r) => r.id));
+        const watched = await s.inboxes.watchedBy(
+          principal,
+          rows.map((r) => r.id),
+        );
         const teamUsed = await s.inboxes.teamUsedBytes(project.teamId);
         return toPage(rows, limit, (r) => s.inboxes.view(r, project, watched.has(r.id), teamUsed));
       },

@@ -23,4 +23,23 @@ import runs from "./runs";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
-export const routeModules: RouteModule[] = [account, alerts, events, webhooks, agentSessions, approvals, apiKeys, domains, inboxes, mcp, messages, usage, agents, httpOrigins, scenarioSecrets, scenarios, runs, ui];
+export const routeModules: RouteModule[] = [
+  account,
+  alerts,
+  events,
+  webhooks,
+  agentSessions,
+  approvals,
+  apiKeys,
+  domains,
+  inboxes,
+  mcp,
+  messages,
+  usage,
+  agents,
+  httpOrigins,
+  scenarioSecrets,
+  scenarios,
+  runs,
+  ui,
+];

@@ -20,7 +20,10 @@ interface Entry {
 }
 
 const rpcError = (status: number, message: string, code = -32000) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), { status, headers: { "content-type": "application/json" } });
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
 
 const mod: RouteModule = (ctx, s) => {
   const sessions = new Map<string, Entry>();
@@ -40,7 +43,7 @@ const mod: RouteModule = (ctx, s) => {
     try {
       for (const e of [...sessions.values()]) {
         const row = await s.agentSessions.state(e.agentSessionId);
-        if (!row || row.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
+        if (row?.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
           sessions.delete(e.transport.sessionId ?? "");
           void e.transport.close().catch(() => {});
           if (row?.status === "open") void s.agentSessions.expireDue().catch((err) => console.error("agent session expiry failed", err));

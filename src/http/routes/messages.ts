@@ -7,7 +7,7 @@ import { requireScope } from "../../tenancy/auth";
 import { DomainError, notFound } from "../../lib/errors";
 import { encodePollToken } from "../../mail/latest";
 import { contentDisposition } from "../../mime/served-type";
-import type { HeadersMode, MessageView } from "../../mail/messages";
+import type { MessageView } from "../../mail/messages";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({
@@ -31,7 +31,12 @@ const AttParams = t.Object({ id: Ulid(), attachmentId: Ulid() });
 /** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
 const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
   new Response(body as unknown as BodyInit, {
-    headers: { ...(set.headers as Record<string, string>), "x-content-type-options": "nosniff", "cache-control": "private, no-store", ...headers },
+    headers: {
+      ...(set.headers as Record<string, string>),
+      "x-content-type-options": "nosniff",
+      "cache-control": "private, no-store",
+      ...headers,
+    },
   });
 
 const mod: RouteModule = (_ctx, s) =>
@@ -79,7 +84,9 @@ const mod: RouteModule = (_ctx, s) =>
         query: t.Object({
           wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, default: 0, description: "seconds to wait for a message, 0..60" })),
           after: t.Optional(Ulid("baseline: only a message newer than this id counts")),
-          poll_token: t.Optional(t.String({ maxLength: 200, description: "meta.poll_token of a previous answer: wait for the next message" })),
+          poll_token: t.Optional(
+            t.String({ maxLength: 200, description: "meta.poll_token of a previous answer: wait for the next message" }),
+          ),
           view: ViewQ("full"),
           headers: HeadersQ,
         }),

@@ -20,14 +20,22 @@ const mod: RouteModule = (ctx, s) =>
           requireScope(principal, "runs:write");
           const wait = c.query.wait ?? 0;
           if (wait > ctx.config.runWaitCap) {
-            throw validation(`wait is at most ${ctx.config.runWaitCap} seconds on this deployment`, { field: "wait", max: ctx.config.runWaitCap });
+            throw validation(`wait is at most ${ctx.config.runWaitCap} seconds on this deployment`, {
+              field: "wait",
+              max: ctx.config.runWaitCap,
+            });
           }
           const run = await s.runs.launch(principal, project, c.body);
           return { data: s.runs.view(await s.runs.waitFor(project.id, run.id, wait)) };
         }),
       {
         query: t.Object({
-          wait: t.Optional(t.Integer({ minimum: 0, description: "seconds to wait for the run to finish or park (0..INBOXD_RUN_WAIT_CAP, default cap 60)" })),
+          wait: t.Optional(
+            t.Integer({
+              minimum: 0,
+              description: "seconds to wait for the run to finish or park (0..INBOXD_RUN_WAIT_CAP, default cap 60)",
+            }),
+          ),
         }),
         body: t.Object({
           agent_id: Ulid("the agent whose permissions the run executes under"),
@@ -46,7 +54,10 @@ const mod: RouteModule = (ctx, s) =>
         return toPage(await s.runs.list(project.id, query.status, query.cursor, limit), limit, (r) => s.runs.view(r));
       },
       {
-        query: t.Object({ ...PageQuery, status: t.Optional(t.String({ description: `one of ${RUN_STATUSES.join(", ")}; comma-separated for several` })) }),
+        query: t.Object({
+          ...PageQuery,
+          status: t.Optional(t.String({ description: `one of ${RUN_STATUSES.join(", ")}; comma-separated for several` })),
+        }),
         detail: { summary: "List runs", tags },
       },
     )

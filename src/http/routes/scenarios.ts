@@ -68,8 +68,12 @@ const mod: RouteModule = (ctx, s) =>
       },
       {
         params: IdParams,
-        headers: t.Object({ "if-match": t.Optional(t.String({ description: "the draft_revision being edited (required; 428 without, 412 on mismatch)" })) }),
-        body: t.Optional(t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) })),
+        headers: t.Object({
+          "if-match": t.Optional(t.String({ description: "the draft_revision being edited (required; 428 without, 412 on mismatch)" })),
+        }),
+        body: t.Optional(
+          t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) }),
+        ),
         detail: { summary: "Update a scenario draft (If-Match: draft_revision)", tags },
       },
     )

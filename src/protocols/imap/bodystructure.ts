@@ -11,7 +11,8 @@ export function bodyStructure(node: MimeNode, extended: boolean): string {
       ? node.children.map((c) => bodyStructure(c, extended)).join("")
       : `(${str("text")} ${str("plain")} NIL NIL NIL ${str("7bit")} 0 0)`;
     const out = [kids + " " + str(node.subtype)];
-    if (extended) out.push(params(node.params), disposition(h("content-disposition")), language(h("content-language")), nstr(h("content-location")));
+    if (extended)
+      out.push(params(node.params), disposition(h("content-disposition")), language(h("content-language")), nstr(h("content-location")));
     return `(${out.join(" ")})`;
   }
   const out = [
@@ -25,7 +26,8 @@ export function bodyStructure(node: MimeNode, extended: boolean): string {
   ];
   if (node.message) out.push(envelope(node.message), bodyStructure(node.message, extended), String(node.lines));
   else if (node.type === "text") out.push(String(node.lines));
-  if (extended) out.push(nstr(h("content-md5")), disposition(h("content-disposition")), language(h("content-language")), nstr(h("content-location")));
+  if (extended)
+    out.push(nstr(h("content-md5")), disposition(h("content-disposition")), language(h("content-language")), nstr(h("content-location")));
   return `(${out.join(" ")})`;
 }
 
@@ -43,7 +45,10 @@ function disposition(value: string | null): string {
 
 function language(value: string | null): string {
   if (!value) return "NIL";
-  const langs = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const langs = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (langs.length === 0) return "NIL";
   return langs.length === 1 ? str(langs[0]!) : `(${langs.map(str).join(" ")})`;
 }

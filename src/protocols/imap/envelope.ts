@@ -96,7 +96,10 @@ export function parseAddressList(value: string): EnvAddress[] {
   for (const t of toks) {
     if (t.t === "sep" && t.v === ",") finish();
     else if (t.t === "sep" && t.v === ":" && !inGroup && !cur.some((x) => x.t === "angle")) {
-      const name = cur.map((x) => x.v).join(" ").trim();
+      const name = cur
+        .map((x) => x.v)
+        .join(" ")
+        .trim();
       cur = [];
       out.push({ name: null, mailbox: name, host: null });
       inGroup = true;
@@ -123,7 +126,10 @@ function toAddress(toks: Tok[]): EnvAddress | null {
       .map((t) => t.v)
       .join(" ");
   } else {
-    addr = toks.filter((t) => t.t === "word" || t.t === "quoted").map((t) => (t.t === "quoted" ? `"${t.v}"` : t.v)).join("");
+    addr = toks
+      .filter((t) => t.t === "word" || t.t === "quoted")
+      .map((t) => (t.t === "quoted" ? `"${t.v}"` : t.v))
+      .join("");
     name = toks.find((t) => t.t === "comment")?.v ?? "";
   }
   if (!addr && !name) return null;

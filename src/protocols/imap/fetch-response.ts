@@ -16,8 +16,14 @@ export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[
   const readOnly = s.mailbox!.readOnly;
   const needsRaw = items.some((i) => i.kind === "SECTION" || (i.kind.startsWith("RFC822") && i.kind !== "RFC822.SIZE"));
   const needsStructure = items.some(
-    (i) => (i.kind === "SECTION" && i.section.part.length > 0) || (i.kind === "SECTION" && i.section.spec !== "") ||
-      i.kind === "BODYSTRUCTURE" || i.kind === "BODY" || i.kind === "ENVELOPE" || i.kind === "RFC822.HEADER" || i.kind === "RFC822.TEXT",
+    (i) =>
+      (i.kind === "SECTION" && i.section.part.length > 0) ||
+      (i.kind === "SECTION" && i.section.spec !== "") ||
+      i.kind === "BODYSTRUCTURE" ||
+      i.kind === "BODY" ||
+      i.kind === "ENVELOPE" ||
+      i.kind === "RFC822.HEADER" ||
+      i.kind === "RFC822.TEXT",
   );
   const setsSeen = !readOnly && items.some((i) => (i.kind === "SECTION" && !i.peek) || i.kind === "RFC822" || i.kind === "RFC822.TEXT");
   const seen: Msg[] = [];

@@ -93,7 +93,7 @@ function started(sh: Shared, server: Server, secure: boolean, proto: string, por
     port,
     stop: async () => {
       if (--sh.servers === 0 && sh.sweep) clearInterval(sh.sweep);
-      const mine = [...sh.sessions].filter((s) => s.host.startTls === null === secure);
+      const mine = [...sh.sessions].filter((s) => (s.host.startTls === null) === secure);
       await Promise.allSettled(mine.map((s) => s.end("* BYE Server shutting down")));
       await new Promise<void>((r) => server.close(() => r()));
     },

@@ -56,7 +56,18 @@ function parseEntity(buf: Buffer, start: number, end: number, depth: number, dig
     [type, subtype] = digest ? ["message", "rfc822"] : ["text", "plain"];
   }
   if (type === "text" && !params.some(([k]) => k === "charset")) params = [...params, ["charset", "us-ascii"]];
-  const node: MimeNode = { headerStart: start, bodyStart, bodyEnd: end, lines: countLines(buf, bodyStart, end), headers, type, subtype: subtype!, params, children: [], message: null };
+  const node: MimeNode = {
+    headerStart: start,
+    bodyStart,
+    bodyEnd: end,
+    lines: countLines(buf, bodyStart, end),
+    headers,
+    type,
+    subtype: subtype!,
+    params,
+    children: [],
+    message: null,
+  };
   if (depth >= MAX_DEPTH || budget.parts > MAX_PARTS) return node;
   if (type === "multipart") {
     const boundary = params.find(([k]) => k === "boundary")?.[1];
@@ -120,7 +131,12 @@ export function headerValue(headers: HeaderField[], name: string): string | null
  * [start, end, end before trimming the delimiter's CRLF] of each part between "--boundary"
  * lines, and where the close-delimiter line ends (after its line break; -1 if there is none).
  */
-function splitMultipart(buf: Buffer, start: number, end: number, boundary: string): { parts: [number, number, number][]; closeEnd: number } {
+function splitMultipart(
+  buf: Buffer,
+  start: number,
+  end: number,
+  boundary: string,
+): { parts: [number, number, number][]; closeEnd: number } {
   const delim = Buffer.from(`--${boundary}`, "latin1");
   const parts: [number, number, number][] = [];
   let partStart = -1;

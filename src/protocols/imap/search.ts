@@ -21,8 +21,10 @@ interface Content {
 function walk(k: SearchKey, f: (k: SearchKey) => void): void {
   f(k);
   if (k.k === "not") walk(k.key, f);
-  else if (k.k === "or") (walk(k.a, f), walk(k.b, f));
-  else if (k.k === "and") k.keys.forEach((x) => walk(x, f));
+  else if (k.k === "or") {
+    walk(k.a, f);
+    walk(k.b, f);
+  } else if (k.k === "and") k.keys.forEach((x) => walk(x, f));
 }
 
 export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: number; msg: Msg }[]> {
@@ -84,7 +86,8 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
           if (k.field === "bcc") return (hdrs ?? []).some((h) => h.name === "bcc" && h.value.toLowerCase().includes(v));
           if (!c) return false;
           if (k.field === "body") return c.body.includes(v);
-          if (k.field === "text") return c.body.includes(v) || c.headers.includes(v) || c.subject.includes(v) || c.from.includes(v) || c.to.includes(v);
+          if (k.field === "text")
+            return c.body.includes(v) || c.headers.includes(v) || c.subject.includes(v) || c.from.includes(v) || c.to.includes(v);
           return c[k.field].includes(v);
         }
         case "header": {
@@ -114,4 +117,3 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
   }
   return out;
 }
-

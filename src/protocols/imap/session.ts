@@ -9,7 +9,7 @@ import type { InboxRow } from "../../mail/inboxes";
 import type { BusEvent } from "../../lib/bus";
 import { Framer, type Frame } from "./parser/framer";
 import { ParseError, parseCommand, type Command } from "./parser/tokens";
-import { Mailbox } from "./mailbox";
+import type { Mailbox } from "./mailbox";
 import { forgetRaw } from "./raw-cache";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
@@ -313,8 +313,7 @@ export class Session {
       mb?.noteDeleted(e.uid);
       const gone = mb?.byUid(e.uid);
       if (gone) forgetRaw(gone.msg.blobKey);
-    }
-    else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
+    } else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
     else return;
     this.dirty = true;
     if (this.idling && !this.idleRefresh) {

@@ -226,9 +226,8 @@ function stopper(server: net.Server, sh: Shared, implicitTls: boolean): () => Pr
 
 export const pop3Listener: ListenerFactory = async (ctx, services): Promise<Listener> => {
   const sh = shared(ctx);
-  const server = tls.createServer(
-    { cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS },
-    (socket) => accept(ctx, services, sh, socket, true),
+  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, (socket) =>
+    accept(ctx, services, sh, socket, true),
   );
   // Failed or stalled handshakes (scanners, plain-text clients on the TLS port): drop the socket.
   server.on("tlsClientError", (_e, socket) => socket.destroy());

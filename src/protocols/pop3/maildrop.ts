@@ -23,7 +23,12 @@ export class Maildrop {
 
   static async open(ctx: AppContext, services: Services, inbox: InboxRow): Promise<Maildrop> {
     const rows = await ctx.storage.messages.mailbox(inbox.id, 0);
-    return new Maildrop(ctx, services, inbox, rows.map((r) => ({ id: r.id, uid: r.uid, size: r.size_bytes, blobKey: r.blob_key })));
+    return new Maildrop(
+      ctx,
+      services,
+      inbox,
+      rows.map((r) => ({ id: r.id, uid: r.uid, size: r.size_bytes, blobKey: r.blob_key })),
+    );
   }
 
   /** The raw bytes, or null when another channel deleted the message since log-in. */

@@ -63,7 +63,12 @@ class SqliteAgents implements AgentRepository {
 
   async listLive(projectId: string, before: string | null, limit: number): Promise<AgentRow[]> {
     return before
-      ? this.c.all<AgentRow>("SELECT * FROM agents WHERE project_id = ? AND revoked_at IS NULL AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit)
+      ? this.c.all<AgentRow>(
+          "SELECT * FROM agents WHERE project_id = ? AND revoked_at IS NULL AND id < ? ORDER BY id DESC LIMIT ?",
+          projectId,
+          before,
+          limit,
+        )
       : this.c.all<AgentRow>("SELECT * FROM agents WHERE project_id = ? AND revoked_at IS NULL ORDER BY id DESC LIMIT ?", projectId, limit);
   }
 
@@ -80,7 +85,14 @@ class SqliteAgents implements AgentRepository {
   }
 
   async update(id: string, f: Pick<AgentRow, "name" | "description" | "permissions" | "updated_at">): Promise<void> {
-    this.c.run("UPDATE agents SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?", f.name, f.description, f.permissions, f.updated_at, id);
+    this.c.run(
+      "UPDATE agents SET name = ?, description = ?, permissions = ?, updated_at = ? WHERE id = ?",
+      f.name,
+      f.description,
+      f.permissions,
+      f.updated_at,
+      id,
+    );
   }
 
   async revoke(id: string, at: string): Promise<void> {
@@ -115,7 +127,12 @@ class SqliteOrigins implements OriginRepository {
 
   async list(projectId: string, before: string | null, limit: number): Promise<OriginRow[]> {
     return before
-      ? this.c.all<OriginRow>("SELECT * FROM http_origins WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit)
+      ? this.c.all<OriginRow>(
+          "SELECT * FROM http_origins WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+          projectId,
+          before,
+          limit,
+        )
       : this.c.all<OriginRow>("SELECT * FROM http_origins WHERE project_id = ? ORDER BY id DESC LIMIT ?", projectId, limit);
   }
 
@@ -160,7 +177,12 @@ class SqliteScenarioSecrets implements ScenarioSecretRepository {
 
   async list(projectId: string, before: string | null, limit: number): Promise<SecretRow[]> {
     return before
-      ? this.c.all<SecretRow>("SELECT * FROM scenario_secrets WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit)
+      ? this.c.all<SecretRow>(
+          "SELECT * FROM scenario_secrets WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+          projectId,
+          before,
+          limit,
+        )
       : this.c.all<SecretRow>("SELECT * FROM scenario_secrets WHERE project_id = ? ORDER BY id DESC LIMIT ?", projectId, limit);
   }
 
@@ -221,8 +243,17 @@ class SqliteScenarios implements ScenarioRepository {
 
   async listLive(projectId: string, before: string | null, limit: number): Promise<ScenarioRow[]> {
     return before
-      ? this.c.all<ScenarioRow>("SELECT * FROM scenarios WHERE project_id = ? AND deleted_at IS NULL AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit)
-      : this.c.all<ScenarioRow>("SELECT * FROM scenarios WHERE project_id = ? AND deleted_at IS NULL ORDER BY id DESC LIMIT ?", projectId, limit);
+      ? this.c.all<ScenarioRow>(
+          "SELECT * FROM scenarios WHERE project_id = ? AND deleted_at IS NULL AND id < ? ORDER BY id DESC LIMIT ?",
+          projectId,
+          before,
+          limit,
+        )
+      : this.c.all<ScenarioRow>(
+          "SELECT * FROM scenarios WHERE project_id = ? AND deleted_at IS NULL ORDER BY id DESC LIMIT ?",
+          projectId,
+          limit,
+        );
   }
 
   async liveInProject(projectId: string, id: string): Promise<ScenarioRow | null> {
@@ -246,7 +277,15 @@ class SqliteScenarios implements ScenarioRepository {
   }
 
   async softDelete(projectId: string, id: string, at: string): Promise<boolean> {
-    return this.c.run("UPDATE scenarios SET deleted_at = ?, updated_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL", at, at, id, projectId).changes > 0;
+    return (
+      this.c.run(
+        "UPDATE scenarios SET deleted_at = ?, updated_at = ? WHERE id = ? AND project_id = ? AND deleted_at IS NULL",
+        at,
+        at,
+        id,
+        projectId,
+      ).changes > 0
+    );
   }
 
   async setCurrentVersion(id: string, versionId: string, at: string): Promise<void> {
@@ -279,7 +318,12 @@ class SqliteScenarioVersions implements ScenarioVersionRepository {
 
   async list(scenarioId: string, before: string | null, limit: number): Promise<VersionRow[]> {
     return before
-      ? this.c.all<VersionRow>("SELECT * FROM scenario_versions WHERE scenario_id = ? AND id < ? ORDER BY id DESC LIMIT ?", scenarioId, before, limit)
+      ? this.c.all<VersionRow>(
+          "SELECT * FROM scenario_versions WHERE scenario_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+          scenarioId,
+          before,
+          limit,
+        )
       : this.c.all<VersionRow>("SELECT * FROM scenario_versions WHERE scenario_id = ? ORDER BY id DESC LIMIT ?", scenarioId, limit);
   }
 
@@ -344,11 +388,18 @@ class SqliteRuns implements RunRepository {
           before,
           limit,
         )
-      : this.c.all<RunRow>("SELECT * FROM runs WHERE project_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?", projectId, set, limit);
+      : this.c.all<RunRow>(
+          "SELECT * FROM runs WHERE project_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY id DESC LIMIT ?",
+          projectId,
+          set,
+          limit,
+        );
   }
 
   async requestCancel(id: string, at: string): Promise<boolean> {
-    return this.c.get("UPDATE runs SET cancel_requested = 1, updated_at = ? WHERE id = ? AND cancel_requested = 0 RETURNING id", at, id) !== null;
+    return (
+      this.c.get("UPDATE runs SET cancel_requested = 1, updated_at = ? WHERE id = ? AND cancel_requested = 0 RETURNING id", at, id) !== null
+    );
   }
 
   async claimable(now: string, limit: number): Promise<string[]> {
@@ -388,11 +439,24 @@ class SqliteRuns implements RunRepository {
   }
 
   async markStarted(id: string, startedAt: string, deadlineAt: string, at: string): Promise<void> {
-    this.c.run("UPDATE runs SET status = 'running', started_at = ?, deadline_at = ?, updated_at = ? WHERE id = ?", startedAt, deadlineAt, at, id);
+    this.c.run(
+      "UPDATE runs SET status = 'running', started_at = ?, deadline_at = ?, updated_at = ? WHERE id = ?",
+      startedAt,
+      deadlineAt,
+      at,
+      id,
+    );
   }
 
   async saveProgress(id: string, p: { steps: string; outputs: string; current_step_index: number; at: string }): Promise<void> {
-    this.c.run("UPDATE runs SET steps = ?, outputs = ?, current_step_index = ?, updated_at = ? WHERE id = ?", p.steps, p.outputs, p.current_step_index, p.at, id);
+    this.c.run(
+      "UPDATE runs SET steps = ?, outputs = ?, current_step_index = ?, updated_at = ? WHERE id = ?",
+      p.steps,
+      p.outputs,
+      p.current_step_index,
+      p.at,
+      id,
+    );
   }
 
   async park(id: string, worker: string, at: string): Promise<void> {
@@ -482,11 +546,18 @@ class SqliteRunEvents implements RunEventRepository {
   }
 
   async sequenceOf(runId: string, eventId: string): Promise<number | null> {
-    return this.c.get<{ sequence: number }>("SELECT sequence FROM run_events WHERE id = ? AND run_id = ?", eventId, runId)?.sequence ?? null;
+    return (
+      this.c.get<{ sequence: number }>("SELECT sequence FROM run_events WHERE id = ? AND run_id = ?", eventId, runId)?.sequence ?? null
+    );
   }
 
   async after(runId: string, after: number, limit: number): Promise<RunEventRow[]> {
-    return this.c.all<RunEventRow>("SELECT * FROM run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence ASC LIMIT ?", runId, after, limit);
+    return this.c.all<RunEventRow>(
+      "SELECT * FROM run_events WHERE run_id = ? AND sequence > ? ORDER BY sequence ASC LIMIT ?",
+      runId,
+      after,
+      limit,
+    );
   }
 }
 
@@ -564,7 +635,11 @@ class SqliteAgentSessions implements AgentSessionRepository {
   }
 
   async due(now: string, limit: number): Promise<Array<{ id: string; project_id: string }>> {
-    return this.c.all<{ id: string; project_id: string }>("SELECT id, project_id FROM agent_sessions WHERE status = 'open' AND expires_at <= ? LIMIT ?", now, limit);
+    return this.c.all<{ id: string; project_id: string }>(
+      "SELECT id, project_id FROM agent_sessions WHERE status = 'open' AND expires_at <= ? LIMIT ?",
+      now,
+      limit,
+    );
   }
 }
 
@@ -599,11 +674,27 @@ class SqliteApprovals implements ApprovalRepository {
   async list(projectId: string, status: string | null, before: string | null, limit: number): Promise<ApprovalRow[]> {
     if (status) {
       return before
-        ? this.c.all<ApprovalRow>("SELECT * FROM approvals WHERE project_id = ? AND status = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, status, before, limit)
-        : this.c.all<ApprovalRow>("SELECT * FROM approvals WHERE project_id = ? AND status = ? ORDER BY id DESC LIMIT ?", projectId, status, limit);
+        ? this.c.all<ApprovalRow>(
+            "SELECT * FROM approvals WHERE project_id = ? AND status = ? AND id < ? ORDER BY id DESC LIMIT ?",
+            projectId,
+            status,
+            before,
+            limit,
+          )
+        : this.c.all<ApprovalRow>(
+            "SELECT * FROM approvals WHERE project_id = ? AND status = ? ORDER BY id DESC LIMIT ?",
+            projectId,
+            status,
+            limit,
+          );
     }
     return before
-      ? this.c.all<ApprovalRow>("SELECT * FROM approvals WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit)
+      ? this.c.all<ApprovalRow>(
+          "SELECT * FROM approvals WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+          projectId,
+          before,
+          limit,
+        )
       : this.c.all<ApprovalRow>("SELECT * FROM approvals WHERE project_id = ? ORDER BY id DESC LIMIT ?", projectId, limit);
   }
 
@@ -627,7 +718,8 @@ class SqliteApprovals implements ApprovalRepository {
   }
 
   async closeForRun(runId: string, reason: string): Promise<number> {
-    return this.c.run("UPDATE approvals SET status = 'expired', decision_reason = ? WHERE run_id = ? AND status = 'pending'", reason, runId).changes;
+    return this.c.run("UPDATE approvals SET status = 'expired', decision_reason = ? WHERE run_id = ? AND status = 'pending'", reason, runId)
+      .changes;
   }
 
   async expireDue(now: string): Promise<string[]> {

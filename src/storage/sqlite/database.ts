@@ -18,19 +18,17 @@ export function openDatabase(file: string): Database {
 }
 
 export function migrate(sqlite: Database): void {
-  sqlite.exec(
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-  );
-  const applied = new Set(
-    (sqlite.query("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version),
-  );
+  sqlite.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+  const applied = new Set((sqlite.query("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version));
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    sqlite.transaction(() => {
-      sqlite.exec(m.sql);
-      sqlite
-        .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
-        .run(m.version, m.name, new Date().toISOString());
-    }).immediate();
+    sqlite
+      .transaction(() => {
+        sqlite.exec(m.sql);
+        sqlite
+          .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+          .run(m.version, m.name, new Date().toISOString());
+      })
+      .immediate();
   }
 }

@@ -18,7 +18,10 @@ class SqliteDomains implements DomainRepository {
   }
 
   async countForTeam(teamId: string) {
-    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM domains d JOIN projects p ON p.id = d.project_id WHERE p.team_id = ?", teamId)!.n;
+    return this.c.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM domains d JOIN projects p ON p.id = d.project_id WHERE p.team_id = ?",
+      teamId,
+    )!.n;
   }
 
   async nameTaken(domain: string) {
@@ -30,9 +33,22 @@ class SqliteDomains implements DomainRepository {
       `INSERT INTO domains (id, project_id, domain, mode, status, dkim_selector, dkim_private_key_enc, dkim_public_key,
          ownership_token, catch_all_inbox_id, verified_at, last_checked_at, failure_reason, record_status, check_claimed_until, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      r.id, r.project_id, r.domain, r.mode, r.status, r.dkim_selector, r.dkim_private_key_enc, r.dkim_public_key,
-      r.ownership_token, r.catch_all_inbox_id, r.verified_at, r.last_checked_at, r.failure_reason, r.record_status,
-      r.check_claimed_until, r.created_at,
+      r.id,
+      r.project_id,
+      r.domain,
+      r.mode,
+      r.status,
+      r.dkim_selector,
+      r.dkim_private_key_enc,
+      r.dkim_public_key,
+      r.ownership_token,
+      r.catch_all_inbox_id,
+      r.verified_at,
+      r.last_checked_at,
+      r.failure_reason,
+      r.record_status,
+      r.check_claimed_until,
+      r.created_at,
     );
   }
 
@@ -45,7 +61,9 @@ class SqliteDomains implements DomainRepository {
   }
 
   async mailboxIds(projectId: string, id: string) {
-    return this.c.all<{ id: string }>("SELECT id FROM inboxes WHERE domain_id = ? AND project_id = ? ORDER BY id", id, projectId).map((r) => r.id);
+    return this.c
+      .all<{ id: string }>("SELECT id FROM inboxes WHERE domain_id = ? AND project_id = ? ORDER BY id", id, projectId)
+      .map((r) => r.id);
   }
 
   async catchAllInbox(domain: string) {
@@ -64,14 +82,20 @@ class SqliteDomains implements DomainRepository {
   async markVerified(id: string, check: DomainCheck) {
     this.c.run(
       "UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL, record_status = ? WHERE id = ?",
-      check.at, check.at, check.recordStatus, id,
+      check.at,
+      check.at,
+      check.recordStatus,
+      id,
     );
   }
 
   async markFailed(id: string, check: DomainCheck, reason: string) {
     this.c.run(
       "UPDATE domains SET status = 'failed', last_checked_at = ?, failure_reason = ?, record_status = ? WHERE id = ?",
-      check.at, reason, check.recordStatus, id,
+      check.at,
+      reason,
+      check.recordStatus,
+      id,
     );
   }
 
@@ -84,7 +108,10 @@ class SqliteDomains implements DomainRepository {
            AND (check_claimed_until IS NULL OR check_claimed_until < ?)
          ORDER BY last_checked_at IS NOT NULL, last_checked_at LIMIT ?)
        RETURNING *`,
-      claimUntil, dueBefore, now, limit,
+      claimUntil,
+      dueBefore,
+      now,
+      limit,
     );
   }
 
@@ -93,18 +120,26 @@ class SqliteDomains implements DomainRepository {
       this.c.run(
         `UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL,
            record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
-        check.at, check.at, check.recordStatus, id,
+        check.at,
+        check.at,
+        check.recordStatus,
+        id,
       );
     } else if (outcome.status === "failed") {
       this.c.run(
         `UPDATE domains SET status = 'failed', last_checked_at = ?, failure_reason = ?, record_status = ?,
            check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
-        check.at, outcome.reason, check.recordStatus, id,
+        check.at,
+        outcome.reason,
+        check.recordStatus,
+        id,
       );
     } else {
       this.c.run(
         "UPDATE domains SET last_checked_at = ?, record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending'",
-        check.at, check.recordStatus, id,
+        check.at,
+        check.recordStatus,
+        id,
       );
     }
   }

@@ -27,7 +27,13 @@ class SqliteEventLog implements EventLogRepository {
     // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
     const r = this.c.run(
       "INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      e.id, e.projectId, e.type, e.inboxId, e.userId, e.data, e.occurredAt,
+      e.id,
+      e.projectId,
+      e.type,
+      e.inboxId,
+      e.userId,
+      e.data,
+      e.occurredAt,
     );
     return Number(r.lastInsertRowid);
   }
@@ -40,7 +46,10 @@ class SqliteEventLog implements EventLogRepository {
     return this.c.all<StoredEvent>(
       `SELECT seq, id, type, data, occurred_at FROM events
          WHERE project_id = ? AND seq > ? AND (user_id IS NULL OR user_id = ?) ORDER BY seq LIMIT ?`,
-      projectId, seq, userId ?? "", limit,
+      projectId,
+      seq,
+      userId ?? "",
+      limit,
     );
   }
 
@@ -61,8 +70,18 @@ class SqliteWebhooks implements WebhookRepository {
       `INSERT INTO webhooks (id, project_id, url, description, event_types, inbox_id, enabled, secret_enc, previous_secret_enc,
          previous_expires_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      r.id, r.project_id, r.url, r.description, r.event_types, r.inbox_id, r.enabled, r.secret_enc, r.previous_secret_enc,
-      r.previous_expires_at, r.created_at, r.updated_at,
+      r.id,
+      r.project_id,
+      r.url,
+      r.description,
+      r.event_types,
+      r.inbox_id,
+      r.enabled,
+      r.secret_enc,
+      r.previous_secret_enc,
+      r.previous_expires_at,
+      r.created_at,
+      r.updated_at,
     )!;
   }
 
@@ -75,7 +94,12 @@ class SqliteWebhooks implements WebhookRepository {
   }
 
   async listInProject(projectId: string, before: string, limit: number): Promise<WebhookRecord[]> {
-    return this.c.all<WebhookRecord>("SELECT * FROM webhooks WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?", projectId, before, limit);
+    return this.c.all<WebhookRecord>(
+      "SELECT * FROM webhooks WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+      projectId,
+      before,
+      limit,
+    );
   }
 
   async update(
@@ -84,7 +108,13 @@ class SqliteWebhooks implements WebhookRepository {
   ): Promise<void> {
     this.c.run(
       "UPDATE webhooks SET url = ?, event_types = ?, inbox_id = ?, description = ?, enabled = ?, updated_at = ? WHERE id = ?",
-      f.url, f.event_types, f.inbox_id, f.description, f.enabled, f.updated_at, id,
+      f.url,
+      f.event_types,
+      f.inbox_id,
+      f.description,
+      f.enabled,
+      f.updated_at,
+      id,
     );
   }
 
@@ -92,10 +122,20 @@ class SqliteWebhooks implements WebhookRepository {
     return this.c.run("DELETE FROM webhooks WHERE id = ? AND project_id = ?", id, projectId).changes > 0;
   }
 
-  async rotateSecret(id: string, secretEnc: string, previousSecretEnc: string, previousExpiresAt: string, updatedAt: string): Promise<WebhookRecord> {
+  async rotateSecret(
+    id: string,
+    secretEnc: string,
+    previousSecretEnc: string,
+    previousExpiresAt: string,
+    updatedAt: string,
+  ): Promise<WebhookRecord> {
     return this.c.get<WebhookRecord>(
       "UPDATE webhooks SET secret_enc = ?, previous_secret_enc = ?, previous_expires_at = ?, updated_at = ? WHERE id = ? RETURNING *",
-      secretEnc, previousSecretEnc, previousExpiresAt, updatedAt, id,
+      secretEnc,
+      previousSecretEnc,
+      previousExpiresAt,
+      updatedAt,
+      id,
     )!;
   }
 
@@ -133,7 +173,15 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
       this.c.run(
         `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
-        r.id, r.webhookId, r.projectId, r.eventId, r.eventType, r.orderKey, r.maxAttempts, r.nextAttemptAt, r.createdAt,
+        r.id,
+        r.webhookId,
+        r.projectId,
+        r.eventId,
+        r.eventType,
+        r.orderKey,
+        r.maxAttempts,
+        r.nextAttemptAt,
+        r.createdAt,
       );
     }
   }
@@ -143,22 +191,37 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
       `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, payload, status, max_attempts,
          next_attempt_at, claimed_until, claimed_by, created_at)
        VALUES (?, ?, ?, NULL, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) RETURNING *`,
-      r.id, r.webhookId, r.projectId, r.eventType, r.orderKey, r.payload, r.maxAttempts, r.nextAttemptAt, r.claimedUntil,
-      r.claimedBy, r.createdAt,
+      r.id,
+      r.webhookId,
+      r.projectId,
+      r.eventType,
+      r.orderKey,
+      r.payload,
+      r.maxAttempts,
+      r.nextAttemptAt,
+      r.claimedUntil,
+      r.claimedBy,
+      r.createdAt,
     )!;
   }
 
   async inWebhook(projectId: string, webhookId: string, id: string): Promise<DeliveryRecord | null> {
     return this.c.get<DeliveryRecord>(
       "SELECT * FROM webhook_deliveries WHERE id = ? AND webhook_id = ? AND project_id = ?",
-      id, webhookId, projectId,
+      id,
+      webhookId,
+      projectId,
     );
   }
 
   async listForWebhook(webhookId: string, status: string | null, before: string, limit: number): Promise<DeliveryRecord[]> {
     return this.c.all<DeliveryRecord>(
       "SELECT * FROM webhook_deliveries WHERE webhook_id = ? AND id < ? AND (? IS NULL OR status = ?) ORDER BY id DESC LIMIT ?",
-      webhookId, before, status, status, limit,
+      webhookId,
+      before,
+      status,
+      status,
+      limit,
     );
   }
 
@@ -187,7 +250,8 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
     relaxed(this.c, () =>
       this.c.run(
         "UPDATE webhook_deliveries SET claimed_until = 0, claimed_by = NULL WHERE claimed_by = ? AND id IN (SELECT value FROM json_each(?))",
-        workerId, JSON.stringify(ids),
+        workerId,
+        JSON.stringify(ids),
       ),
     );
   }
@@ -209,13 +273,29 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
       `UPDATE webhook_deliveries SET attempts = ?, status = ?, next_attempt_at = ?, claimed_until = 0, claimed_by = NULL,
              last_status_code = ?, last_error = ?, completed_at = ?
            WHERE id = ? AND claimed_by = ? AND attempts = ?`,
-      o.attempt, o.status, o.nextAttemptAt, o.statusCode, o.error, o.completedAt, d.id, d.claimed_by, d.attempts,
+      o.attempt,
+      o.status,
+      o.nextAttemptAt,
+      o.statusCode,
+      o.error,
+      o.completedAt,
+      d.id,
+      d.claimed_by,
+      d.attempts,
     ).changes;
     if (changed === 0) return false;
     this.c.run(
       `INSERT INTO webhook_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, ok, error, response_excerpt)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      o.attemptId, d.id, o.attempt, o.startedAt, o.durationMs, o.statusCode, o.ok ? 1 : 0, o.error, o.excerpt,
+      o.attemptId,
+      d.id,
+      o.attempt,
+      o.startedAt,
+      o.durationMs,
+      o.statusCode,
+      o.ok ? 1 : 0,
+      o.error,
+      o.excerpt,
     );
     return true;
   }
@@ -238,7 +318,14 @@ class SqliteAlerts implements AlertRepository {
     return this.c.get<AlertRecord>(
       `UPDATE alerts SET count = count + 1, occurred_at = ?, detail = ?, inbox_id = ?, inbox_address = ?
          WHERE user_id = ? AND project_id = ? AND type = ? AND resource_id = ? AND read_at IS NULL RETURNING *`,
-      f.occurredAt, f.detail, f.inboxId, f.inboxAddress, key.userId, key.projectId, key.type, key.resourceId,
+      f.occurredAt,
+      f.detail,
+      f.inboxId,
+      f.inboxAddress,
+      key.userId,
+      key.projectId,
+      key.type,
+      key.resourceId,
     );
   }
 
@@ -251,8 +338,21 @@ class SqliteAlerts implements AlertRepository {
       `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
              inbox_id, inbox_address, count, occurred_at, read_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      r.id, r.project_id, r.user_id, r.type, r.channel, r.severity, r.title, r.detail, r.resource_type, r.resource_id,
-      r.inbox_id, r.inbox_address, r.count, r.occurred_at, r.read_at,
+      r.id,
+      r.project_id,
+      r.user_id,
+      r.type,
+      r.channel,
+      r.severity,
+      r.title,
+      r.detail,
+      r.resource_type,
+      r.resource_id,
+      r.inbox_id,
+      r.inbox_address,
+      r.count,
+      r.occurred_at,
+      r.read_at,
     )!;
   }
 
@@ -262,12 +362,22 @@ class SqliteAlerts implements AlertRepository {
            AND (?4 IS NULL OR (?4 = 1 AND read_at IS NULL) OR (?4 = 0 AND read_at IS NOT NULL))
            AND (?5 IS NULL OR channel = ?5) AND (?6 IS NULL OR type = ?6)
          ORDER BY id DESC LIMIT ?7`,
-      userId, projectId, before, f.unread === null ? null : f.unread ? 1 : 0, f.channel, f.type, limit,
+      userId,
+      projectId,
+      before,
+      f.unread === null ? null : f.unread ? 1 : 0,
+      f.channel,
+      f.type,
+      limit,
     );
   }
 
   async unreadCount(userId: string, projectId: string): Promise<number> {
-    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND project_id = ? AND read_at IS NULL", userId, projectId)!.n;
+    return this.c.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM alerts WHERE user_id = ? AND project_id = ? AND read_at IS NULL",
+      userId,
+      projectId,
+    )!.n;
   }
 
   async markAllRead(userId: string, projectId: string, readAt: string): Promise<void> {
@@ -278,7 +388,9 @@ class SqliteAlerts implements AlertRepository {
     return this.c
       .all<{ id: string }>(
         "SELECT id FROM alerts WHERE user_id = ? AND project_id = ? AND id IN (SELECT value FROM json_each(?))",
-        userId, projectId, JSON.stringify(ids),
+        userId,
+        projectId,
+        JSON.stringify(ids),
       )
       .map((r) => r.id);
   }
@@ -286,7 +398,10 @@ class SqliteAlerts implements AlertRepository {
   async markRead(userId: string, projectId: string, ids: string[], readAt: string): Promise<void> {
     this.c.run(
       "UPDATE alerts SET read_at = ? WHERE user_id = ? AND project_id = ? AND read_at IS NULL AND id IN (SELECT value FROM json_each(?))",
-      readAt, userId, projectId, JSON.stringify(ids),
+      readAt,
+      userId,
+      projectId,
+      JSON.stringify(ids),
     );
   }
 

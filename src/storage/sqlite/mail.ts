@@ -80,7 +80,10 @@ class SqliteInboxes implements InboxRepository {
   }
 
   async countForTeam(teamId: string) {
-    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?", teamId)!.n;
+    return this.c.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?",
+      teamId,
+    )!.n;
   }
 
   async teamUsedBytes(teamId: string) {
@@ -93,9 +96,25 @@ class SqliteInboxes implements InboxRepository {
          uid_validity, uid_next, expires_at, expiring_alerted_at, created_by_session, message_count, unread_count,
          used_bytes, created_at)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      r.id, r.projectId, r.address, r.localPart, r.domain, r.domainId, r.name, r.type, r.status, r.passwordEnc,
-      r.uidValidity, r.uidNext, r.expiresAt, r.expiringAlertedAt, r.createdBySession, r.messageCount, r.unreadCount,
-      r.usedBytes, r.createdAt,
+      r.id,
+      r.projectId,
+      r.address,
+      r.localPart,
+      r.domain,
+      r.domainId,
+      r.name,
+      r.type,
+      r.status,
+      r.passwordEnc,
+      r.uidValidity,
+      r.uidNext,
+      r.expiresAt,
+      r.expiringAlertedAt,
+      r.createdBySession,
+      r.messageCount,
+      r.unreadCount,
+      r.usedBytes,
+      r.createdAt,
     );
   }
 
@@ -105,12 +124,21 @@ class SqliteInboxes implements InboxRepository {
       `UPDATE inboxes SET name = IIF(?2, ?3, name), expires_at = IIF(?4, ?5, expires_at),
          expiring_alerted_at = IIF(?6, ?7, expiring_alerted_at)
        WHERE id = ?1`,
-      id, has("name"), patch.name ?? null, has("expiresAt"), patch.expiresAt ?? null, has("expiringAlertedAt"), patch.expiringAlertedAt ?? null,
+      id,
+      has("name"),
+      patch.name ?? null,
+      has("expiresAt"),
+      patch.expiresAt ?? null,
+      has("expiringAlertedAt"),
+      patch.expiringAlertedAt ?? null,
     );
   }
 
   async takeUid(id: string) {
-    const r = this.c.get<Record<string, any>>("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ", id);
+    const r = this.c.get<Record<string, any>>(
+      "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ",
+      id,
+    );
     return r ? { uid: r.uid as number, inbox: inboxFromRow(r) } : null;
   }
 
@@ -128,7 +156,10 @@ class SqliteInboxes implements InboxRepository {
   async deleteInProject(projectId: string, id: string) {
     const keys = [
       ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM messages WHERE inbox_id = ?", id),
-      ...this.c.all<{ blob_key: string }>("SELECT a.blob_key FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.inbox_id = ?", id),
+      ...this.c.all<{ blob_key: string }>(
+        "SELECT a.blob_key FROM attachments a JOIN messages m ON m.id = a.message_id WHERE m.inbox_id = ?",
+        id,
+      ),
     ].map((r) => r.blob_key);
     return this.c.run("DELETE FROM inboxes WHERE id = ? AND project_id = ?", id, projectId).changes > 0 ? keys : null;
   }
@@ -219,9 +250,33 @@ class SqliteMessages implements MessageRepository {
          envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
          headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
        VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      m.id, m.inbox_id, m.project_id, m.uid, m.blob_key, m.size_bytes, m.logical_size_bytes, m.envelope_from,
-      m.envelope_to, m.from_email, m.from_name, m.to_json, m.cc_json, m.subject, m.preview, m.text_body, m.html_body, m.codes, m.links,
-      m.headers, m.headers_truncated, m.message_id_header, m.sent_at, m.attachment_count, m.parse_error, m.received_at, m.expires_at,
+      m.id,
+      m.inbox_id,
+      m.project_id,
+      m.uid,
+      m.blob_key,
+      m.size_bytes,
+      m.logical_size_bytes,
+      m.envelope_from,
+      m.envelope_to,
+      m.from_email,
+      m.from_name,
+      m.to_json,
+      m.cc_json,
+      m.subject,
+      m.preview,
+      m.text_body,
+      m.html_body,
+      m.codes,
+      m.links,
+      m.headers,
+      m.headers_truncated,
+      m.message_id_header,
+      m.sent_at,
+      m.attachment_count,
+      m.parse_error,
+      m.received_at,
+      m.expires_at,
     );
   }
 
@@ -232,7 +287,11 @@ class SqliteMessages implements MessageRepository {
         `UPDATE messages SET read = COALESCE(?3, read), flagged = COALESCE(?4, flagged), deleted_flag = COALESCE(?5, deleted_flag)
          WHERE id = ?1 AND inbox_id = ?2
            AND (read IS NOT COALESCE(?3, read) OR flagged IS NOT COALESCE(?4, flagged) OR deleted_flag IS NOT COALESCE(?5, deleted_flag))`,
-        ch.id, inboxId, bit(ch.read), bit(ch.flagged), bit(ch.deleted),
+        ch.id,
+        inboxId,
+        bit(ch.read),
+        bit(ch.flagged),
+        bit(ch.deleted),
       ).changes;
       if (n > 0) changed.push(ch.id);
     }
@@ -240,7 +299,9 @@ class SqliteMessages implements MessageRepository {
   }
 
   async unreadIdsUpTo(inboxId: string, lastId: string) {
-    return this.c.all<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND id <= ? AND read = 0 ORDER BY id", inboxId, lastId).map((r) => r.id);
+    return this.c
+      .all<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND id <= ? AND read = 0 ORDER BY id", inboxId, lastId)
+      .map((r) => r.id);
   }
 
   async mailbox(inboxId: string, afterUid: number) {
@@ -254,7 +315,11 @@ class SqliteMessages implements MessageRepository {
   async flagsOf(inboxId: string, ids: string[]) {
     const out: FlagState[] = [];
     for (const id of ids) {
-      const r = this.c.get<FlagState>("SELECT id, uid, read, flagged, deleted_flag FROM messages WHERE id = ? AND inbox_id = ?", id, inboxId);
+      const r = this.c.get<FlagState>(
+        "SELECT id, uid, read, flagged, deleted_flag FROM messages WHERE id = ? AND inbox_id = ?",
+        id,
+        inboxId,
+      );
       if (r) out.push(r);
     }
     return out;
@@ -286,7 +351,10 @@ class SqliteMessages implements MessageRepository {
         projectId,
       );
       if (!m) continue;
-      blobKeys.push(m.blob_key, ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM attachments WHERE message_id = ?", id).map((a) => a.blob_key));
+      blobKeys.push(
+        m.blob_key,
+        ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM attachments WHERE message_id = ?", id).map((a) => a.blob_key),
+      );
       this.c.run("DELETE FROM messages WHERE id = ?", id);
       removed.push({ id: m.id, inbox_id: m.inbox_id, uid: m.uid });
     }
@@ -317,8 +385,17 @@ class SqliteAttachments implements AttachmentRepository {
       this.c.run(
         `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
            disposition, content_id, size_bytes, sha256, blob_key) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-        a.id, a.message_id, a.position, a.filename, a.declared_content_type, a.served_content_type,
-        a.disposition, a.content_id, a.size_bytes, a.sha256, a.blob_key,
+        a.id,
+        a.message_id,
+        a.position,
+        a.filename,
+        a.declared_content_type,
+        a.served_content_type,
+        a.disposition,
+        a.content_id,
+        a.size_bytes,
+        a.sha256,
+        a.blob_key,
       );
     }
   }

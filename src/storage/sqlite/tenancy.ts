@@ -86,7 +86,11 @@ class SqliteTeams implements TeamRepository {
   async insert(t: TeamRecord) {
     this.c.run(
       "INSERT INTO teams (id, name, plan, used_bytes, created_at) VALUES (?, ?, ?, ?, ?)",
-      t.id, t.name, t.plan, t.usedBytes, t.createdAt,
+      t.id,
+      t.name,
+      t.plan,
+      t.usedBytes,
+      t.createdAt,
     );
   }
 }
@@ -107,7 +111,13 @@ class SqliteUsers implements UserRepository {
   async insert(u: UserRecord) {
     this.c.run(
       "INSERT INTO users (id, team_id, email, name, password_hash, role, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      u.id, u.teamId, u.email, u.name, u.passwordHash, u.role, u.createdAt,
+      u.id,
+      u.teamId,
+      u.email,
+      u.name,
+      u.passwordHash,
+      u.role,
+      u.createdAt,
     );
   }
 }
@@ -141,7 +151,12 @@ class SqliteProjects implements ProjectRepository {
     return this.c
       .all<Row>(
         "SELECT * FROM projects WHERE team_id = ? AND (? IS NULL OR id = ?) AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?",
-        teamId, onlyId, onlyId, before, before, limit,
+        teamId,
+        onlyId,
+        onlyId,
+        before,
+        before,
+        limit,
       )
       .map(project);
   }
@@ -149,7 +164,13 @@ class SqliteProjects implements ProjectRepository {
   async insert(p: ProjectRecord) {
     this.c.run(
       "INSERT INTO projects (id, team_id, slug, name, environment, settings, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      p.id, p.teamId, p.slug, p.name, p.environment, JSON.stringify(p.settings), p.createdAt,
+      p.id,
+      p.teamId,
+      p.slug,
+      p.name,
+      p.environment,
+      JSON.stringify(p.settings),
+      p.createdAt,
     );
   }
 
@@ -178,7 +199,12 @@ class SqliteDevices implements DeviceSessionRepository {
   async insert(d: DeviceSessionRecord) {
     this.c.run(
       "INSERT INTO device_sessions (id, user_id, name, token_hash, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?)",
-      d.id, d.userId, d.name, d.tokenHash, d.createdAt, d.lastSeenAt,
+      d.id,
+      d.userId,
+      d.name,
+      d.tokenHash,
+      d.createdAt,
+      d.lastSeenAt,
     );
   }
 
@@ -222,8 +248,17 @@ class SqliteApiKeys implements ApiKeyRepository {
     this.c.run(
       `INSERT INTO api_keys (id, project_id, name, environment, secret_hash, last_four, scopes, last_used_at, expires_at,
          revoked_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      k.id, k.projectId, k.name, k.environment, k.secretHash, k.lastFour, JSON.stringify(k.scopes), k.lastUsedAt,
-      k.expiresAt, k.revokedAt, k.createdAt,
+      k.id,
+      k.projectId,
+      k.name,
+      k.environment,
+      k.secretHash,
+      k.lastFour,
+      JSON.stringify(k.scopes),
+      k.lastUsedAt,
+      k.expiresAt,
+      k.revokedAt,
+      k.createdAt,
     );
   }
 
@@ -246,7 +281,10 @@ class SqliteIdempotencyKeys implements IdempotencyKeyRepository {
   async find(principalId: string, route: string, key: string, since: string) {
     const r = this.c.get<Row>(
       "SELECT * FROM idempotency_keys WHERE principal_id = ? AND route = ? AND key = ? AND created_at > ?",
-      principalId, route, key, since,
+      principalId,
+      route,
+      key,
+      since,
     );
     if (!r) return null;
     const out: IdempotencyRecord = {
@@ -264,7 +302,13 @@ class SqliteIdempotencyKeys implements IdempotencyKeyRepository {
   async put(r: IdempotencyRecord) {
     this.c.run(
       "INSERT OR REPLACE INTO idempotency_keys (principal_id, route, key, body_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      r.principalId, r.route, r.key, r.bodyHash, r.status, r.body, r.createdAt,
+      r.principalId,
+      r.route,
+      r.key,
+      r.bodyHash,
+      r.status,
+      r.body,
+      r.createdAt,
     );
   }
 

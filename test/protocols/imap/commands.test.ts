@@ -15,7 +15,16 @@ afterAll(async () => {
 });
 
 const RAW_PLAIN = (to: string, subject: string, body: string, from = "alice@example.com") =>
-  [`From: Alice <${from}>`, `To: ${to}`, `Subject: ${subject}`, "Message-ID: <" + subject.replace(/\W/g, "") + "@example.com>", "Date: Mon, 02 Mar 2026 10:00:00 +0000", "", body, ""].join("\r\n");
+  [
+    `From: Alice <${from}>`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    "Message-ID: <" + subject.replace(/\W/g, "") + "@example.com>",
+    "Date: Mon, 02 Mar 2026 10:00:00 +0000",
+    "",
+    body,
+    "",
+  ].join("\r\n");
 
 /** REST view of an inbox's messages, oldest first (IMAP sequence order). */
 async function rest(box: Box): Promise<any[]> {
@@ -35,7 +44,10 @@ describe("not authenticated", () => {
     const greeting = await r.until("* OK");
     expect(greeting).toContain("[CAPABILITY IMAP4rev1");
     const caps = await r.cmd("c1", "CAPABILITY");
-    const line = caps.split("\r\n").find((l) => l.startsWith("* CAPABILITY"))!.split(" ");
+    const line = caps
+      .split("\r\n")
+      .find((l) => l.startsWith("* CAPABILITY"))!
+      .split(" ");
     for (const c of ["IMAP4rev1", "AUTH=PLAIN", "LITERAL+", "SASL-IR", "IDLE", "UIDPLUS", "UNSELECT", "NAMESPACE", "ID", "ENABLE"]) {
       expect(line).toContain(c);
     }
@@ -46,7 +58,7 @@ describe("not authenticated", () => {
     expect(await r.cmd("c3", "NOOP")).toContain("c3 OK");
     // Authenticated-state commands are refused before log-in, and the session goes on.
     expect(await r.cmd("c4", "SELECT INBOX")).toContain("c4 BAD");
-    expect(await r.cmd("c5", "LIST \"\" *")).toContain("c5 BAD");
+    expect(await r.cmd("c5", 'LIST "" *')).toContain("c5 BAD");
     expect(await r.cmd("c6", "ID NIL")).toContain('* ID ("name" "inboxd"');
     const bye = await r.cmd("c7", "LOGOUT");
     expect(bye).toContain("* BYE");
@@ -226,7 +238,7 @@ describe("selected state", () => {
     expect(Buffer.from(parts.bodyParts.get("2").toString(), "base64").toString()).toBe("%PDF-1.4 fake");
     expect(parts.bodyParts.get("2.mime").toString()).toMatch(/Content-Type: application\/pdf/i);
     const dl = await c.download("1", "3");
-    expect((await new Response(dl.content as any).text())).toBe("some notes");
+    expect(await new Response(dl.content as any).text()).toBe("some notes");
     await c.logout();
   });
 
@@ -238,7 +250,9 @@ describe("selected state", () => {
     await r.login(box);
     await r.cmd("f0", "SELECT INBOX");
     const lit = (name: string, v: string) => `${name} {${Buffer.byteLength(v)}}\r\n${v}`;
-    expect(await r.cmd("f1", "FETCH 2 (BODY.PEEK[HEADER])")).toBe(`* 2 FETCH (${lit("BODY[HEADER]", header)})\r\nf1 OK FETCH completed\r\n`);
+    expect(await r.cmd("f1", "FETCH 2 (BODY.PEEK[HEADER])")).toBe(
+      `* 2 FETCH (${lit("BODY[HEADER]", header)})\r\nf1 OK FETCH completed\r\n`,
+    );
     expect(await r.cmd("f2", "FETCH 2 (BODY.PEEK[HEADER.FIELDS (subject FROM)])")).toContain(
       lit("BODY[HEADER.FIELDS (SUBJECT FROM)]", "From: Alice <alice@example.com>\r\nSubject: Invoice 42\r\n\r\n"),
     );
@@ -261,7 +275,9 @@ describe("selected state", () => {
     const all = await r.cmd("f13", "FETCH 2 ALL");
     expect(all).toMatch(/\* 2 FETCH \(FLAGS \(\\Seen\) INTERNALDATE "\d\d-\w{3}-\d{4} \d\d:\d\d:\d\d \+0000" RFC822.SIZE \d+ ENVELOPE \(/);
     expect(await r.cmd("f14", "FETCH 1 (BODY)")).toMatch(/BODY \(\(\("text" "plain"/);
-    expect(await r.cmd("f15", "UID FETCH 2:* (FLAGS)")).toBe("* 2 FETCH (UID 2 FLAGS (\\Seen))\r\n* 3 FETCH (UID 3 FLAGS ())\r\nf15 OK UID FETCH completed\r\n");
+    expect(await r.cmd("f15", "UID FETCH 2:* (FLAGS)")).toBe(
+      "* 2 FETCH (UID 2 FLAGS (\\Seen))\r\n* 3 FETCH (UID 3 FLAGS ())\r\nf15 OK UID FETCH completed\r\n",
+    );
     expect(await r.cmd("f16", "FETCH 1 (BODY[NOPE])")).toContain("f16 BAD");
     // Put it back for the other tests.
     expect(await r.cmd("f17", "STORE 2 -FLAGS.SILENT (\\Seen)")).toBe("f17 OK STORE completed\r\n");
@@ -316,7 +332,9 @@ describe("selected state", () => {
     await r.login(box);
     await r.cmd("t0", "SELECT INBOX");
     expect(await r.cmd("t1", "STORE 1 +FLAGS (\\Flagged)")).toBe("* 1 FETCH (FLAGS (\\Flagged))\r\nt1 OK STORE completed\r\n");
-    expect(await r.cmd("t2", "UID STORE 1 +FLAGS (\\Seen)")).toBe("* 1 FETCH (UID 1 FLAGS (\\Seen \\Flagged))\r\nt2 OK UID STORE completed\r\n");
+    expect(await r.cmd("t2", "UID STORE 1 +FLAGS (\\Seen)")).toBe(
+      "* 1 FETCH (UID 1 FLAGS (\\Seen \\Flagged))\r\nt2 OK UID STORE completed\r\n",
+    );
     let msgs = await rest(box);
     expect(msgs[0].read).toBe(true);
     expect(await r.cmd("t3", "STORE 1 FLAGS (\\Seen)")).toBe("* 1 FETCH (FLAGS (\\Seen))\r\nt3 OK STORE completed\r\n");
@@ -362,7 +380,11 @@ describe("selected state", () => {
 describe("non-ASCII", () => {
   test("SEARCH finds encoded-word subjects and UTF-8 bodies; ENVELOPE keeps the encoded form", async () => {
     const box = await newBox(inst);
-    await send(inst, box.address, { from: "Jürgen Groß <jg@example.com>", subject: "Grüße aus Köln", text: "Schöne Grüße, ½ € and 日本語" });
+    await send(inst, box.address, {
+      from: "Jürgen Groß <jg@example.com>",
+      subject: "Grüße aus Köln",
+      text: "Schöne Grüße, ½ € and 日本語",
+    });
     await send(inst, box.address, { subject: "plain ascii", text: "nothing special" });
     const r = await RawImap.open(inst.ports.imap!);
     await r.login(box);
@@ -389,7 +411,9 @@ describe("large messages", () => {
     const big = Buffer.alloc(4.5 * 1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7919) & 0xff;
     await send(inst, box.address, { subject: "big one", text: "see attachment", attachments: [{ filename: "big.bin", content: big }] });
-    const raw = Buffer.from(await (await inst.api(`/v1/messages/${(await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id}/raw`)).arrayBuffer());
+    const raw = Buffer.from(
+      await (await inst.api(`/v1/messages/${(await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id}/raw`)).arrayBuffer(),
+    );
     expect(raw.length).toBeGreaterThan(6_000_000);
     const c = await connected(inst, box);
     await c.mailboxOpen("INBOX");
@@ -426,7 +450,9 @@ describe("expunge", () => {
     expect((await json(inst.api(`/v1/messages/${before[1].id}`))).status).toBe(404);
     expect((await rest(box)).map((m) => m.subject)).toEqual(["msg 1", "msg 3"]);
     expect((await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(2);
-    expect(await r.cmd("e5", "UID FETCH 1:* (FLAGS)")).toBe("* 1 FETCH (UID 1 FLAGS ())\r\n* 2 FETCH (UID 3 FLAGS ())\r\ne5 OK UID FETCH completed\r\n");
+    expect(await r.cmd("e5", "UID FETCH 1:* (FLAGS)")).toBe(
+      "* 1 FETCH (UID 1 FLAGS ())\r\n* 2 FETCH (UID 3 FLAGS ())\r\ne5 OK UID FETCH completed\r\n",
+    );
 
     // CLOSE expunges silently; UNSELECT does not expunge.
     await r.cmd("e6", "STORE 1 +FLAGS.SILENT (\\Deleted)");

@@ -3,7 +3,6 @@
 // STOREs as FETCH FLAGS; EXPUNGE is held back during FETCH/STORE/SEARCH (RFC 3501 §7.4.1).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { withDatabaseFile } from "../../support/sqlite-file";
-import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { connected, newBox, RawImap, send, type Box } from "../../support/imap";
 

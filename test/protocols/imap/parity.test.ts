@@ -47,8 +47,16 @@ async function corpus(): Promise<Buffer[]> {
         { filename: "notes.txt", content: "n" },
       ],
     }),
-    await compose({ subject: "related", html: '<img src="cid:x@y">', attachments: [{ filename: "i.png", content: Buffer.from([137, 80, 78, 71]), cid: "x@y" }] }),
-    await compose({ subject: "rfc2231", text: "t", attachments: [{ filename: "Grüße und ein sehr langer Dateiname mit Umlauten äöü und noch mehr Text.txt", content: "x" }] }),
+    await compose({
+      subject: "related",
+      html: '<img src="cid:x@y">',
+      attachments: [{ filename: "i.png", content: Buffer.from([137, 80, 78, 71]), cid: "x@y" }],
+    }),
+    await compose({
+      subject: "rfc2231",
+      text: "t",
+      attachments: [{ filename: "Grüße und ein sehr langer Dateiname mit Umlauten äöü und noch mehr Text.txt", content: "x" }],
+    }),
     await compose({
       subject: "embedded",
       text: "see attached",
@@ -56,12 +64,52 @@ async function corpus(): Promise<Buffer[]> {
         {
           filename: "fwd.eml",
           contentType: "message/rfc822",
-          content: crlf(["Subject: inner", "From: x@y.z", "Content-Type: multipart/alternative; boundary=in", "", "--in", "Content-Type: text/plain", "", "inner plain", "--in", "Content-Type: text/html", "", "<b>inner</b>", "--in--", ""]),
+          content: crlf([
+            "Subject: inner",
+            "From: x@y.z",
+            "Content-Type: multipart/alternative; boundary=in",
+            "",
+            "--in",
+            "Content-Type: text/plain",
+            "",
+            "inner plain",
+            "--in",
+            "Content-Type: text/html",
+            "",
+            "<b>inner</b>",
+            "--in--",
+            "",
+          ]),
         },
       ],
     }),
-    raw(["Subject: digest", "Content-Type: multipart/digest; boundary=d", "", "--d", "", "Subject: d1", "", "one", "--d", "", "Subject: d2", "", "two", "--d--", ""]),
-    raw(["Subject: missing close", "Content-Type: multipart/mixed; boundary=zz", "", "--zz", "Content-Type: text/plain", "", "only part, never closed", ""]),
+    raw([
+      "Subject: digest",
+      "Content-Type: multipart/digest; boundary=d",
+      "",
+      "--d",
+      "",
+      "Subject: d1",
+      "",
+      "one",
+      "--d",
+      "",
+      "Subject: d2",
+      "",
+      "two",
+      "--d--",
+      "",
+    ]),
+    raw([
+      "Subject: missing close",
+      "Content-Type: multipart/mixed; boundary=zz",
+      "",
+      "--zz",
+      "Content-Type: text/plain",
+      "",
+      "only part, never closed",
+      "",
+    ]),
     raw([
       "Subject: lang",
       'Content-Type: text/plain; charset="ISO-8859-1"; format=flowed',
@@ -116,7 +164,24 @@ async function corpus(): Promise<Buffer[]> {
   ];
 }
 
-const SECTIONS = ["1", "2", "1.1", "1.2", "2.MIME", "3", "3.HEADER", "3.TEXT", "3.1", "TEXT", "HEADER", "HEADER.FIELDS (SUBJECT FROM)", "HEADER.FIELDS.NOT (SUBJECT)", "1.HEADER", "2.1.2", "1.MIME"];
+const SECTIONS = [
+  "1",
+  "2",
+  "1.1",
+  "1.2",
+  "2.MIME",
+  "3",
+  "3.HEADER",
+  "3.TEXT",
+  "3.1",
+  "TEXT",
+  "HEADER",
+  "HEADER.FIELDS (SUBJECT FROM)",
+  "HEADER.FIELDS.NOT (SUBJECT)",
+  "1.HEADER",
+  "2.1.2",
+  "1.MIME",
+];
 
 /** Runs the commands over implicit TLS (EXAMINE, so nothing changes) and returns each answer. */
 async function answers(port: number, user: string, pass: string, cmds: string[]): Promise<string[]> {
@@ -163,7 +228,11 @@ beforeAll(async () => {
   box = await newBox(inst);
   messages = await corpus();
   for (const m of messages) await sendRawMail(inst, box.address, m);
-  dovecot = await startDovecot(messages, readFileSync(join(inst.dataDir, "tls.crt"), "utf8"), readFileSync(join(inst.dataDir, "tls.key"), "utf8"));
+  dovecot = await startDovecot(
+    messages,
+    readFileSync(join(inst.dataDir, "tls.crt"), "utf8"),
+    readFileSync(join(inst.dataDir, "tls.key"), "utf8"),
+  );
 }, 30_000);
 
 afterAll(async () => {
@@ -175,23 +244,30 @@ afterAll(async () => {
 });
 
 describe("parity with Dovecot", () => {
-  test.skipIf(!enabled)("ENVELOPE, BODYSTRUCTURE, BODY and every section agree byte for byte", async () => {
-    const cmds: string[] = [];
-    for (let i = 1; i <= messages.length; i++) {
-      cmds.push(`FETCH ${i} (RFC822.SIZE ENVELOPE)`, `FETCH ${i} (BODYSTRUCTURE)`, `FETCH ${i} (BODY)`);
-      for (const sec of SECTIONS) cmds.push(`FETCH ${i} (BODY.PEEK[${sec}])`, `FETCH ${i} (BODY.PEEK[${sec}]<2.7>)`);
-    }
-    const ours = await answers(inst.ports.imap!, box.address, box.password, cmds);
-    const theirs = await answers(dovecot!.port, "bench", "benchpass", cmds);
-    // Where we follow RFC 3501 rather than Dovecot: a message with no blank line after its header
-    // gets no blank line after HEADER.FIELDS either (§6.4.5: "except in the case of a message which
-    // has no body and no blank line"); Dovecot adds one there (and not for HEADER.FIELDS.NOT).
-    const headerOnly = messages.findIndex((m) => m.toString("latin1").startsWith("Subject: header only")) + 1;
-    const deviations = new Set([`FETCH ${headerOnly} (BODY.PEEK[HEADER.FIELDS (SUBJECT FROM)])`, `FETCH ${headerOnly} (BODY.PEEK[HEADER.FIELDS (SUBJECT FROM)]<2.7>)`]);
-    const differences = cmds
-      .map((c, i) => ({ command: c, inboxd: ours[i], dovecot: theirs[i] }))
-      .filter((d) => d.inboxd !== d.dovecot && !deviations.has(d.command));
-    expect(differences).toEqual([]);
-    expect(ours.filter((o) => o.includes("FETCH")).length).toBe(cmds.length);
-  }, 30_000);
+  test.skipIf(!enabled)(
+    "ENVELOPE, BODYSTRUCTURE, BODY and every section agree byte for byte",
+    async () => {
+      const cmds: string[] = [];
+      for (let i = 1; i <= messages.length; i++) {
+        cmds.push(`FETCH ${i} (RFC822.SIZE ENVELOPE)`, `FETCH ${i} (BODYSTRUCTURE)`, `FETCH ${i} (BODY)`);
+        for (const sec of SECTIONS) cmds.push(`FETCH ${i} (BODY.PEEK[${sec}])`, `FETCH ${i} (BODY.PEEK[${sec}]<2.7>)`);
+      }
+      const ours = await answers(inst.ports.imap!, box.address, box.password, cmds);
+      const theirs = await answers(dovecot!.port, "bench", "benchpass", cmds);
+      // Where we follow RFC 3501 rather than Dovecot: a message with no blank line after its header
+      // gets no blank line after HEADER.FIELDS either (§6.4.5: "except in the case of a message which
+      // has no body and no blank line"); Dovecot adds one there (and not for HEADER.FIELDS.NOT).
+      const headerOnly = messages.findIndex((m) => m.toString("latin1").startsWith("Subject: header only")) + 1;
+      const deviations = new Set([
+        `FETCH ${headerOnly} (BODY.PEEK[HEADER.FIELDS (SUBJECT FROM)])`,
+        `FETCH ${headerOnly} (BODY.PEEK[HEADER.FIELDS (SUBJECT FROM)]<2.7>)`,
+      ]);
+      const differences = cmds
+        .map((c, i) => ({ command: c, inboxd: ours[i], dovecot: theirs[i] }))
+        .filter((d) => d.inboxd !== d.dovecot && !deviations.has(d.command));
+      expect(differences).toEqual([]);
+      expect(ours.filter((o) => o.includes("FETCH")).length).toBe(cmds.length);
+    },
+    30_000,
+  );
 });

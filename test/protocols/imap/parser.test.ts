@@ -49,7 +49,13 @@ describe("tokens", () => {
     expect(c.name).toBe("UID FETCH");
     expect(c.uid).toBe(true);
     expect(c.args[0]).toEqual({ t: "atom", v: "1:*" });
-    expect(c.args[1]).toEqual({ t: "list", v: [{ t: "atom", v: "FLAGS" }, { t: "atom", v: 'BODY.PEEK[HEADER.FIELDS (FROM "To")]<0.10>' }] });
+    expect(c.args[1]).toEqual({
+      t: "list",
+      v: [
+        { t: "atom", v: "FLAGS" },
+        { t: "atom", v: 'BODY.PEEK[HEADER.FIELDS (FROM "To")]<0.10>' },
+      ],
+    });
     expect((c.args[2] as any).v.toString()).toBe('a "q" \\');
     expect(c.args[3]).toEqual({ t: "atom", v: "NIL" });
   });
@@ -71,7 +77,7 @@ describe("tokens", () => {
 
   test("any byte sequence either parses or throws ParseError", () => {
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 256);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 256;
     for (let i = 0; i < 3000; i++) {
       const bytes = Buffer.from(Array.from({ length: 1 + (i % 60) }, rnd));
       try {
@@ -97,10 +103,15 @@ describe("sequence sets", () => {
 describe("FETCH items", () => {
   test("macros, sections, partials and names in responses", () => {
     expect(parseFetchItems({ t: "atom", v: "fast" }).map((i) => i.kind)).toEqual(["FLAGS", "INTERNALDATE", "RFC822.SIZE"]);
-    const items = parseFetchItems(parseCommand(b("t FETCH 1 (BODY[] BODY.PEEK[1.2.MIME] BODY[2.HEADER.FIELDS.NOT (X-A x-b)]<5.10> RFC822.TEXT)")).args[1]);
+    const items = parseFetchItems(
+      parseCommand(b("t FETCH 1 (BODY[] BODY.PEEK[1.2.MIME] BODY[2.HEADER.FIELDS.NOT (X-A x-b)]<5.10> RFC822.TEXT)")).args[1],
+    );
     expect(items[0]).toEqual({ kind: "SECTION", section: { part: [], spec: "", fields: [] }, peek: false, partial: null });
     expect(items[1]).toMatchObject({ peek: true, section: { part: [1, 2], spec: "MIME" } });
-    expect(items[2]).toMatchObject({ section: { part: [2], spec: "HEADER.FIELDS.NOT", fields: ["X-A", "X-B"] }, partial: { start: 5, length: 10 } });
+    expect(items[2]).toMatchObject({
+      section: { part: [2], spec: "HEADER.FIELDS.NOT", fields: ["X-A", "X-B"] },
+      partial: { start: 5, length: 10 },
+    });
     expect(sectionName((items[2] as any).section)).toBe("2.HEADER.FIELDS.NOT (X-A X-B)");
     expect(items[3]).toEqual({ kind: "RFC822.TEXT" });
     for (const bad of ["BODY[MIME]", "BODY[1HEADER]", "BODY[FOO]", "BINARY[1]", "BOGUS", "BODY[]<1.0>"]) {
@@ -117,9 +128,21 @@ describe("SEARCH keys", () => {
       k: "and",
       keys: [
         { k: "or", a: { k: "text", field: "from", value: "bob" }, b: { k: "not", key: { k: "flag", flag: "seen", set: true } } },
-        { k: "and", keys: [{ k: "date", field: "internal", op: "since", day: "2024-02-01" }, { k: "size", op: "larger", n: 100 }] },
+        {
+          k: "and",
+          keys: [
+            { k: "date", field: "internal", op: "since", day: "2024-02-01" },
+            { k: "size", op: "larger", n: 100 },
+          ],
+        },
         { k: "uid", set: [[1, 5]] },
-        { k: "seq", set: [[2, 2], [4, 4]] },
+        {
+          k: "seq",
+          set: [
+            [2, 2],
+            [4, 4],
+          ],
+        },
       ],
     });
     expect(parseDate("09-Dec-2025")).toBe("2025-12-09");
@@ -130,7 +153,7 @@ describe("SEARCH keys", () => {
 });
 
 const MIXED = [
-  "From: \"Doe, Jane\" <jane@example.com>, bob@example.org (Bob)",
+  'From: "Doe, Jane" <jane@example.com>, bob@example.org (Bob)',
   "To: undisclosed-recipients:;",
   "Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=",
   "Message-ID: <m1@example.com>",
@@ -152,8 +175,8 @@ const MIXED = [
   "<p>html</p>",
   "--inner--",
   "--outer",
-  "Content-Type: application/pdf; name=\"r.pdf\"",
-  "Content-Disposition: attachment; filename=\"r.pdf\"",
+  'Content-Type: application/pdf; name="r.pdf"',
+  'Content-Disposition: attachment; filename="r.pdf"',
   "Content-Transfer-Encoding: base64",
   "",
   "JVBERi0=",
@@ -177,7 +200,10 @@ describe("MIME structure", () => {
       '((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 1 NIL NIL NIL NIL)' +
         '("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 11 0 NIL NIL NIL NIL) "alternative" ("boundary" "inner") NIL NIL NIL)' +
         '("application" "pdf" ("name" "r.pdf") NIL NIL "base64" 8 NIL ("attachment" ("filename" "r.pdf")) NIL NIL)' +
-        '("message" "rfc822" NIL NIL NIL "7bit" 41 (NIL "inner" (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) NIL NIL NIL NIL NIL)'.replace(/\(\(""/g, "((NIL") +
+        '("message" "rfc822" NIL NIL NIL "7bit" 41 (NIL "inner" (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) (("" NIL "x" "y.z")) NIL NIL NIL NIL NIL)'.replace(
+          /\(\(""/g,
+          "((NIL",
+        ) +
         ' ("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0 NIL NIL NIL NIL) 3 NIL NIL NIL NIL) "mixed" ("boundary" "outer") NIL NIL NIL)',
     );
     expect(bodyStructure(root, false)).toStartWith('((("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 10 1)');
@@ -192,11 +218,15 @@ describe("MIME structure", () => {
     expect(sec([1, 2, 1])).toBe("<p>html</p>");
     expect(sec([1, 1], "HEADER")).toBe("");
     expect(sec([2], "TEXT")).toBe("");
-    expect(sec([2], "MIME")).toBe('Content-Type: application/pdf; name="r.pdf"\r\nContent-Disposition: attachment; filename="r.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n');
+    expect(sec([2], "MIME")).toBe(
+      'Content-Type: application/pdf; name="r.pdf"\r\nContent-Disposition: attachment; filename="r.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n',
+    );
     expect(sec([3], "HEADER")).toBe("Subject: inner\r\nFrom: x@y.z\r\n\r\n");
     expect(sec([3], "TEXT")).toBe("inner body");
     expect(sec([3, 1])).toBe("inner body");
-    expect(sec([], "HEADER.FIELDS", ["SUBJECT", "TO"])).toBe("To: undisclosed-recipients:;\r\nSubject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\n\r\n");
+    expect(sec([], "HEADER.FIELDS", ["SUBJECT", "TO"])).toBe(
+      "To: undisclosed-recipients:;\r\nSubject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=\r\n\r\n",
+    );
     expect(sec([9])).toBe("");
   });
 
@@ -238,9 +268,12 @@ describe("MIME structure", () => {
 
   test("garbage never throws and a missing boundary leaves one part", () => {
     let seed = 3;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 256);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 256;
     for (let i = 0; i < 300; i++) {
-      const junk = Buffer.concat([b('Content-Type: multipart/mixed; boundary="x"\r\n\r\n--x\r\n'), Buffer.from(Array.from({ length: i * 3 }, rnd))]);
+      const junk = Buffer.concat([
+        b('Content-Type: multipart/mixed; boundary="x"\r\n\r\n--x\r\n'),
+        Buffer.from(Array.from({ length: i * 3 }, rnd)),
+      ]);
       const r = parseMime(junk);
       expect(typeof bodyStructure(r, true)).toBe("string");
       expect(typeof envelope(r)).toBe("string");

@@ -12,7 +12,12 @@ let tight: Instance;
 beforeAll(async () => {
   [inst, tight] = await Promise.all([
     startInboxd(),
-    startInboxd({ INBOXD_IMAP_IDLE_TIMEOUT: "2", INBOXD_IMAP_MAX_PER_INBOX: "2", INBOXD_IMAP_MAX_CONNECTIONS: "6", INBOXD_IMAP_PLAIN_PORT: "0" }),
+    startInboxd({
+      INBOXD_IMAP_IDLE_TIMEOUT: "2",
+      INBOXD_IMAP_MAX_PER_INBOX: "2",
+      INBOXD_IMAP_MAX_CONNECTIONS: "6",
+      INBOXD_IMAP_PLAIN_PORT: "0",
+    }),
   ]);
 }, 30_000);
 afterAll(async () => {
@@ -125,7 +130,10 @@ describe("errors answer BAD and the session goes on", () => {
       subject: "fuzz",
       text: "t",
       html: "<p>h</p>",
-      attachments: [{ filename: "a.bin", content: Buffer.from([0, 1, 2]) }, { filename: "m.eml", content: "Subject: in\r\n\r\nbody", contentType: "message/rfc822" }],
+      attachments: [
+        { filename: "a.bin", content: Buffer.from([0, 1, 2]) },
+        { filename: "m.eml", content: "Subject: in\r\n\r\nbody", contentType: "message/rfc822" },
+      ],
     });
     await send(inst, box.address, { subject: "plain", text: "x" });
     const r = await RawImap.open(inst.ports.imap!);
@@ -133,27 +141,108 @@ describe("errors answer BAD and the session goes on", () => {
     await r.cmd("s0", "SELECT INBOX");
     let seed = 1234;
     const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
-    const pick = <T,>(xs: T[]) => xs[rnd(xs.length)]!;
+    const pick = <T>(xs: T[]) => xs[rnd(xs.length)]!;
     const sets = ["1", "2", "*", "1:*", "2:1", "3", "1,2", "99", "0", "1:", "*:*", "4294967295", "1:2,*"];
-    const sections = ["", "1", "2", "3", "4", "1.1", "1.2", "3.1", "3.HEADER", "3.TEXT", "1.MIME", "HEADER", "TEXT", "MIME", "HEADER.FIELDS (FROM)", "HEADER.FIELDS.NOT (TO)", "HEADER.FIELDS ()", "9.9.9", "1.2.3.4.5"];
+    const sections = [
+      "",
+      "1",
+      "2",
+      "3",
+      "4",
+      "1.1",
+      "1.2",
+      "3.1",
+      "3.HEADER",
+      "3.TEXT",
+      "1.MIME",
+      "HEADER",
+      "TEXT",
+      "MIME",
+      "HEADER.FIELDS (FROM)",
+      "HEADER.FIELDS.NOT (TO)",
+      "HEADER.FIELDS ()",
+      "9.9.9",
+      "1.2.3.4.5",
+    ];
     const partials = ["", "<0.1>", "<5.100000>", "<99999999.1>", "<0>", "<1.0>"];
     const items = () =>
       pick([
-        "FLAGS", "UID", "ENVELOPE", "BODYSTRUCTURE", "BODY", "RFC822", "RFC822.SIZE", "RFC822.HEADER", "RFC822.TEXT", "INTERNALDATE", "ALL", "FAST", "FULL",
-        `BODY[${pick(sections)}]${pick(partials)}`, `BODY.PEEK[${pick(sections)}]${pick(partials)}`, "BINARY[1]", "(FLAGS", "()",
+        "FLAGS",
+        "UID",
+        "ENVELOPE",
+        "BODYSTRUCTURE",
+        "BODY",
+        "RFC822",
+        "RFC822.SIZE",
+        "RFC822.HEADER",
+        "RFC822.TEXT",
+        "INTERNALDATE",
+        "ALL",
+        "FAST",
+        "FULL",
+        `BODY[${pick(sections)}]${pick(partials)}`,
+        `BODY.PEEK[${pick(sections)}]${pick(partials)}`,
+        "BINARY[1]",
+        "(FLAGS",
+        "()",
       ]);
-    const keys = ["ALL", "SEEN", "UNSEEN", "NEW", "OLD", "RECENT", "ANSWERED", "DELETED", "FLAGGED", "FROM x", "TO \"\"", "BODY h", "TEXT t", "SUBJECT {4+}\r\nfuzz", "HEADER Subject fuzz", "BCC a", "SINCE 1-Jan-2020", "BEFORE 31-Dec-2099", "ON 1-Jan-2020", "SENTON 30-Feb-2020", "LARGER 10", "SMALLER 0", "UID 1:*", "NOT", "OR ALL", "KEYWORD $x", "UNKEYWORD $x", "(", ")", "1:*", "CHARSET UTF-8 ALL"];
+    const keys = [
+      "ALL",
+      "SEEN",
+      "UNSEEN",
+      "NEW",
+      "OLD",
+      "RECENT",
+      "ANSWERED",
+      "DELETED",
+      "FLAGGED",
+      "FROM x",
+      'TO ""',
+      "BODY h",
+      "TEXT t",
+      "SUBJECT {4+}\r\nfuzz",
+      "HEADER Subject fuzz",
+      "BCC a",
+      "SINCE 1-Jan-2020",
+      "BEFORE 31-Dec-2099",
+      "ON 1-Jan-2020",
+      "SENTON 30-Feb-2020",
+      "LARGER 10",
+      "SMALLER 0",
+      "UID 1:*",
+      "NOT",
+      "OR ALL",
+      "KEYWORD $x",
+      "UNKEYWORD $x",
+      "(",
+      ")",
+      "1:*",
+      "CHARSET UTF-8 ALL",
+    ];
     const cmds = () =>
       pick([
         () => `FETCH ${pick(sets)} (${items()} ${items()})`,
         () => `UID FETCH ${pick(sets)} ${items()}`,
         () => `SEARCH ${pick(keys)} ${pick(keys)}`,
         () => `UID SEARCH ${pick(["OR", "NOT", ""])} ${pick(keys)} ${pick(keys)}`,
-        () => `STORE ${pick(sets)} ${pick(["FLAGS", "+FLAGS", "-FLAGS.SILENT", "+FLAGS.SILENT", "FLAGS.X"])} (${pick(["\\Seen", "\\Flagged", "\\Draft", "$k", "\\Deleted", ""])})`,
+        () =>
+          `STORE ${pick(sets)} ${pick(["FLAGS", "+FLAGS", "-FLAGS.SILENT", "+FLAGS.SILENT", "FLAGS.X"])} (${pick(["\\Seen", "\\Flagged", "\\Draft", "$k", "\\Deleted", ""])})`,
         () => `UID STORE ${pick(sets)} -FLAGS ${pick(["\\Seen", "\\Deleted"])}`,
         () => `STATUS ${pick(["INBOX", "inbox", "x", '""'])} (${pick(["MESSAGES", "UIDNEXT UNSEEN", "BOGUS", ""])})`,
         () => `LIST ${pick(['""', "INBOX", "%"])} ${pick(["*", "%", '""', "INBOX/*"])}`,
-        () => pick(["NOOP", "CHECK", "CAPABILITY", "NAMESPACE", "ID NIL", "ENABLE X", "LSUB \"\" *", "EXAMINE INBOX", "SELECT INBOX", "UID EXPUNGE 99"]),
+        () =>
+          pick([
+            "NOOP",
+            "CHECK",
+            "CAPABILITY",
+            "NAMESPACE",
+            "ID NIL",
+            "ENABLE X",
+            'LSUB "" *',
+            "EXAMINE INBOX",
+            "SELECT INBOX",
+            "UID EXPUNGE 99",
+          ]),
       ])();
     for (let i = 0; i < 400; i++) {
       const tag = `z${i}`;
@@ -206,7 +295,7 @@ describe("limits", () => {
     await r.login(box);
     expect(await r.until("* BYE", 10_000)).toContain("Autologout");
     expect(await r.waitClosed()).toBe(true);
-   }, 30_000);
+  }, 30_000);
 
   test("sessions per inbox are bounded: the third log-in is NO [LIMIT] until one leaves", async () => {
     const box = await newBox(tight);
@@ -310,7 +399,7 @@ describe("restart", () => {
     const rest = await json(tight.api(`/v1/inboxes/${box.id}/messages`));
     expect(rest.body.data.map((m: any) => m.subject)).toEqual(["r4", "r3", "r1"]);
     r2.close();
-   }, 30_000);
+  }, 30_000);
 });
 
 // Last in this file: it uses up 127.0.0.1's failure budget on `tight` (shared with POP3).
@@ -319,7 +408,8 @@ describe("failed log-ins", () => {
     const box = await newBox(tight);
     const r = await RawImap.open(tight.ports.imap!);
     await r.until("* OK");
-    for (let i = 0; i < 10; i++) expect(await r.cmd(`f${i}`, `LOGIN "${box.address}" "wrong-${i}"`)).toContain(`f${i} NO [AUTHENTICATIONFAILED]`);
+    for (let i = 0; i < 10; i++)
+      expect(await r.cmd(`f${i}`, `LOGIN "${box.address}" "wrong-${i}"`)).toContain(`f${i} NO [AUTHENTICATIONFAILED]`);
     expect(await r.cmd("g1", `LOGIN "${box.address}" "${box.password}"`)).toContain("g1 NO [UNAVAILABLE]");
     const ir = Buffer.from(`\0${box.address}\0${box.password}`).toString("base64");
     expect(await r.cmd("g2", `AUTHENTICATE PLAIN ${ir}`)).toContain("g2 NO [UNAVAILABLE]");

@@ -49,7 +49,10 @@ async function restMessages(inboxId: string): Promise<any[]> {
   return [...r.body.data].reverse();
 }
 
-const simple = (subject: string, body: string[] = ["hello"]) => (to: string) => rawMessage(to, subject, body);
+const simple =
+  (subject: string, body: string[] = ["hello"]) =>
+  (to: string) =>
+    rawMessage(to, subject, body);
 
 describe("authorization state", () => {
   test("greeting and CAPA over TLS: USER and SASL PLAIN offered, no STLS", async () => {

@@ -24,7 +24,8 @@ afterAll(async () => {
 async function newInbox(messages = 1): Promise<{ id: string; address: string; password: string }> {
   const ib = await json(inst.api("/v1/inboxes", { method: "POST", json: {} }));
   const cr = await json(inst.api(`/v1/inboxes/${ib.body.data.id}/credentials`));
-  for (let i = 0; i < messages; i++) await sendRaw(inst.ports.smtp!, ib.body.data.address, rawMessage(ib.body.data.address, `m${i}`, ["x"]));
+  for (let i = 0; i < messages; i++)
+    await sendRaw(inst.ports.smtp!, ib.body.data.address, rawMessage(ib.body.data.address, `m${i}`, ["x"]));
   return { id: ib.body.data.id, address: ib.body.data.address, password: cr.body.data.password };
 }
 

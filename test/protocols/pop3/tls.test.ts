@@ -25,13 +25,20 @@ async function start(env: Record<string, string>, dataDir?: string): Promise<Ins
 }
 
 /** The leaf certificate presented on a TLS port, plus whether it verified against `ca`. */
-async function presented(port: number, opts: { servername?: string; ca?: string } = {}): Promise<{ cert: X509Certificate; authorized: boolean; error: string | null }> {
+async function presented(
+  port: number,
+  opts: { servername?: string; ca?: string } = {},
+): Promise<{ cert: X509Certificate; authorized: boolean; error: string | null }> {
   return new Promise((resolve, reject) => {
     const s = tls.connect(
       { port, host: "127.0.0.1", servername: opts.servername ?? "localhost", ca: opts.ca, rejectUnauthorized: false },
       () => {
         const peer = s.getPeerCertificate(true);
-        resolve({ cert: new X509Certificate(peer.raw), authorized: s.authorized, error: s.authorizationError ? String(s.authorizationError) : null });
+        resolve({
+          cert: new X509Certificate(peer.raw),
+          authorized: s.authorized,
+          error: s.authorizationError ? String(s.authorizationError) : null,
+        });
         s.destroy();
       },
     );

@@ -33,11 +33,23 @@ export class AlertsBell {
   };
 
   constructor() {
-    this.button = h("button.btn.icon-btn.bell", { title: "Alerts", "aria-label": "Alerts", onclick: () => this.toggle() }, icon("bell", 18), this.badge);
+    this.button = h(
+      "button.btn.icon-btn.bell",
+      { title: "Alerts", "aria-label": "Alerts", onclick: () => this.toggle() },
+      icon("bell", 18),
+      this.badge,
+    );
     this.el = h("div.bell-wrap", null, this.button, this.panel);
     const again = debounce(() => void this.refresh(), 300);
     this.off = onLive((e) => {
-      if (e.type === "poll" || e.type.startsWith("alert") || e.type.startsWith("message.") || e.type.startsWith("inbox.") || e.type === "team.quota") again();
+      if (
+        e.type === "poll" ||
+        e.type.startsWith("alert") ||
+        e.type.startsWith("message.") ||
+        e.type.startsWith("inbox.") ||
+        e.type === "team.quota"
+      )
+        again();
     });
     document.addEventListener("click", this.outside);
   }
@@ -91,7 +103,9 @@ export class AlertsBell {
       "div.panel-head",
       null,
       h("strong", null, "Alerts"),
-      this.unread ? h("button.btn.link", { onclick: () => void this.markRead(), dataset: { test: "alerts-mark-all" } }, "Mark all read") : null,
+      this.unread
+        ? h("button.btn.link", { onclick: () => void this.markRead(), dataset: { test: "alerts-mark-all" } }, "Mark all read")
+        : null,
     );
     const body = this.unavailable
       ? empty("No alerts", this.unavailable, "bell")
@@ -118,7 +132,12 @@ export class AlertsBell {
                   h(
                     "span.alert-text",
                     null,
-                    h("span.alert-title", null, a.title || a.type, a.count > 1 && !(a.title ?? "").includes(String(a.count)) ? h("span.count", null, ` ×${a.count}`) : null),
+                    h(
+                      "span.alert-title",
+                      null,
+                      a.title || a.type,
+                      a.count > 1 && !(a.title ?? "").includes(String(a.count)) ? h("span.count", null, ` ×${a.count}`) : null,
+                    ),
                     h("span.alert-detail", null, a.detail || a.inbox?.address || ""),
                     h("span.alert-time", null, relTime(a.occurred_at)),
                   ),

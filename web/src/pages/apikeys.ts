@@ -17,10 +17,27 @@ interface ApiKey {
 }
 
 const SCOPES = [
-  "inboxes:read", "inboxes:write", "messages:read", "messages:write", "webhooks:read", "webhooks:write",
-  "domains:read", "domains:write", "keys:read", "keys:write", "agents:read", "agents:write",
-  "scenarios:read", "scenarios:write", "runs:read", "runs:write", "secrets:read", "secrets:write",
-  "origins:read", "origins:write", "usage:read",
+  "inboxes:read",
+  "inboxes:write",
+  "messages:read",
+  "messages:write",
+  "webhooks:read",
+  "webhooks:write",
+  "domains:read",
+  "domains:write",
+  "keys:read",
+  "keys:write",
+  "agents:read",
+  "agents:write",
+  "scenarios:read",
+  "scenarios:write",
+  "runs:read",
+  "runs:write",
+  "secrets:read",
+  "secrets:write",
+  "origins:read",
+  "origins:write",
+  "usage:read",
 ];
 
 export class KeysPage implements Page {
@@ -37,7 +54,12 @@ export class KeysPage implements Page {
         h(
           "div.page-head",
           null,
-          h("div", null, h("h1", null, "API keys"), h("p.muted", null, "Keys authenticate CI jobs and scripts against this project. A secret is shown only once.")),
+          h(
+            "div",
+            null,
+            h("h1", null, "API keys"),
+            h("p.muted", null, "Keys authenticate CI jobs and scripts against this project. A secret is shown only once."),
+          ),
           h("button.btn.primary", { onclick: () => void this.create(), dataset: { test: "new-key" } }, icon("plus"), "New API key"),
         ),
         this.secretBox,
@@ -60,7 +82,15 @@ export class KeysPage implements Page {
       h(
         "table.grid",
         null,
-        h("thead", null, h("tr", null, ["Name", "Key", "Scopes", "Last used", "Expires", "Created", ""].map((t) => h("th", null, t)))),
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            ["Name", "Key", "Scopes", "Last used", "Expires", "Created", ""].map((t) => h("th", null, t)),
+          ),
+        ),
         h(
           "tbody",
           null,
@@ -70,7 +100,17 @@ export class KeysPage implements Page {
               { class: k.revoked_at ? "revoked" : "", dataset: { id: k.id, test: "key-row" } },
               h("td.primary-cell", null, h("strong", null, k.name), k.revoked_at ? h("span.pill.revoked", null, "revoked") : null),
               h("td", { dataset: { label: "Key" } }, h("code", null, `…${k.last_four}`)),
-              h("td", { dataset: { label: "Scopes" } }, k.scopes.includes("*") ? h("span.chip", null, "full access") : h("span.scopes", { title: k.scopes.join(", ") }, k.scopes.length > 3 ? `${k.scopes.slice(0, 3).join(", ")} +${k.scopes.length - 3}` : k.scopes.join(", "))),
+              h(
+                "td",
+                { dataset: { label: "Scopes" } },
+                k.scopes.includes("*")
+                  ? h("span.chip", null, "full access")
+                  : h(
+                      "span.scopes",
+                      { title: k.scopes.join(", ") },
+                      k.scopes.length > 3 ? `${k.scopes.slice(0, 3).join(", ")} +${k.scopes.length - 3}` : k.scopes.join(", "),
+                    ),
+              ),
               h("td", { dataset: { label: "Last used" } }, k.last_used_at ? relTime(k.last_used_at) : "never"),
               h("td", { dataset: { label: "Expires" } }, k.expires_at ? relTime(k.expires_at) : "never"),
               h("td", { dataset: { label: "Created" } }, relTime(k.created_at)),
@@ -80,7 +120,12 @@ export class KeysPage implements Page {
                 k.revoked_at
                   ? null
                   : [
-                      h("button.btn.sm", { onclick: () => void this.rotate(k), dataset: { test: "rotate" } }, icon("refresh", 14), "Rotate"),
+                      h(
+                        "button.btn.sm",
+                        { onclick: () => void this.rotate(k), dataset: { test: "rotate" } },
+                        icon("refresh", 14),
+                        "Rotate",
+                      ),
                       h("button.btn.sm.danger", { onclick: () => void this.revoke(k), dataset: { test: "revoke" } }, "Revoke"),
                     ],
               ),
@@ -98,7 +143,12 @@ export class KeysPage implements Page {
         "div.secret-box",
         { dataset: { test: "secret" } },
         h("div", null, h("strong", null, `${verb} “${k.name}”.`), " Copy the secret now: it is not shown again."),
-        h("div.secret-row", null, h("code.secret", null, k.secret ?? ""), h("button.btn.sm.primary", { onclick: () => void copyText(k.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy")),
+        h(
+          "div.secret-row",
+          null,
+          h("code.secret", null, k.secret ?? ""),
+          h("button.btn.sm.primary", { onclick: () => void copyText(k.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy"),
+        ),
         h("button.btn.link.sm", { onclick: () => replace(this.secretBox) }, "I have stored it"),
       ),
     );
@@ -108,7 +158,11 @@ export class KeysPage implements Page {
     const name = h("input", { name: "name", maxLength: 100, required: true, placeholder: "e.g. CI pipeline" });
     const full = h("input", { type: "checkbox", checked: true });
     const boxes = SCOPES.map((s) => h("input", { type: "checkbox", value: s }));
-    const grid = h("div.scope-grid.hidden", null, boxes.map((b) => h("label.check", null, b, b.value)));
+    const grid = h(
+      "div.scope-grid.hidden",
+      null,
+      boxes.map((b) => h("label.check", null, b, b.value)),
+    );
     full.addEventListener("change", () => grid.classList.toggle("hidden", full.checked));
     const v = await dialog<{ name: string; scopes?: string[] }>(
       "New API key",
@@ -135,7 +189,10 @@ export class KeysPage implements Page {
   }
 
   private async rotate(k: ApiKey) {
-    if (!(await confirmDialog("Rotate this key?", `The current secret of “${k.name}” stops working at once; a new one is shown.`, "Rotate"))) return;
+    if (
+      !(await confirmDialog("Rotate this key?", `The current secret of “${k.name}” stops working at once; a new one is shown.`, "Rotate"))
+    )
+      return;
     try {
       const r = await api<{ data: ApiKey }>(`/v1/api-keys/${k.id}/rotate`, { method: "POST" });
       this.showSecret(r.data, "Rotated");
@@ -146,7 +203,8 @@ export class KeysPage implements Page {
   }
 
   private async revoke(k: ApiKey) {
-    if (!(await confirmDialog("Revoke this key?", `“${k.name}” (…${k.last_four}) stops working at once. This cannot be undone.`, "Revoke"))) return;
+    if (!(await confirmDialog("Revoke this key?", `“${k.name}” (…${k.last_four}) stops working at once. This cannot be undone.`, "Revoke")))
+      return;
     try {
       await api(`/v1/api-keys/${k.id}/revoke`, { method: "POST" });
       toast(`Revoked ${k.name}`, "ok");

@@ -26,7 +26,6 @@ const FILTERS = ["pending", "approved", "rejected", "expired", "all"] as const;
 const idOf = (a: Approval) => a.ulid ?? a.id!;
 
 export class ApprovalsPage implements Page {
-  private root!: HTMLElement;
   private status: (typeof FILTERS)[number] = "pending";
   private items: Approval[] = [];
   private next: string | null = null;
@@ -38,13 +37,26 @@ export class ApprovalsPage implements Page {
   private cleanups: (() => void)[] = [];
 
   mount(root: HTMLElement) {
-    this.root = root;
     replace(
       root,
       h(
         "div.page",
         null,
-        h("div.page-head", null, h("div", null, h("h1", null, "Approvals"), h("p.muted", null, "Runs park at sensitive steps until an owner or admin decides. The snapshot shows exactly what will be done.")), this.filterEl),
+        h(
+          "div.page-head",
+          null,
+          h(
+            "div",
+            null,
+            h("h1", null, "Approvals"),
+            h(
+              "p.muted",
+              null,
+              "Runs park at sensitive steps until an owner or admin decides. The snapshot shows exactly what will be done.",
+            ),
+          ),
+          this.filterEl,
+        ),
         this.listEl,
       ),
     );
@@ -119,7 +131,15 @@ export class ApprovalsPage implements Page {
   private render() {
     if (!this.loaded) return replace(this.listEl, spinner());
     if (this.error) return replace(this.listEl, empty(this.error.title, this.error.text, "shield"));
-    if (!this.items.length) return replace(this.listEl, empty(this.status === "pending" ? "Nothing waiting for you" : `No ${this.status === "all" ? "" : this.status + " "}approvals`, this.status === "pending" ? "When a run reaches a step marked for approval it appears here." : undefined, "shield"));
+    if (!this.items.length)
+      return replace(
+        this.listEl,
+        empty(
+          this.status === "pending" ? "Nothing waiting for you" : `No ${this.status === "all" ? "" : this.status + " "}approvals`,
+          this.status === "pending" ? "When a run reaches a step marked for approval it appears here." : undefined,
+          "shield",
+        ),
+      );
     replace(
       this.listEl,
       this.items.map((a, i) => this.card(a, i)),
@@ -137,9 +157,18 @@ export class ApprovalsPage implements Page {
         null,
         h("span.pill", { class: a.status }, a.status),
         h("h3", null, a.action),
-        a.target_resource_type ? h("span.muted", null, "on ", h("code", null, [a.target_resource_type, a.target_resource_id].filter(Boolean).join(" "))) : null,
+        a.target_resource_type
+          ? h("span.muted", null, "on ", h("code", null, [a.target_resource_type, a.target_resource_id].filter(Boolean).join(" ")))
+          : null,
         h("div.spacer"),
-        pending ? h("span.chip.expiry", { title: new Date(a.expires_at).toLocaleString() }, icon("clock", 12), `expires in ${countdown(a.expires_at)}`) : h("span.muted.small", null, a.decided_at ? `decided ${relTime(a.decided_at)}` : ""),
+        pending
+          ? h(
+              "span.chip.expiry",
+              { title: new Date(a.expires_at).toLocaleString() },
+              icon("clock", 12),
+              `expires in ${countdown(a.expires_at)}`,
+            )
+          : h("span.muted.small", null, a.decided_at ? `decided ${relTime(a.decided_at)}` : ""),
       ),
       h(
         "div.card-meta",
@@ -172,11 +201,15 @@ export class ApprovalsPage implements Page {
 
   private async reject(a: Approval) {
     const reason = h("textarea", { maxLength: 500, rows: 3, placeholder: "Why? (optional, shown on the run)" });
-    const v = await dialog<string>("Reject this step?", h("div.form-grid", null, h("p", null, `The run fails at “${a.action}”.`), h("label", null, "Reason", reason)), {
-      submit: "Reject",
-      danger: true,
-      collect: () => reason.value.trim(),
-    });
+    const v = await dialog<string>(
+      "Reject this step?",
+      h("div.form-grid", null, h("p", null, `The run fails at “${a.action}”.`), h("label", null, "Reason", reason)),
+      {
+        submit: "Reject",
+        danger: true,
+        collect: () => reason.value.trim(),
+      },
+    );
     if (v === null) return;
     try {
       await api(`/v1/approvals/${idOf(a)}/reject`, { method: "POST", json: { reason: v || null } });

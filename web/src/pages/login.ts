@@ -25,7 +25,9 @@ export function renderLogin(root: HTMLElement, done: () => void) {
           done();
         } catch (err) {
           error.textContent =
-            err instanceof ApiFailure && (err.status === 401 || err.status === 422) ? "Wrong email or password." : `Could not sign in: ${describe(err)}`;
+            err instanceof ApiFailure && (err.status === 401 || err.status === 422)
+              ? "Wrong email or password."
+              : `Could not sign in: ${describe(err)}`;
           submit.disabled = false;
           password.select();
         }
@@ -37,7 +39,12 @@ export function renderLogin(root: HTMLElement, done: () => void) {
     h("label", null, "Password", password),
     error,
     submit,
-    h("p.muted.small", null, "The first owner's password is printed once when the server bootstraps. API reference: ", h("a", { href: "/docs" }, "/docs")),
+    h(
+      "p.muted.small",
+      null,
+      "The first owner's password is printed once when the server bootstraps. API reference: ",
+      h("a", { href: "/docs" }, "/docs"),
+    ),
   );
   replace(root, h("div.login", null, form));
   email.value = localStorage.getItem("inboxd.email") ?? "";

@@ -19,7 +19,10 @@ export interface Inbox {
   expires_at: string | null;
   created_at: string;
   watched: boolean;
-  storage?: { inbox?: { used_bytes: number; quota_bytes: number; state: string }; team?: { used_bytes: number; quota_bytes: number; state: string } };
+  storage?: {
+    inbox?: { used_bytes: number; quota_bytes: number; state: string };
+    team?: { used_bytes: number; quota_bytes: number; state: string };
+  };
   imap?: { host: string; port: number };
   pop3?: { host: string; port: number };
 }
@@ -33,7 +36,7 @@ const TTLS: [string, number | null][] = [
 ];
 
 export function storageBar(s: { used_bytes: number; quota_bytes: number; state?: string } | undefined, label = false): HTMLElement | null {
-  if (!s || !s.quota_bytes) return null;
+  if (!s?.quota_bytes) return null;
   const pct = Math.min(100, (s.used_bytes / s.quota_bytes) * 100);
   const level = pct >= 90 ? "crit" : pct >= 70 ? "warn" : "ok";
   return h(
@@ -92,7 +95,12 @@ export class MailPage implements Page {
         "div.pane-head",
         null,
         h("div.pane-title", null, h("h2", null, "Inboxes"), this.countEl),
-        h("button.btn.primary", { onclick: () => void this.create(), dataset: { test: "new-inbox" } }, icon("plus"), h("span", null, "New inbox")),
+        h(
+          "button.btn.primary",
+          { onclick: () => void this.create(), dataset: { test: "new-inbox" } },
+          icon("plus"),
+          h("span", null, "New inbox"),
+        ),
       ),
       h("div.pane-search", null, icon("search", 14), search),
       this.listEl,
@@ -123,8 +131,8 @@ export class MailPage implements Page {
     this.cleanups.push(() => clearInterval(tick));
     this.cleanups.push(
       pushKeys({
-        rows: () => (this.inboxId ? this.messages?.rows() ?? [] : this.rowEls()),
-        selected: () => (this.inboxId ? this.messages?.selected ?? -1 : this.selectedInbox),
+        rows: () => (this.inboxId ? (this.messages?.rows() ?? []) : this.rowEls()),
+        selected: () => (this.inboxId ? (this.messages?.selected ?? -1) : this.selectedInbox),
         select: (i) => (this.inboxId ? this.messages?.select(i) : this.selectInbox(i)),
         open: (i) => (this.inboxId ? this.messages?.open(i) : this.openInbox(i)),
         remove: (i) => (this.inboxId ? void this.messages?.remove(i) : void this.removeInbox(this.visible()[i])),
@@ -160,18 +168,32 @@ export class MailPage implements Page {
           onToggleWatch: (ib) => void this.toggleWatch(ib),
         });
       } else {
-        replace(this.messagePane, empty("Select an inbox", "Pick an inbox on the left, or create a disposable one for your next test run.", "mail"));
+        replace(
+          this.messagePane,
+          empty("Select an inbox", "Pick an inbox on the left, or create a disposable one for your next test run.", "mail"),
+        );
       }
     }
     this.messages?.setOpen(messageId);
     if (messageId !== this.reader?.messageId) {
       this.reader?.destroy();
       this.reader = null;
-      if (messageId && inboxId) this.reader = new Reader(this.readerPane, messageId, inboxId, () => {
+      if (messageId && inboxId)
+        this.reader = new Reader(this.readerPane, messageId, inboxId, () => {
           void this.messages?.reload();
           void this.loadInboxes();
         });
-      else replace(this.readerPane, empty(inboxId ? "No message selected" : "inboxd", inboxId ? "Choose a message to read it. Keys: j / k to move, Enter to open, Delete to remove." : "Create an inbox, send it mail, and read it here as it arrives.", "mailOpen"));
+      else
+        replace(
+          this.readerPane,
+          empty(
+            inboxId ? "No message selected" : "inboxd",
+            inboxId
+              ? "Choose a message to read it. Keys: j / k to move, Enter to open, Delete to remove."
+              : "Create an inbox, send it mail, and read it here as it arrives.",
+            "mailOpen",
+          ),
+        );
     }
     this.renderInboxes();
   }
@@ -226,7 +248,12 @@ export class MailPage implements Page {
         this.listEl,
         this.filter
           ? empty("No match", `No inbox address or name contains “${this.filter}”.`, "search")
-          : h("div", null, empty("No inboxes yet", "A disposable inbox gets a fresh address and removes itself when its time is up.", "inbox"), h("div.center", null, h("button.btn.primary", { onclick: () => void this.create() }, icon("plus"), "Create an inbox"))),
+          : h(
+              "div",
+              null,
+              empty("No inboxes yet", "A disposable inbox gets a fresh address and removes itself when its time is up.", "inbox"),
+              h("div.center", null, h("button.btn.primary", { onclick: () => void this.create() }, icon("plus"), "Create an inbox")),
+            ),
       );
       return;
     }
@@ -234,7 +261,9 @@ export class MailPage implements Page {
     replace(
       this.listEl,
       rows.map((ib, i) => this.inboxRow(ib, i === sel, ib.id === this.inboxId)),
-      this.inboxNext && !this.filter ? h("button.btn.link.more", { onclick: () => void this.loadInboxes(true) }, "Load more inboxes") : null,
+      this.inboxNext && !this.filter
+        ? h("button.btn.link.more", { onclick: () => void this.loadInboxes(true) }, "Load more inboxes")
+        : null,
     );
     if (this.inboxId && sel >= 0) this.selectedInbox = sel;
   }
@@ -279,7 +308,16 @@ export class MailPage implements Page {
         h(
           "div.row-actions",
           null,
-          h("button.icon-btn.sm", { title: "Copy address", "aria-label": "Copy address", onclick: stop(() => void copyText(ib.address, "Address copied")), dataset: { test: "copy-address" } }, icon("copy", 14)),
+          h(
+            "button.icon-btn.sm",
+            {
+              title: "Copy address",
+              "aria-label": "Copy address",
+              onclick: stop(() => void copyText(ib.address, "Address copied")),
+              dataset: { test: "copy-address" },
+            },
+            icon("copy", 14),
+          ),
           h(
             "button.icon-btn.sm",
             {
@@ -292,7 +330,16 @@ export class MailPage implements Page {
             },
             icon(ib.watched ? "eye" : "eyeOff", 14),
           ),
-          h("button.icon-btn.sm.danger", { title: "Delete inbox", "aria-label": "Delete inbox", onclick: stop(() => void this.removeInbox(ib)), dataset: { test: "delete-inbox" } }, icon("trash", 14)),
+          h(
+            "button.icon-btn.sm.danger",
+            {
+              title: "Delete inbox",
+              "aria-label": "Delete inbox",
+              onclick: stop(() => void this.removeInbox(ib)),
+              dataset: { test: "delete-inbox" },
+            },
+            icon("trash", 14),
+          ),
         ),
       ),
     );
@@ -317,7 +364,10 @@ export class MailPage implements Page {
         h("label", null, "Lifetime", ttl),
         h("label.check", null, watch, "Watch it: alert me when mail arrives"),
       ),
-      { submit: "Create inbox", collect: () => ({ name: name.value.trim(), local: local.value.trim(), ttl: Number(ttl.value), watch: watch.checked }) },
+      {
+        submit: "Create inbox",
+        collect: () => ({ name: name.value.trim(), local: local.value.trim(), ttl: Number(ttl.value), watch: watch.checked }),
+      },
     );
     if (!v) return;
     const body: Record<string, unknown> = { ttl_seconds: v.ttl, watch: v.watch };
@@ -330,7 +380,12 @@ export class MailPage implements Page {
       location.hash = `/inboxes/${r.data.id}`;
       void this.loadInboxes();
     } catch (e) {
-      toast(e instanceof ApiFailure && e.code === "address_taken" ? "That address is already taken." : `Could not create the inbox: ${describe(e)}`, "error");
+      toast(
+        e instanceof ApiFailure && e.code === "address_taken"
+          ? "That address is already taken."
+          : `Could not create the inbox: ${describe(e)}`,
+        "error",
+      );
     }
   }
 

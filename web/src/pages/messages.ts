@@ -45,7 +45,7 @@ export class MessageList {
   private fresh = new Set<string>();
 
   constructor(
-    private pane: HTMLElement,
+    pane: HTMLElement,
     private inboxId: string,
     private inbox: () => Inbox | null,
     private hooks: Hooks,
@@ -118,7 +118,9 @@ export class MessageList {
 
   async reload(more = false) {
     try {
-      const r = await list<MessageSummary>(`/v1/inboxes/${this.inboxId}/messages?limit=50${more && this.next ? `&cursor=${this.next}` : ""}`);
+      const r = await list<MessageSummary>(
+        `/v1/inboxes/${this.inboxId}/messages?limit=50${more && this.next ? `&cursor=${this.next}` : ""}`,
+      );
       if (!more && this.loaded) for (const m of r.data) if (!this.items.some((x) => x.id === m.id)) this.fresh.add(m.id);
       this.items = more ? [...this.items, ...r.data] : r.data;
       this.next = r.links.next;
@@ -143,7 +145,15 @@ export class MessageList {
   private renderHead() {
     const ib = this.inbox();
     if (!ib) {
-      replace(this.head, h("div.pane-title", null, h("a.back", { href: "#/inboxes", "aria-label": "Back to inboxes" }, icon("back")), h("h2", null, "Inbox")));
+      replace(
+        this.head,
+        h(
+          "div.pane-title",
+          null,
+          h("a.back", { href: "#/inboxes", "aria-label": "Back to inboxes" }, icon("back")),
+          h("h2", null, "Inbox"),
+        ),
+      );
       return;
     }
     replace(
@@ -156,20 +166,48 @@ export class MessageList {
           "div.inbox-id",
           null,
           h("h2.address", { title: ib.address, dataset: { test: "inbox-address" } }, ib.address),
-          h("div.row-meta", null, ib.name ? h("span.name", null, ib.name) : null, expiryChip(ib.expires_at), h("span.muted", null, `${ib.unread_count} unread of ${ib.message_count}`)),
+          h(
+            "div.row-meta",
+            null,
+            ib.name ? h("span.name", null, ib.name) : null,
+            expiryChip(ib.expires_at),
+            h("span.muted", null, `${ib.unread_count} unread of ${ib.message_count}`),
+          ),
         ),
         h(
           "div.head-actions",
           null,
-          h("button.icon-btn", { title: "Copy address", "aria-label": "Copy address", onclick: () => void copyText(ib.address, "Address copied") }, icon("copy")),
           h(
             "button.icon-btn",
-            { title: ib.watched ? "Stop watching" : "Watch this inbox", "aria-pressed": String(ib.watched), class: ib.watched ? "on" : "", onclick: () => this.hooks.onToggleWatch(ib) },
+            { title: "Copy address", "aria-label": "Copy address", onclick: () => void copyText(ib.address, "Address copied") },
+            icon("copy"),
+          ),
+          h(
+            "button.icon-btn",
+            {
+              title: ib.watched ? "Stop watching" : "Watch this inbox",
+              "aria-pressed": String(ib.watched),
+              class: ib.watched ? "on" : "",
+              onclick: () => this.hooks.onToggleWatch(ib),
+            },
             icon(ib.watched ? "eye" : "eyeOff"),
           ),
-          h("button.icon-btn", { title: "IMAP and POP3 access", "aria-label": "IMAP and POP3 access", onclick: () => void this.showCredentials(ib), dataset: { test: "credentials" } }, icon("key")),
+          h(
+            "button.icon-btn",
+            {
+              title: "IMAP and POP3 access",
+              "aria-label": "IMAP and POP3 access",
+              onclick: () => void this.showCredentials(ib),
+              dataset: { test: "credentials" },
+            },
+            icon("key"),
+          ),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
-          h("button.icon-btn.danger", { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) }, icon("trash")),
+          h(
+            "button.icon-btn.danger",
+            { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) },
+            icon("trash"),
+          ),
         ),
       ),
       ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,
@@ -191,14 +229,22 @@ export class MessageList {
         null,
         h("span.muted", null, label),
         h("code", { dataset: { test: `cred-${label.toLowerCase()}` } }, secret ? "•".repeat(12) : value),
-        h("button.icon-btn.sm", { type: "button", title: `Copy ${label.toLowerCase()}`, onclick: () => void copyText(value, `${label} copied`) }, icon("copy", 14)),
+        h(
+          "button.icon-btn.sm",
+          { type: "button", title: `Copy ${label.toLowerCase()}`, onclick: () => void copyText(value, `${label} copied`) },
+          icon("copy", 14),
+        ),
       );
     await dialog(
       "IMAP and POP3 access",
       h(
         "div.form-grid",
         null,
-        h("p.muted", null, "Read this inbox from any mail client or test library over TLS (the certificate is self-signed unless you configured one)."),
+        h(
+          "p.muted",
+          null,
+          "Read this inbox from any mail client or test library over TLS (the certificate is self-signed unless you configured one).",
+        ),
         line("Username", c.username),
         line("Password", c.password, true),
         line("IMAP", `${c.imap.host}:${c.imap.port}`),
@@ -227,13 +273,13 @@ export class MessageList {
     }
     replace(
       this.listEl,
-      this.items.map((m, i) => this.row(m, i)),
+      this.items.map((m) => this.row(m)),
       this.next ? h("button.btn.link.more", { onclick: () => void this.reload(true) }, "Load older messages") : null,
     );
     this.fresh.clear();
   }
 
-  private row(m: MessageSummary, i: number): HTMLElement {
+  private row(m: MessageSummary): HTMLElement {
     const from = m.from?.name || m.from?.email || "(unknown sender)";
     return h(
       "a.msg-row",
@@ -241,14 +287,24 @@ export class MessageList {
         href: `#/inboxes/${this.inboxId}/${m.id}`,
         role: "option",
         "aria-selected": String(m.id === this.openId),
-        class: [m.read ? "read" : "unread", m.id === this.selectedId ? "selected" : "", m.id === this.openId ? "active" : "", this.fresh.has(m.id) ? "fresh" : ""].join(" "),
+        class: [
+          m.read ? "read" : "unread",
+          m.id === this.selectedId ? "selected" : "",
+          m.id === this.openId ? "active" : "",
+          this.fresh.has(m.id) ? "fresh" : "",
+        ].join(" "),
         dataset: { id: m.id, test: "message-row" },
       },
       h("span.dot", { title: m.read ? "read" : "unread" }),
       h(
         "div.msg-main",
         null,
-        h("div.msg-top", null, h("span.from", { title: m.from?.email ?? "" }, from), h("time", { datetime: m.received_at, title: new Date(m.received_at).toLocaleString() }, shortTime(m.received_at))),
+        h(
+          "div.msg-top",
+          null,
+          h("span.from", { title: m.from?.email ?? "" }, from),
+          h("time", { datetime: m.received_at, title: new Date(m.received_at).toLocaleString() }, shortTime(m.received_at)),
+        ),
         h("div.subject", null, m.subject || "(no subject)"),
         h("div.preview", null, m.preview || ""),
         m.codes?.length || m.attachment_count
@@ -256,7 +312,9 @@ export class MessageList {
               "div.msg-chips",
               null,
               (m.codes ?? []).slice(0, 3).map((c) => h("span.chip.code", { title: "Verification code" }, c)),
-              m.attachment_count ? h("span.chip", { title: `${m.attachment_count} attachment(s)` }, icon("clip", 12), String(m.attachment_count)) : null,
+              m.attachment_count
+                ? h("span.chip", { title: `${m.attachment_count} attachment(s)` }, icon("clip", 12), String(m.attachment_count))
+                : null,
               h("span.muted.small", null, fmtBytes(m.size_bytes)),
             )
           : null,

@@ -37,7 +37,9 @@ function headerPairs(hd: unknown): [string, string][] {
 function linkList(m: any): { url: string; text?: string }[] {
   const raw = m.links ?? m.body?.links ?? [];
   if (!Array.isArray(raw)) return [];
-  return raw.map((l: any) => (typeof l === "string" ? { url: l } : { url: String(l.url ?? l.href ?? ""), text: l.text ?? l.label })).filter((l) => l.url);
+  return raw
+    .map((l: any) => (typeof l === "string" ? { url: l } : { url: String(l.url ?? l.href ?? ""), text: l.text ?? l.label }))
+    .filter((l) => l.url);
 }
 
 /** "Name <a@b>, c@d" from a string or a list of {email, name}. */
@@ -190,8 +192,18 @@ export class Reader {
           icon(m.read ? "mail" : "mailOpen", 14),
           h("span", null, m.read ? "Mark unread" : "Mark read"),
         ),
-        h("button.btn.sm", { onclick: () => void this.downloadRaw(), disabled: m.raw_available === false, title: "Download the message as .eml" }, icon("download", 14), h("span", null, ".eml")),
-        h("button.btn.sm.danger", { onclick: () => void this.remove(), dataset: { test: "delete-message" } }, icon("trash", 14), h("span", null, "Delete")),
+        h(
+          "button.btn.sm",
+          { onclick: () => void this.downloadRaw(), disabled: m.raw_available === false, title: "Download the message as .eml" },
+          icon("download", 14),
+          h("span", null, ".eml"),
+        ),
+        h(
+          "button.btn.sm.danger",
+          { onclick: () => void this.remove(), dataset: { test: "delete-message" } },
+          icon("trash", 14),
+          h("span", null, "Delete"),
+        ),
       ),
       h(
         "div.reader-head",
@@ -213,7 +225,12 @@ export class Reader {
               null,
               h("span.codes-label", null, m.codes.length > 1 ? "Verification codes" : "Verification code"),
               m.codes.map((c: string) =>
-                h("button.code-btn", { title: "Copy code", onclick: () => void copyText(c, "Code copied"), dataset: { test: "copy-code", code: c } }, h("span", null, c), icon("copy", 14)),
+                h(
+                  "button.code-btn",
+                  { title: "Copy code", onclick: () => void copyText(c, "Code copied"), dataset: { test: "copy-code", code: c } },
+                  h("span", null, c),
+                  icon("copy", 14),
+                ),
               ),
             )
           : null,
@@ -226,7 +243,13 @@ export class Reader {
           .map(([id, label]) =>
             h(
               "button.tab",
-              { role: "tab", "aria-selected": String(this.tab === id), class: this.tab === id ? "active" : "", dataset: { tab: id }, onclick: () => this.show(id) },
+              {
+                role: "tab",
+                "aria-selected": String(this.tab === id),
+                class: this.tab === id ? "active" : "",
+                dataset: { tab: id },
+                onclick: () => this.show(id),
+              },
               label,
             ),
           ),
@@ -248,7 +271,12 @@ export class Reader {
         return void this.renderHtml();
       case "text": {
         const text = m.text ?? m.text_body ?? m.body?.text ?? null;
-        return replace(this.body, text ? h("pre.text-body", { dataset: { test: "text-body" } }, text) : empty("No text part", m.has_text ? "The text body is not in this view." : "This message has no plain-text body.", "mail"));
+        return replace(
+          this.body,
+          text
+            ? h("pre.text-body", { dataset: { test: "text-body" } }, text)
+            : empty("No text part", m.has_text ? "The text body is not in this view." : "This message has no plain-text body.", "mail"),
+        );
       }
       case "headers":
         return void this.renderHeaders();
@@ -274,7 +302,13 @@ export class Reader {
                   ),
                 ),
               )
-            : empty("No links", m.links_count ? `${m.links_count} link(s) were found, but this view does not list them.` : "No links were found in this message.", "link"),
+            : empty(
+                "No links",
+                m.links_count
+                  ? `${m.links_count} link(s) were found, but this view does not list them.`
+                  : "No links were found in this message.",
+                "link",
+              ),
         );
       case "attachments":
         return replace(
@@ -290,7 +324,12 @@ export class Reader {
                     "li",
                     null,
                     icon("clip", 18),
-                    h("div.att-name", null, h("strong", null, name), h("span.muted.small", null, `${type} · ${fmtBytes(a.size_bytes ?? a.size)}`)),
+                    h(
+                      "div.att-name",
+                      null,
+                      h("strong", null, name),
+                      h("span.muted.small", null, `${type} · ${fmtBytes(a.size_bytes ?? a.size)}`),
+                    ),
                     h(
                       "button.btn.sm",
                       {
@@ -340,7 +379,11 @@ export class Reader {
             "div.notice",
             { dataset: { test: "remote-notice" } },
             icon("shield", 16),
-            h("span", null, `${r.remote_blocked} remote resource${r.remote_blocked === 1 ? " was" : "s were"} blocked to protect your privacy.`),
+            h(
+              "span",
+              null,
+              `${r.remote_blocked} remote resource${r.remote_blocked === 1 ? " was" : "s were"} blocked to protect your privacy.`,
+            ),
             h(
               "button.btn.sm",
               {
@@ -397,7 +440,15 @@ export class Reader {
       h("div.segmented", null, seg("projected", "Main headers"), seg("full", "All headers")),
       truncated ? h("div.notice.warn", null, "The headers were long and are shown truncated; the Source tab has all of them.") : null,
       pairs.length
-        ? h("table.headers", null, h("tbody", null, pairs.map(([k, v]) => h("tr", null, h("th", null, k), h("td", null, v)))))
+        ? h(
+            "table.headers",
+            null,
+            h(
+              "tbody",
+              null,
+              pairs.map(([k, v]) => h("tr", null, h("th", null, k), h("td", null, v))),
+            ),
+          )
         : empty("No headers", "This view carries no headers.", "mail"),
     );
   }
@@ -409,7 +460,10 @@ export class Reader {
       try {
         const blob = await fetchBlob(`/v1/messages/${m.id}/raw`);
         const text = await blob.slice(0, 2 * 1024 * 1024).text();
-        this.raw = blob.size > 2 * 1024 * 1024 ? text + `\n\n… ${fmtBytes(blob.size - 2 * 1024 * 1024)} more; download the .eml for all of it.` : text;
+        this.raw =
+          blob.size > 2 * 1024 * 1024
+            ? text + `\n\n… ${fmtBytes(blob.size - 2 * 1024 * 1024)} more; download the .eml for all of it.`
+            : text;
       } catch (e) {
         replace(this.body, empty("Source unavailable", describe(e), "mail"));
         return;

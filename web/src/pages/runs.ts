@@ -44,7 +44,11 @@ function eventSummary(ev: RunEvent): string {
   const p = (ev.payload ?? {}) as Record<string, unknown>;
   if (typeof p.message === "string") return p.message;
   const step = p.step_id ?? p.step_name ?? (typeof p.step_index === "number" ? `#${p.step_index + 1}` : null);
-  const parts = [step ? `step ${step}` : "", typeof p.status === "string" ? p.status.replaceAll("_", " ") : "", typeof p.type === "string" ? p.type : ""];
+  const parts = [
+    step ? `step ${step}` : "",
+    typeof p.status === "string" ? p.status.replaceAll("_", " ") : "",
+    typeof p.type === "string" ? p.type : "",
+  ];
   return parts.filter(Boolean).join(" · ");
 }
 
@@ -104,20 +108,37 @@ export class RunsPage implements Page {
 
   private showList() {
     const body = h("div.table-wrap", null, spinner());
-    replace(this.root, h("div.page", null, h("div.page-head", null, h("div", null, h("h1", null, "Runs"), h("p.muted", null, "Scenario runs of this project, newest first."))), body));
+    replace(
+      this.root,
+      h(
+        "div.page",
+        null,
+        h("div.page-head", null, h("div", null, h("h1", null, "Runs"), h("p.muted", null, "Scenario runs of this project, newest first."))),
+        body,
+      ),
+    );
     const load = async () => {
       try {
         this.runs = (await list<Run>("/v1/runs?limit=100")).data;
       } catch (e) {
         return replace(body, notAvailable(e, "Runs"));
       }
-      if (!this.runs.length) return replace(body, empty("No runs yet", "Launch a scenario with POST /v1/runs, or let an agent open a session.", "play"));
+      if (!this.runs.length)
+        return replace(body, empty("No runs yet", "Launch a scenario with POST /v1/runs, or let an agent open a session.", "play"));
       replace(
         body,
         h(
           "table.grid",
           null,
-          h("thead", null, h("tr", null, ["Status", "Scenario", "Agent", "Progress", "Started", "Duration"].map((t) => h("th", null, t)))),
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              ["Status", "Scenario", "Agent", "Progress", "Started", "Duration"].map((t) => h("th", null, t)),
+            ),
+          ),
           h(
             "tbody",
             null,
@@ -125,11 +146,35 @@ export class RunsPage implements Page {
               h(
                 "tr.run-row",
                 { class: i === this.selected ? "selected" : "", dataset: { id: r.id }, onclick: () => (location.hash = `/runs/${r.id}`) },
-                h("td.primary-cell", null, statusPill(r.status), r.failed_assertions?.length ? h("span.chip.bad", { title: "failed assertions" }, `${r.failed_assertions.length} failed`) : null),
-                h("td", { dataset: { label: "Scenario" } }, h("a", { href: `#/runs/${r.id}` }, r.scenario ? `${r.scenario.name}` : r.trigger && (r.trigger as any).type === "mcp" ? "MCP session" : "(ad hoc)"), r.scenario ? h("span.muted", null, ` v${r.scenario.version}`) : null),
+                h(
+                  "td.primary-cell",
+                  null,
+                  statusPill(r.status),
+                  r.failed_assertions?.length
+                    ? h("span.chip.bad", { title: "failed assertions" }, `${r.failed_assertions.length} failed`)
+                    : null,
+                ),
+                h(
+                  "td",
+                  { dataset: { label: "Scenario" } },
+                  h(
+                    "a",
+                    { href: `#/runs/${r.id}` },
+                    r.scenario ? `${r.scenario.name}` : r.trigger && (r.trigger as any).type === "mcp" ? "MCP session" : "(ad hoc)",
+                  ),
+                  r.scenario ? h("span.muted", null, ` v${r.scenario.version}`) : null,
+                ),
                 h("td", { dataset: { label: "Agent" } }, r.agent?.name ?? "–"),
-                h("td", { dataset: { label: "Progress" } }, r.step_count ? `${Math.min(r.current_step_index + (r.finished_at ? 1 : 0), r.step_count)}/${r.step_count} steps` : "–"),
-                h("td", { title: fullTime(r.started_at ?? r.created_at), dataset: { label: "Started" } }, relTime(r.started_at ?? r.created_at)),
+                h(
+                  "td",
+                  { dataset: { label: "Progress" } },
+                  r.step_count ? `${Math.min(r.current_step_index + (r.finished_at ? 1 : 0), r.step_count)}/${r.step_count} steps` : "–",
+                ),
+                h(
+                  "td",
+                  { title: fullTime(r.started_at ?? r.created_at), dataset: { label: "Started" } },
+                  relTime(r.started_at ?? r.created_at),
+                ),
                 h("td", { dataset: { label: "Duration" } }, duration(r.started_at, r.finished_at)),
               ),
             ),
@@ -146,7 +191,7 @@ export class RunsPage implements Page {
     replace(this.root, h("div.page", null, h("a.crumb", { href: "#/runs" }, icon("back", 14), "All runs"), body));
     const load = async () => {
       let run: Run;
-      let events: RunEvent[] = [];
+      const events: RunEvent[] = [];
       let eventsError: string | null = null;
       try {
         run = (await api(`/v1/runs/${id}`)).data;
@@ -173,7 +218,12 @@ export class RunsPage implements Page {
           h(
             "div",
             null,
-            h("h1", null, run.scenario ? `${run.scenario.name} ` : "Run ", run.scenario ? h("span.muted", null, `v${run.scenario.version}`) : null),
+            h(
+              "h1",
+              null,
+              run.scenario ? `${run.scenario.name} ` : "Run ",
+              run.scenario ? h("span.muted", null, `v${run.scenario.version}`) : null,
+            ),
             h("p.muted", null, h("code", null, run.id)),
           ),
           statusPill(run.status),
@@ -191,7 +241,15 @@ export class RunsPage implements Page {
             ["Cleanup", (run.cleanup_status || "–").replaceAll("_", " ")],
           ].map(([k, v]) => h("div.fact", null, h("span.muted.small", null, k), h("strong", null, v))),
         ),
-        run.status === "awaiting_approval" ? h("div.notice", null, icon("shield", 16), h("span", null, "This run waits for a decision. "), h("a", { href: "#/approvals" }, "Open approvals")) : null,
+        run.status === "awaiting_approval"
+          ? h(
+              "div.notice",
+              null,
+              icon("shield", 16),
+              h("span", null, "This run waits for a decision. "),
+              h("a", { href: "#/approvals" }, "Open approvals"),
+            )
+          : null,
         run.cleanup_error ? h("div.notice.bad", null, `Cleanup error: ${run.cleanup_error}`) : null,
         fa.length
           ? h(
@@ -206,14 +264,25 @@ export class RunsPage implements Page {
                     "li",
                     null,
                     h("strong", null, a.message ?? a.assertion ?? a.name ?? a.type ?? "assertion failed"),
-                    a.expected !== undefined || a.actual !== undefined ? h("div.small", null, "expected ", h("code", null, JSON.stringify(a.expected)), " got ", h("code", null, JSON.stringify(a.actual))) : null,
+                    a.expected !== undefined || a.actual !== undefined
+                      ? h(
+                          "div.small",
+                          null,
+                          "expected ",
+                          h("code", null, JSON.stringify(a.expected)),
+                          " got ",
+                          h("code", null, JSON.stringify(a.actual)),
+                        )
+                      : null,
                     h("details", null, h("summary", null, "details"), h("pre.json", null, json(a))),
                   ),
                 ),
               ),
             )
           : null,
-        run.inputs && Object.keys(run.inputs).length ? h("details.snapshot", null, h("summary", null, "Inputs"), h("pre.json", null, json(run.inputs))) : null,
+        run.inputs && Object.keys(run.inputs).length
+          ? h("details.snapshot", null, h("summary", null, "Inputs"), h("pre.json", null, json(run.inputs)))
+          : null,
         h("h2", null, "Timeline"),
         eventsError
           ? empty("Events unavailable", eventsError, "clock")
@@ -224,14 +293,33 @@ export class RunsPage implements Page {
                 events.map((ev) =>
                   h(
                     "li",
-                    { class: /fail|error|reject|expired|cancel/.test(ev.type) ? "bad" : /await|park|pending/.test(ev.type) ? "wait" : /finish|succeed|pass|approved|complete/.test(ev.type) ? "good" : "" },
+                    {
+                      class: /fail|error|reject|expired|cancel/.test(ev.type)
+                        ? "bad"
+                        : /await|park|pending/.test(ev.type)
+                          ? "wait"
+                          : /finish|succeed|pass|approved|complete/.test(ev.type)
+                            ? "good"
+                            : "",
+                    },
                     h("span.tl-dot"),
                     h(
                       "div.tl-body",
                       null,
-                      h("div.tl-head", null, h("strong", null, ev.type), h("span.muted.small", { title: fullTime(ev.occurred_at) }, `#${ev.sequence} · ${new Date(ev.occurred_at).toLocaleTimeString()}`)),
+                      h(
+                        "div.tl-head",
+                        null,
+                        h("strong", null, ev.type),
+                        h(
+                          "span.muted.small",
+                          { title: fullTime(ev.occurred_at) },
+                          `#${ev.sequence} · ${new Date(ev.occurred_at).toLocaleTimeString()}`,
+                        ),
+                      ),
                       eventSummary(ev) ? h("div.small.muted", null, eventSummary(ev)) : null,
-                      ev.payload && Object.keys(ev.payload).length ? h("details", null, h("summary", null, "payload"), h("pre.json", null, json(ev.payload))) : null,
+                      ev.payload && Object.keys(ev.payload).length
+                        ? h("details", null, h("summary", null, "payload"), h("pre.json", null, json(ev.payload)))
+                        : null,
                     ),
                   ),
                 ),

@@ -14,7 +14,10 @@ export async function expungeDeleted(s: Session, uids: SeqRange[] | null, announ
   else await mb.refresh(true);
   const doomed = (uids ? mb.select(uids, true).map((t) => t.msg) : mb.msgs).filter((m) => m.deleted && !m.gone);
   if (doomed.length === 0) return [];
-  await s.services.removal.deleteMessages(s.inbox!.projectId, doomed.map((m) => m.id));
+  await s.services.removal.deleteMessages(
+    s.inbox!.projectId,
+    doomed.map((m) => m.id),
+  );
   for (const m of doomed) m.gone = true;
   return mb.dropGone();
 }

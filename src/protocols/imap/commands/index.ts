@@ -28,8 +28,30 @@ import unsupported from "./unsupported";
 export type { SessionState, CommandDef } from "./types";
 
 const all: CommandDef[] = [
-  capability, login, authenticate, logout, noop, check, id, enable, namespace, list, lsub, subscribe, select, examine,
-  status, fetch, search, store, expunge, close, unselect, idle, starttls, unsupported,
+  capability,
+  login,
+  authenticate,
+  logout,
+  noop,
+  check,
+  id,
+  enable,
+  namespace,
+  list,
+  lsub,
+  subscribe,
+  select,
+  examine,
+  status,
+  fetch,
+  search,
+  store,
+  expunge,
+  close,
+  unselect,
+  idle,
+  starttls,
+  unsupported,
 ];
 
 export const commands = new Map<string, CommandDef>();

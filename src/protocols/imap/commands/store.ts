@@ -36,7 +36,11 @@ export default {
     const targets = mb.select(set, c.uid).filter((t) => !t.msg.gone);
     for (const { msg } of targets) {
       const before = `${msg.seen}${msg.flagged}${msg.deleted}`;
-      for (const [flag, key] of [["\\SEEN", "seen"], ["\\FLAGGED", "flagged"], ["\\DELETED", "deleted"]] as const) {
+      for (const [flag, key] of [
+        ["\\SEEN", "seen"],
+        ["\\FLAGGED", "flagged"],
+        ["\\DELETED", "deleted"],
+      ] as const) {
         if (op === "") msg[key] = has(flag);
         else if (has(flag)) msg[key] = op === "+";
       }

@@ -21,7 +21,18 @@ const MACROS: Record<string, string[]> = {
   FULL: ["FLAGS", "INTERNALDATE", "RFC822.SIZE", "ENVELOPE", "BODY"],
 };
 
-const SIMPLE = new Set(["FLAGS", "INTERNALDATE", "RFC822.SIZE", "ENVELOPE", "BODYSTRUCTURE", "BODY", "UID", "RFC822", "RFC822.HEADER", "RFC822.TEXT"]);
+const SIMPLE = new Set([
+  "FLAGS",
+  "INTERNALDATE",
+  "RFC822.SIZE",
+  "ENVELOPE",
+  "BODYSTRUCTURE",
+  "BODY",
+  "UID",
+  "RFC822",
+  "RFC822.HEADER",
+  "RFC822.TEXT",
+]);
 
 /** The argument after the sequence set: one atom/macro or a parenthesised list of items. */
 export function parseFetchItems(t: Token | undefined): FetchItem[] {
@@ -59,7 +70,7 @@ export function parseFetchItem(text: string): FetchItem {
 export function parseSection(text: string): Section {
   const m = /^((?:[1-9]\d{0,4}\.)*[1-9]\d{0,4})?(?:\.?)(.*)$/s.exec(text)!;
   const part = m[1] ? m[1].split(".").map(Number) : [];
-  let rest = m[2]!;
+  const rest = m[2]!;
   if (m[1] && rest && !text.slice(m[1].length).startsWith(".")) throw new ParseError("Invalid section");
   const upper = rest.toUpperCase();
   if (upper === "") return { part, spec: "", fields: [] };

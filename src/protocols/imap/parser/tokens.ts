@@ -2,10 +2,7 @@
 // atoms, quoted strings, literals {n}/{n+}, parenthesised lists, NIL). Atoms may carry a
 // bracketed section (BODY[HEADER.FIELDS (FROM TO)]<0.100>), kept whole for the FETCH parser.
 
-export type Token =
-  | { t: "atom"; v: string }
-  | { t: "string"; v: Buffer; literal: boolean }
-  | { t: "list"; v: Token[] };
+export type Token = { t: "atom"; v: string } | { t: "string"; v: Buffer; literal: boolean } | { t: "list"; v: Token[] };
 
 export interface Command {
   tag: string;
@@ -190,11 +187,11 @@ export function astring(t: Token | undefined, what = "argument"): string {
 }
 
 export function atomOf(t: Token | undefined, what = "argument"): string {
-  if (!t || t.t !== "atom") throw new ParseError(`Missing or invalid ${what}`);
+  if (t?.t !== "atom") throw new ParseError(`Missing or invalid ${what}`);
   return t.v;
 }
 
 export function listOf(t: Token | undefined, what = "list"): Token[] {
-  if (!t || t.t !== "list") throw new ParseError(`Expected a parenthesised ${what}`);
+  if (t?.t !== "list") throw new ParseError(`Expected a parenthesised ${what}`);
   return t.v;
 }
