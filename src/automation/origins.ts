@@ -111,6 +111,12 @@ export class OriginService {
     return rows.find((o) => originMatches(o, url)) ?? null;
   }
 
+  /** Whether the project's list admits the URL; a project without a list admits every URL (webhooks). */
+  async admits(projectId: string, url: URL): Promise<boolean> {
+    const rows = await this.store.allForMatching(projectId);
+    return rows.length === 0 || rows.some((o) => originMatches(o, url));
+  }
+
   /** For other callers of allowed origins (webhook delivery): records the use of whichever entry admits `url`. */
   async recordUse(projectId: string, url: URL): Promise<boolean> {
     const o = await this.match(projectId, url);

@@ -18,7 +18,7 @@ export function buildEventServices(ctx: AppContext, inboxes: InboxService, origi
     fanout: (tx, e) => webhooks.enqueue(tx, e),
     bodiesWanted: (repos, projectId, inboxId) => webhooks.wantsBodies(repos, projectId, inboxId),
   });
-  const webhooks: WebhookService = new WebhookService(ctx, inboxes, { sendNow: (d) => webhookDispatcher.send(d) });
+  const webhooks: WebhookService = new WebhookService(ctx, inboxes, origins, { sendNow: (d) => webhookDispatcher.send(d) });
   const webhookDispatcher = new WebhookDispatcher(ctx, webhooks, origins);
   const alerts = new AlertService(ctx, events);
   return { events, webhooks, webhookDispatcher, alerts };

@@ -36,9 +36,12 @@ interface Outcome {
   duration: number;
 }
 
-/** The project's HTTP origins as the dispatcher sees them (the automation layer keeps the list). */
+/** The project's HTTP origins as webhooks see them (the automation layer keeps the list and its matching rule). */
 export interface OriginUse {
-  recordUse(projectId: string, url: URL): boolean | Promise<boolean>;
+  /** Whether the list admits the URL (a project without a list admits every URL). */
+  admits(projectId: string, url: URL): Promise<boolean>;
+  /** Records the use of whichever entry admits the URL. */
+  recordUse(projectId: string, url: URL): Promise<boolean>;
 }
 
 export class WebhookDispatcher {
@@ -176,7 +179,7 @@ export class WebhookDispatcher {
     let usedOrigin: URL | null = null;
     if (body === null) {
       error = "event_pruned: the event is no longer in the log";
-    } else if (!(await this.webhooks.originAllowed(d.project_id, new URL(wh.url)))) {
+    } else if (!(await this.origins.admits(d.project_id, new URL(wh.url)))) {
       error = "origin_not_allowed: the url is not in the project's HTTP origins";
     } else {
       usedOrigin = new URL(wh.url);

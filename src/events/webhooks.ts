@@ -10,6 +10,7 @@ import { newWebhookSecret } from "../lib/standard-webhooks";
 import { DomainError, notFound, validation } from "../lib/errors";
 import type { AppendedEvent } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
+import type { OriginUse } from "./webhook-dispatcher";
 
 /** Event types a webhook can subscribe to. Other modules emit them through EventLog.emit. */
 export const WEBHOOK_EVENT_TYPES = ["message.received", "inbox.expiring", "inbox.expired", "run.finished", "approval.pending"] as const;
@@ -33,6 +34,7 @@ export class WebhookService {
   constructor(
     private readonly ctx: AppContext,
     private readonly inboxes: InboxService,
+    private readonly origins: OriginUse,
     /** The dispatcher: send one delivery now and wait for its outcome (the test operation). */
     private readonly dispatch: { sendNow(d: DeliveryRow): Promise<void> },
   ) {}
@@ -287,31 +289,13 @@ export class WebhookService {
     if (u.protocol !== "http:" && u.protocol !== "https:") throw validation("url must be http or https", { field: "url" });
     if (u.username || u.password) throw validation("url must not carry credentials", { field: "url" });
     if (raw.length > 2000) throw validation("url is at most 2000 characters", { field: "url" });
-    if (!(await this.originAllowed(projectId, u))) {
+    if (!(await this.origins.admits(projectId, u))) {
       throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, {
         field: "url",
         origin: u.origin,
       });
     }
     return u.toString();
-  }
-
-  /** Whether the project's HTTP origins (the automation layer's list; none: no list) admit the URL. */
-  async originAllowed(projectId: string, u: URL): Promise<boolean> {
-    const rows = await this.storage.webhooks.allowedOrigins(projectId);
-    if (rows.length === 0) return true;
-    const scheme = u.protocol.slice(0, -1);
-    const host = u.hostname.toLowerCase().replace(/^\[|\]$/g, "");
-    const port = u.port ? Number(u.port) : scheme === "https" ? 443 : 80;
-    return rows.some((o) => {
-      if (o.scheme.toLowerCase().replace(/:$/, "") !== scheme) return false;
-      const oport = o.port ?? (o.scheme === "https" ? 443 : 80);
-      if (oport !== port) return false;
-      const oh = o.host.toLowerCase().replace(/^\[|\]$/g, "");
-      if (!o.is_wildcard) return oh === host;
-      const base = oh.replace(/^\*\./, "");
-      return host.endsWith("." + base);
-    });
   }
 
   private checkTypes(types: string[]): string[] {

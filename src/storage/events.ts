@@ -57,14 +57,6 @@ export interface WebhookFilter {
   inbox_id: string | null;
 }
 
-/** An entry of a project's allowed HTTP origins, as far as a webhook URL check needs it. */
-export interface OriginRule {
-  scheme: string;
-  host: string;
-  port: number | null;
-  is_wildcard: number;
-}
-
 export interface WebhookRepository {
   insert(r: WebhookRecord): Promise<WebhookRecord>;
   byId(id: string): Promise<WebhookRecord | null>;
@@ -83,8 +75,6 @@ export interface WebhookRepository {
     updatedAt: string,
   ): Promise<WebhookRecord>;
   enabledInProject(projectId: string): Promise<WebhookFilter[]>;
-  /** The project's allowed HTTP origins (empty: no list, everything allowed). */
-  allowedOrigins(projectId: string): Promise<OriginRule[]>;
 }
 
 export interface DeliveryRecord {

@@ -11,7 +11,6 @@ import type {
   EventsRepositories,
   NewClaimedDelivery,
   NewDelivery,
-  OriginRule,
   StoredEvent,
   WebhookDeliveryRepository,
   WebhookFilter,
@@ -141,10 +140,6 @@ class SqliteWebhooks implements WebhookRepository {
 
   async enabledInProject(projectId: string): Promise<WebhookFilter[]> {
     return this.c.all<WebhookFilter>("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1", projectId);
-  }
-
-  async allowedOrigins(projectId: string): Promise<OriginRule[]> {
-    return this.c.all<OriginRule>("SELECT scheme, host, port, is_wildcard FROM http_origins WHERE project_id = ?", projectId);
   }
 }
 
