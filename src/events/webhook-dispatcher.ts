@@ -1,26 +1,38 @@
-// Sends the webhook outbox. Event-driven: a bus wake-up after each commit starts a pump, a timer
-// waits for the next due retry, and a slow scheduler sweep catches what another worker left behind
-// (a crash mid-send, a restart). Claims are one conditional write (claimed_until < now) returning the rows, so
-// several workers on one database never send the same try twice.
+// Sends the webhook outbox. Event-driven: a bus wake-up after each commit names the webhooks that
+// got deliveries, a timer waits for the next due retry, and a slow scheduler sweep (a full scan of
+// the enabled webhooks) catches what another worker left behind (a crash mid-send, a restart).
+// Claims are one conditional write (claimed_until < now) returning the rows, so several workers on
+// one database never send the same try twice.
 //
-// Isolation: every try has a timeout; at most `webhookConcurrency` sends are in flight, and at most
-// PER_WEBHOOK of them for one webhook, so a receiver that hangs holds a few slots for a few seconds
-// and nothing else (ingest only ever writes rows). Order: the claim takes only the oldest pending
-// delivery of each (webhook, order key), so deliveries for one inbox arrive one after another.
+// Concurrency: deliveries are not ordered (Standard Webhooks promises at-least-once, not order;
+// receivers order by the payload's `sequence` or timestamp). Up to `webhookEndpointConcurrency`
+// tries are in flight per webhook and `webhookConcurrency` in all, each delivery with its own retry
+// schedule, so a failing delivery never holds back the ones after it.
+//
+// Cost independent of the backlog: a pump claims per webhook with an index probe
+// (webhook_deliveries_pending), and the next due time is one per webhook too. A webhook that keeps
+// failing opens its circuit: after CIRCUIT_THRESHOLD failures in a row nothing of it is tried until
+// the circuit's time is up, then one probe; a success closes it. So an endpoint that is down or
+// hangs costs the pump nothing while open, and ingest only ever writes rows.
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { signedHeaders } from "../lib/standard-webhooks";
-import type { DeliveryOutcome } from "../storage/events";
+import type { Repositories } from "../storage";
+import type { DeliveryOutcome, DispatchState } from "../storage/events";
 import type { DeliveryRow, WebhookService } from "./webhooks";
 
-const PER_WEBHOOK = 8;
 const CLAIM_MARGIN_MS = 5_000;
 const EXCERPT_BYTES = 1024;
 /** Later retries grow 4x per try up to this many base delays (5 s base: 10 h). */
 const MAX_DELAY_FACTOR = 7200;
 /** The retry timer never sleeps longer than this (the sweep would catch it anyway). */
 const MAX_TIMER_MS = 60_000;
+/** Failed tries in a row that open a webhook's circuit. */
+export const CIRCUIT_THRESHOLD = 5;
+/** The circuit stays open base·2^k (k: times it opened in a row) up to the cap. */
+const CIRCUIT_BASE_MS = 5_000;
+const CIRCUIT_MAX_MS = 5 * 60_000;
 
 interface Outcome {
   attempt: number;
@@ -45,8 +57,15 @@ export interface OriginUse {
 }
 
 export class WebhookDispatcher {
+  /** Tries in flight per webhook, and in all. */
   private inflight = new Map<string, number>();
   private total = 0;
+  /** Webhooks to look at in the next pump (null: all, a full scan). */
+  private ready: Set<string> | null = null;
+  /** What this process knows of each enabled webhook's circuit (refreshed by full scans and outcomes). */
+  private circuits = new Map<string, DispatchState>();
+  /** When each webhook next has something due (for the timer). */
+  private dueAt = new Map<string, number>();
   private scheduled = false;
   private stopped = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -56,6 +75,7 @@ export class WebhookDispatcher {
   /** The pump running now (pumps never overlap: a claim must see the slots the previous one took). */
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+
   constructor(
     private readonly ctx: AppContext,
     private readonly webhooks: WebhookService,
@@ -66,23 +86,27 @@ export class WebhookDispatcher {
       // Only a written outbox row wakes the pump (webhooks.enqueue publishes outbox.ready after
       // its commit): waking on every message or event cost a claim query per message even in
       // projects without webhooks.
-      if (e.type === "outbox.ready") this.wake();
+      if (e.type === "outbox.ready") this.wake(e.webhookIds);
     });
   }
 
-  /** Pump on the next turn (several wake-ups in one turn cost one claim query). */
-  wake(): void {
-    if (this.scheduled || this.stopped) return;
+  /** Pump on the next turn for these webhooks (none named: all); wake-ups in one turn cost one pump. */
+  wake(webhookIds?: readonly string[]): void {
+    if (this.stopped) return;
+    if (!webhookIds) this.ready = null;
+    else if (this.ready) for (const id of webhookIds) this.ready.add(id);
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.pump();
+      void this.pump(false);
     });
   }
 
-  /** Claims what is due and may be sent now, and starts sending it. Never rejects. */
-  pump(): Promise<void> {
+  /** Claims what is due and may be sent now, and starts sending it. Never rejects. `full`: look at every webhook. */
+  pump(full = true): Promise<void> {
     if (this.stopped) return Promise.resolve();
+    if (full) this.ready = null;
     if (this.pumping) {
       // One more round once the running one is done (it may have read the queue before the new rows).
       this.pumpAgain = true;
@@ -98,71 +122,97 @@ export class WebhookDispatcher {
           console.error("webhook dispatch pump failed", e);
         }
       } while (this.pumpAgain && !this.stopped);
-    })().finally(() => (this.pumping = null));
+    })().finally(() => {
+      this.pumping = null;
+    });
     return this.pumping;
   }
 
   private async pumpOnce(): Promise<void> {
-    const free = this.ctx.config.webhookConcurrency - this.total;
-    if (free > 0) {
-      const now = Date.now();
-      const full = [...this.inflight].filter(([, n]) => n >= PER_WEBHOOK).map(([id]) => id);
-      const claimed = await this.withinWebhookCap(await this.claim(now, free, full));
-      for (const d of claimed) {
-        this.total++;
-        this.inflight.set(d.webhook_id, (this.inflight.get(d.webhook_id) ?? 0) + 1);
-        void this.send(d).finally(() => {
-          this.total--;
-          const n = (this.inflight.get(d.webhook_id) ?? 1) - 1;
-          if (n <= 0) this.inflight.delete(d.webhook_id);
-          else this.inflight.set(d.webhook_id, n);
-          this.wake();
-        });
+    const storage = this.ctx.storage;
+    let ids: Iterable<string>;
+    if (this.ready === null) {
+      const states = await storage.webhooks.dispatchStates();
+      this.circuits = new Map(states.map((w) => [w.id, w]));
+      for (const id of this.dueAt.keys()) if (!this.circuits.has(id)) this.dueAt.delete(id);
+      ids = this.circuits.keys();
+    } else {
+      // Named webhooks are read afresh (a primary-key read each): paused, resumed or disabled meanwhile.
+      for (const id of this.ready) {
+        const w = await storage.webhooks.dispatchState(id);
+        if (w) this.circuits.set(id, w);
+        else this.circuits.delete(id);
+      }
+      ids = this.ready;
+    }
+    this.ready = new Set();
+    const now = Date.now();
+    const perWebhook = this.ctx.config.webhookEndpointConcurrency;
+    for (const id of [...ids]) {
+      const w = this.circuits.get(id);
+      if (!w) continue; // disabled or deleted
+      if (w.circuit_open_until > now) {
+        this.dueAt.set(id, w.circuit_open_until);
+        continue;
+      }
+      // Half-open (the circuit's time is up, no success since): one probe at a time.
+      const cap = w.consecutive_failures >= CIRCUIT_THRESHOLD ? 1 : perWebhook;
+      const free = Math.min(cap - (this.inflight.get(id) ?? 0), this.ctx.config.webhookConcurrency - this.total);
+      if (free <= 0) {
+        // A finishing send wakes this webhook again.
+        this.dueAt.delete(id);
+        continue;
+      }
+      const claimed = await storage.webhookDeliveries.claim(this.ctx.workerId, id, now, this.claimUntil(now), free);
+      for (const d of claimed) this.start(d);
+      if (claimed.length < free) {
+        const next = await storage.webhookDeliveries.nextDue(id);
+        if (next === null) this.dueAt.delete(id);
+        else this.dueAt.set(id, next);
+      } else {
+        this.dueAt.delete(id);
       }
     }
-    await this.armTimer();
+    this.armTimer();
   }
 
-  /** One claim can take several queue heads of one webhook; beyond its cap they go back. */
-  private async withinWebhookCap(claimed: DeliveryRow[]): Promise<DeliveryRow[]> {
-    const count = new Map<string, number>();
-    const keep: DeliveryRow[] = [];
-    const release: string[] = [];
-    for (const d of claimed) {
-      const n = (count.get(d.webhook_id) ?? this.inflight.get(d.webhook_id) ?? 0) + 1;
-      count.set(d.webhook_id, n);
-      if (n <= PER_WEBHOOK) keep.push(d);
-      else release.push(d.id);
-    }
-    if (release.length > 0) await this.ctx.storage.webhookDeliveries.release(this.ctx.workerId, release);
-    return keep;
-  }
-
-  private claim(now: number, limit: number, excluded: string[]): Promise<DeliveryRow[]> {
+  private claimUntil(now: number): number {
     // Outlasts one try (timeout + time to record it); a crashed worker's claim lapses soon after.
-    // The engine writes claims without waiting for the disk (a lost claim only repeats a try).
-    const until = now + this.ctx.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
-    return this.ctx.storage.webhookDeliveries.claim(this.ctx.workerId, now, until, excluded, limit);
+    return now + this.ctx.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
   }
 
-  /**
-   * Sleeps until the earliest future try (or a minute), then pumps. Only queue heads count: rows
-   * waiting behind a head in backoff are not due before it. A head already due here was left
-   * unclaimed only for want of a free slot; a finishing send wakes the pump, and a slow timer backs it up.
-   */
-  private async armTimer(): Promise<void> {
-    const next = await this.ctx.storage.webhookDeliveries.nextDue();
+  private start(d: DeliveryRow): void {
+    this.total++;
+    this.inflight.set(d.webhook_id, (this.inflight.get(d.webhook_id) ?? 0) + 1);
+    void this.send(d).finally(() => {
+      this.total--;
+      const n = (this.inflight.get(d.webhook_id) ?? 1) - 1;
+      if (n <= 0) this.inflight.delete(d.webhook_id);
+      else this.inflight.set(d.webhook_id, n);
+      // A slot is free: this webhook may have more due, and when the process-wide cap was the
+      // limit, any webhook may.
+      this.wake(this.total + 1 >= this.ctx.config.webhookConcurrency ? undefined : [d.webhook_id]);
+    });
+  }
+
+  /** Sleeps until the earliest due time known (or a minute), then pumps the webhooks due by then. */
+  private armTimer(): void {
+    if (this.stopped) return;
+    let next = Infinity;
+    for (const t of this.dueAt.values()) next = Math.min(next, t);
+    if (next === Infinity) return;
     const now = Date.now();
-    if (next === null || this.stopped) return;
-    // Due yet unclaimed: waiting for a slot; look again in a second in case no send finishes here.
-    const due = next <= now ? now + 1000 : Math.min(next + 1, now + MAX_TIMER_MS);
+    const due = Math.max(now, Math.min(next + 1, now + MAX_TIMER_MS));
     if (this.timer && this.timerDue <= due) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.timerDue = Infinity;
-      this.wake();
+      const at = Date.now();
+      const ids = [...this.dueAt].filter(([, t]) => t <= at).map(([id]) => id);
+      if (ids.length > 0) this.wake(ids);
+      else this.armTimer();
     }, due - now);
   }
 
@@ -232,7 +282,10 @@ export class WebhookDispatcher {
     this.outcomes = [];
     try {
       await this.ctx.storage.transaction(async (tx) => {
-        for (const b of batch) await tx.webhookDeliveries.record(b.d, outcomeRecord(b.o));
+        for (const b of batch) {
+          if (!(await tx.webhookDeliveries.record(b.d, outcomeRecord(b.o)))) continue;
+          await this.recordHealth(tx, b.d.webhook_id, b.o.ok);
+        }
       });
       // One last_used_at write per origin per batch.
       const used = new Map<string, { projectId: string; url: URL }>();
@@ -251,17 +304,48 @@ export class WebhookDispatcher {
     for (const b of batch) b.resolve();
   }
 
+  /**
+   * The endpoint's health after a try: a success closes its circuit; the CIRCUIT_THRESHOLD-th
+   * failure in a row (and every failed probe after it) opens it for a doubling time.
+   */
+  private async recordHealth(tx: Repositories, webhookId: string, ok: boolean): Promise<void> {
+    const at = nowIso();
+    const known = this.circuits.get(webhookId);
+    if (ok) {
+      await tx.webhooks.recordSuccess(webhookId, at);
+      if (known) {
+        known.consecutive_failures = 0;
+        known.circuit_open_until = 0;
+      }
+      return;
+    }
+    const failures = await tx.webhooks.recordFailure(webhookId, at);
+    let openUntil = known?.circuit_open_until ?? 0;
+    if (failures >= CIRCUIT_THRESHOLD) {
+      const opened = failures - CIRCUIT_THRESHOLD;
+      openUntil = Date.now() + Math.min(CIRCUIT_BASE_MS * 2 ** Math.min(opened, 16), CIRCUIT_MAX_MS);
+      await tx.webhooks.setCircuit(webhookId, openUntil);
+    }
+    if (known) {
+      known.consecutive_failures = failures;
+      known.circuit_open_until = openUntil;
+    }
+  }
+
   private async eventBody(d: DeliveryRow): Promise<string | null> {
     const ev = d.event_id === null ? null : await this.ctx.storage.eventLog.byId(d.event_id);
     if (!ev) return null;
-    return `{"type":${JSON.stringify(ev.type)},"timestamp":${JSON.stringify(ev.occurred_at)},"data":${ev.data}}`;
+    return `{"type":${JSON.stringify(ev.type)},"timestamp":${JSON.stringify(ev.occurred_at)},"sequence":${d.seq},"data":${ev.data}}`;
   }
 
-  /** Delay before try `attempt + 1`: base·4^(attempt-1), capped, with ±20 % jitter. */
+  /**
+   * Delay before try `attempt + 1`: base·4^(attempt-1), capped, then jittered down to between half
+   * and all of it, so the first retry comes within the base (5 s) and retries of a burst spread out.
+   */
   backoff(attempt: number): number {
     const base = this.ctx.config.webhookBackoffBaseMs;
     const raw = Math.min(base * 4 ** (attempt - 1), base * MAX_DELAY_FACTOR);
-    return Math.round(raw * (0.8 + Math.random() * 0.4));
+    return Math.round(raw * (0.5 + Math.random() * 0.5));
   }
 
   stop(): void {

@@ -7,7 +7,7 @@ import type { DeliveryRecord, WebhookFilter, WebhookRecord } from "../storage/ev
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { conflict, DomainError, notFound, validation } from "../lib/errors";
 import type { AppendedEvent } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 import type { OriginUse } from "./webhook-dispatcher";
@@ -69,6 +69,12 @@ export class WebhookService {
       previous_expires_at: null,
       created_at: now,
       updated_at: now,
+      delivery_seq: 0,
+      paused: 0,
+      consecutive_failures: 0,
+      circuit_open_until: 0,
+      last_success_at: null,
+      last_failure_at: null,
     });
     this.enabledRows.clear();
     return { row, secret };
@@ -104,9 +110,37 @@ export class WebhookService {
     next.updated_at = nowIso();
     await this.storage.webhooks.update(id, next);
     this.enabledRows.clear();
-    // Re-enabling releases what queued meanwhile.
-    if (input.enabled === true) this.ctx.bus.publish({ type: "outbox.ready" });
+    // Re-enabling releases what queued before it was disabled.
+    if (input.enabled === true) this.ctx.bus.publish({ type: "outbox.ready", webhookIds: [id] });
     return next;
+  }
+
+  /** Paused: deliveries keep queueing, none is tried until resumed. */
+  async pause(projectId: string, id: string): Promise<WebhookRow> {
+    const row = await this.storage.webhooks.setPaused(projectId, id, true, nowIso());
+    if (!row) throw notFound("webhook");
+    return row;
+  }
+
+  /** Resumed: the circuit closes too, and what queued meanwhile goes out now. */
+  async resume(projectId: string, id: string): Promise<WebhookRow> {
+    const row = await this.storage.webhooks.setPaused(projectId, id, false, nowIso());
+    if (!row) throw notFound("webhook");
+    this.ctx.bus.publish({ type: "outbox.ready", webhookIds: [id] });
+    return row;
+  }
+
+  /** One more try of a finished (succeeded or failed) delivery, now, with the same webhook-id. */
+  async redeliver(projectId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow> {
+    const d = await this.delivery(projectId, webhookId, deliveryId);
+    if (d.status === "pending") throw conflict("delivery_pending", "the delivery is still pending; it will be tried on its schedule");
+    if (d.event_id !== null && !(await this.storage.eventLog.byId(d.event_id))) {
+      throw conflict("event_pruned", "the event of this delivery is no longer in the log");
+    }
+    const row = await this.storage.webhookDeliveries.redeliver(d.id, Date.now());
+    if (!row) throw conflict("delivery_pending", "the delivery is already pending again");
+    this.ctx.bus.publish({ type: "outbox.ready", webhookIds: [webhookId] });
+    return row;
   }
 
   async delete(projectId: string, id: string): Promise<void> {
@@ -147,6 +181,8 @@ export class WebhookService {
       event_types: JSON.parse(row.event_types) as string[],
       inbox_id: row.inbox_id,
       enabled: row.enabled === 1,
+      paused: row.paused === 1,
+      health: healthOf(row),
       ...(secret !== undefined ? { secret } : {}),
       created_at: row.created_at,
       updated_at: row.updated_at,
@@ -203,7 +239,7 @@ export class WebhookService {
     );
     // A transaction's body awaits nothing but its own statements: by the next turn the caller has
     // committed (or rolled back, and the pump then finds nothing).
-    setImmediate(() => this.ctx.bus.publish({ type: "outbox.ready" }));
+    setImmediate(() => this.ctx.bus.publish({ type: "outbox.ready", webhookIds: hooks }));
   }
 
   /** The test operation: a sample event to this webhook alone, one try, sent before answering. */
@@ -340,4 +376,30 @@ function sampleData(type: string, projectId: string, inboxId: string | null): Re
     default:
       return { project_id: projectId, sample: true };
   }
+}
+
+/**
+ * How the endpoint is doing: `disabled` (queues nothing), `paused` (queues, sends nothing),
+ * `circuit_open` (failed too often in a row; tried again at `circuit_open_until`), `failing` (the
+ * last tries failed, fewer than the circuit's threshold), else `healthy`.
+ */
+function healthOf(row: WebhookRow) {
+  const open = row.circuit_open_until > Date.now();
+  const state =
+    row.enabled !== 1
+      ? "disabled"
+      : row.paused === 1
+        ? "paused"
+        : open
+          ? "circuit_open"
+          : row.consecutive_failures > 0
+            ? "failing"
+            : "healthy";
+  return {
+    state,
+    consecutive_failures: row.consecutive_failures,
+    circuit_open_until: open ? new Date(row.circuit_open_until).toISOString() : null,
+    last_success_at: row.last_success_at,
+    last_failure_at: row.last_failure_at,
+  };
 }

@@ -8,7 +8,7 @@ export type BusEvent =
   | { type: "message.flags"; projectId: string; inboxId: string; messageId: string }
   | { type: "inbox.deleted"; projectId: string; inboxId: string }
   | { type: "event.appended"; projectId: string; eventId?: string }
-  | { type: "outbox.ready" }
+  | { type: "outbox.ready"; webhookIds?: string[] }
   | { type: "run.changed"; projectId: string; runId: string };
 
 export type Listener = (e: BusEvent) => void;

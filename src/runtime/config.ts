@@ -57,6 +57,8 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookBackoffBaseMs: number;
   webhookConcurrency: number;
+  /** Tries in flight to one webhook at once (deliveries are not ordered; receivers order by `sequence`). */
+  webhookEndpointConcurrency: number;
   /** Tries per delivery, the first included (default 10: about 28 h with the default base). */
   webhookMaxAttempts: number;
   /** Comment line sent on idle SSE streams so proxies and clients keep them open. */
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, "INBOXD_WEBHOOK_TIMEOUT_MS", 10_000, 10, 300_000),
     webhookBackoffBaseMs: int(env, "INBOXD_WEBHOOK_BACKOFF_BASE_MS", 5_000, 1, 3_600_000),
     webhookConcurrency: int(env, "INBOXD_WEBHOOK_CONCURRENCY", 32, 1, 10_000),
+    webhookEndpointConcurrency: int(env, "INBOXD_WEBHOOK_ENDPOINT_CONCURRENCY", 8, 1, 1_000),
     webhookMaxAttempts: int(env, "INBOXD_WEBHOOK_MAX_ATTEMPTS", 10, 1, 50),
     sseHeartbeatMs: int(env, "INBOXD_SSE_HEARTBEAT_MS", 15_000, 10, 3_600_000),
   };

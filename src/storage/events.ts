@@ -48,6 +48,23 @@ export interface WebhookRecord {
   previous_expires_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The last sequence number given to one of its deliveries. */
+  delivery_seq: number;
+  /** 1: paused by an operator (deliveries queue; none is tried). */
+  paused: number;
+  /** Failed tries in a row (any success resets it); the circuit opens at a threshold. */
+  consecutive_failures: number;
+  /** Epoch ms until which no delivery is tried (0: closed). */
+  circuit_open_until: number;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+}
+
+/** What the dispatcher needs of an enabled webhook. */
+export interface DispatchState {
+  id: string;
+  consecutive_failures: number;
+  circuit_open_until: number;
 }
 
 /** What the fan-out needs of an enabled webhook. */
@@ -75,6 +92,17 @@ export interface WebhookRepository {
     updatedAt: string,
   ): Promise<WebhookRecord>;
   enabledInProject(projectId: string): Promise<WebhookFilter[]>;
+  /** Every enabled webhook with its circuit (all projects): the dispatcher's full scan. */
+  dispatchStates(): Promise<DispatchState[]>;
+  dispatchState(id: string): Promise<DispatchState | null>;
+  /** A try succeeded: failures reset, circuit closed. */
+  recordSuccess(id: string, at: string): Promise<void>;
+  /** A try failed; returns the failures in a row now. */
+  recordFailure(id: string, at: string): Promise<number>;
+  /** Sets (or, with 0, clears) the time until which the webhook's deliveries wait. */
+  setCircuit(id: string, openUntil: number, consecutiveFailures?: number): Promise<void>;
+  /** Pauses or resumes (which also closes the circuit); returns the webhook after, null if none. */
+  setPaused(projectId: string, id: string, paused: boolean, updatedAt: string): Promise<WebhookRecord | null>;
 }
 
 export interface DeliveryRecord {
@@ -95,6 +123,8 @@ export interface DeliveryRecord {
   last_error: string | null;
   created_at: string;
   completed_at: string | null;
+  /** Per-webhook sequence number, in the order the deliveries were written (0 for test sends). */
+  seq: number;
 }
 
 /** An outbox row for an event (pending, never claimed). */
@@ -158,15 +188,19 @@ export interface WebhookDeliveryRepository {
   listForWebhook(webhookId: string, status: string | null, before: string, limit: number): Promise<DeliveryRecord[]>;
   attempts(deliveryId: string): Promise<AttemptRecord[]>;
   /**
-   * Claims (claimed_until = until, claimed_by = worker) at most `limit` due queue heads (the oldest
-   * pending delivery of each webhook and order key) of enabled webhooks not in `excludedWebhooks`,
-   * whose claim has lapsed. Several workers never claim the same row.
+   * Claims (claimed_until = until, claimed_by = worker) at most `limit` due deliveries of one
+   * webhook whose claim has lapsed, earliest due first. An index probe: its cost does not grow
+   * with the webhook's backlog. Several workers never claim the same row.
    */
-  claim(workerId: string, now: number, until: number, excludedWebhooks: string[], limit: number): Promise<DeliveryRecord[]>;
+  claim(workerId: string, webhookId: string, now: number, until: number, limit: number): Promise<DeliveryRecord[]>;
   /** Gives back claims of this worker. */
   release(workerId: string, ids: string[]): Promise<void>;
-  /** When the earliest pending queue head of an enabled webhook may be tried (null: none pending). */
-  nextDue(): Promise<number | null>;
+  /** When the webhook's earliest pending delivery may be tried (a claim counts until it lapses); null: none pending. */
+  nextDue(webhookId: string): Promise<number | null>;
+  /** Pending deliveries of a webhook. */
+  pendingCount(webhookId: string): Promise<number>;
+  /** A completed delivery goes back to pending for one more try now; null if it is pending already (or unknown). */
+  redeliver(id: string, now: number): Promise<DeliveryRecord | null>;
   /**
    * Records a try of a delivery claimed as `d` (its attempts and claimed_by then), releasing the
    * claim, and logs the attempt. False (nothing written) when the claim was lost meanwhile.

@@ -164,10 +164,10 @@ describe("delivery", () => {
     expect(rx.of("/expiring-only")).toHaveLength(0);
   });
 
-  test("deliveries for one inbox arrive one at a time, in order", async () => {
+  test("deliveries for one inbox go out concurrently; `sequence` numbers them in the order they were written", async () => {
     const inbox = await createInbox(inst);
     await createWebhook({ url: rx.url("/ordered"), inbox_id: inbox.id });
-    rx.on("/ordered", () => ({ status: 200, delayMs: 40 }));
+    rx.on("/ordered", () => ({ status: 200, delayMs: 300 }));
     const t = transport(inst, { pool: true, maxConnections: 1 });
     const subjects = Array.from({ length: 8 }, (_, i) => `ordered ${i}`);
     try {
@@ -176,9 +176,14 @@ describe("delivery", () => {
       t.close();
     }
     await rx.waitFor((g) => g.filter((x) => x.path === "/ordered").length >= subjects.length);
-    expect(rx.of("/ordered").map((x) => x.json.data.subject)).toEqual(subjects);
-    expect(rx.maxConcurrent.get("/ordered")).toBe(1);
-    const ids = new Set(rx.of("/ordered").map((x) => x.headers["webhook-id"]));
+    const got = rx.of("/ordered");
+    // A slow receiver no longer serialises one inbox's deliveries.
+    expect(rx.maxConcurrent.get("/ordered")).toBeGreaterThan(1);
+    // The receiver restores the order from `sequence`: 1..8 for this webhook, in sending order.
+    const bySeq = [...got].sort((a, b) => a.json.sequence - b.json.sequence);
+    expect(bySeq.map((x) => x.json.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(bySeq.map((x) => x.json.data.subject)).toEqual(subjects);
+    const ids = new Set(got.map((x) => x.headers["webhook-id"]));
     expect(ids.size).toBe(subjects.length);
   });
 

@@ -135,6 +135,40 @@ const mod: RouteModule = (ctx, s) =>
         body: t.Optional(t.Object({ event_type: t.Optional(EventType) })),
         detail: { summary: "Send a sample event now (one try, logged with the deliveries)", tags },
       },
+    )
+    .post(
+      "/v1/webhooks/:id/deliveries/:deliveryId/redeliver",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "webhooks:write");
+        const d = await s.webhooks.redeliver(project.id, params.id, params.deliveryId);
+        return { data: await s.webhooks.deliveryView(d) };
+      },
+      {
+        params: t.Object({ id: Ulid("webhook id"), deliveryId: Ulid("delivery id") }),
+        detail: {
+          summary: "Try a finished delivery once more, now (same webhook-id, so receivers can de-duplicate); 409 while it is pending",
+          tags,
+        },
+      },
+    )
+    .post(
+      "/v1/webhooks/:id/pause",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "webhooks:write");
+        return { data: s.webhooks.view(await s.webhooks.pause(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Pause deliveries: events keep queueing, nothing is sent until resumed", tags } },
+    )
+    .post(
+      "/v1/webhooks/:id/resume",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "webhooks:write");
+        return { data: s.webhooks.view(await s.webhooks.resume(project.id, params.id)) };
+      },
+      { params: IdParams, detail: { summary: "Resume deliveries (also closes an open circuit): what queued goes out now", tags } },
     );
 
 export default mod;

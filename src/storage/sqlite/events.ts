@@ -6,6 +6,7 @@ import type {
   AttemptRecord,
   DeliveryOutcome,
   DeliveryRecord,
+  DispatchState,
   EventLogRepository,
   EventRecord,
   EventsRepositories,
@@ -141,6 +142,48 @@ class SqliteWebhooks implements WebhookRepository {
   async enabledInProject(projectId: string): Promise<WebhookFilter[]> {
     return this.c.all<WebhookFilter>("SELECT id, event_types, inbox_id FROM webhooks WHERE project_id = ? AND enabled = 1", projectId);
   }
+
+  async dispatchStates(): Promise<DispatchState[]> {
+    return this.c.all<DispatchState>("SELECT id, consecutive_failures, circuit_open_until FROM webhooks WHERE enabled = 1 AND paused = 0");
+  }
+
+  async dispatchState(id: string): Promise<DispatchState | null> {
+    return this.c.get<DispatchState>(
+      "SELECT id, consecutive_failures, circuit_open_until FROM webhooks WHERE id = ? AND enabled = 1 AND paused = 0",
+      id,
+    );
+  }
+
+  async recordSuccess(id: string, at: string): Promise<void> {
+    this.c.run("UPDATE webhooks SET consecutive_failures = 0, circuit_open_until = 0, last_success_at = ? WHERE id = ?", at, id);
+  }
+
+  async recordFailure(id: string, at: string): Promise<number> {
+    return (
+      this.c.get<{ n: number }>(
+        "UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, last_failure_at = ? WHERE id = ? RETURNING consecutive_failures AS n",
+        at,
+        id,
+      )?.n ?? 0
+    );
+  }
+
+  async setPaused(projectId: string, id: string, paused: boolean, updatedAt: string): Promise<WebhookRecord | null> {
+    return this.c.get<WebhookRecord>(
+      paused
+        ? "UPDATE webhooks SET paused = 1, updated_at = ? WHERE id = ? AND project_id = ? RETURNING *"
+        : "UPDATE webhooks SET paused = 0, circuit_open_until = 0, consecutive_failures = 0, updated_at = ? WHERE id = ? AND project_id = ? RETURNING *",
+      updatedAt,
+      id,
+      projectId,
+    );
+  }
+
+  async setCircuit(id: string, openUntil: number, consecutiveFailures?: number): Promise<void> {
+    if (consecutiveFailures === undefined) this.c.run("UPDATE webhooks SET circuit_open_until = ? WHERE id = ?", openUntil, id);
+    else
+      this.c.run("UPDATE webhooks SET circuit_open_until = ?, consecutive_failures = ? WHERE id = ?", openUntil, consecutiveFailures, id);
+  }
 }
 
 /**
@@ -165,9 +208,13 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
 
   async enqueue(rows: NewDelivery[]): Promise<void> {
     for (const r of rows) {
+      const seq = this.c.get<{ seq: number }>(
+        "UPDATE webhooks SET delivery_seq = delivery_seq + 1 WHERE id = ? RETURNING delivery_seq AS seq",
+        r.webhookId,
+      )!.seq;
       this.c.run(
-        `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+        `INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at, seq)
+         VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
         r.id,
         r.webhookId,
         r.projectId,
@@ -177,6 +224,7 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
         r.maxAttempts,
         r.nextAttemptAt,
         r.createdAt,
+        seq,
       );
     }
   }
@@ -227,18 +275,18 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
     );
   }
 
-  async claim(workerId: string, now: number, until: number, excludedWebhooks: string[], limit: number): Promise<DeliveryRecord[]> {
+  async claim(workerId: string, webhookId: string, now: number, until: number, limit: number): Promise<DeliveryRecord[]> {
+    // Walks webhook_deliveries_pending from the earliest due; rows skipped for a live claim are
+    // at most the tries in flight.
     const sql = `UPDATE webhook_deliveries SET claimed_until = ?1, claimed_by = ?2
        WHERE id IN (
-         SELECT d.id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ?3 AND d.claimed_until <= ?3 AND w.enabled = 1
-           AND d.webhook_id NOT IN (SELECT value FROM json_each(?4))
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)
-         ORDER BY d.next_attempt_at LIMIT ?5)
-       AND claimed_until <= ?3
+         SELECT id FROM webhook_deliveries
+         WHERE webhook_id = ?3 AND status = 'pending' AND next_attempt_at <= ?4 AND claimed_until <= ?4
+           AND EXISTS (SELECT 1 FROM webhooks WHERE id = ?3 AND enabled = 1 AND paused = 0)
+         ORDER BY next_attempt_at LIMIT ?5)
        RETURNING *`;
-    return relaxed(this.c, () => this.c.all<DeliveryRecord>(sql, until, workerId, now, JSON.stringify(excludedWebhooks), limit));
+    const rows = relaxed(this.c, () => this.c.all<DeliveryRecord>(sql, until, workerId, webhookId, now, limit));
+    return rows.sort((a, b) => a.next_attempt_at - b.next_attempt_at || (a.id < b.id ? -1 : 1));
   }
 
   async release(workerId: string, ids: string[]): Promise<void> {
@@ -251,15 +299,34 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
     );
   }
 
-  async nextDue(): Promise<number | null> {
-    return (
-      this.c.get<{ due: number | null }>(
-        `SELECT MIN(MAX(d.next_attempt_at, d.claimed_until)) AS due
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
-         WHERE d.status = 'pending'
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
-                           WHERE e.webhook_id = d.webhook_id AND e.order_key = d.order_key AND e.status = 'pending' AND e.id < d.id)`,
-      )?.due ?? null
+  async nextDue(webhookId: string): Promise<number | null> {
+    // The earliest rows by next_attempt_at; a claimed one counts from its lapse. Claims are few
+    // (the tries in flight), so the head of the index holds the answer.
+    const rows = this.c.all<{ n: number; c: number }>(
+      `SELECT next_attempt_at AS n, claimed_until AS c FROM webhook_deliveries
+        WHERE webhook_id = ? AND status = 'pending' ORDER BY next_attempt_at LIMIT 64`,
+      webhookId,
+    );
+    let due: number | null = null;
+    for (const r of rows) {
+      const t = Math.max(r.n, r.c);
+      if (due === null || t < due) due = t;
+    }
+    return due;
+  }
+
+  async pendingCount(webhookId: string): Promise<number> {
+    return this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending'", webhookId)!
+      .n;
+  }
+
+  async redeliver(id: string, now: number): Promise<DeliveryRecord | null> {
+    return this.c.get<DeliveryRecord>(
+      `UPDATE webhook_deliveries SET status = 'pending', max_attempts = attempts + 1, next_attempt_at = ?, completed_at = NULL,
+              claimed_until = 0, claimed_by = NULL
+        WHERE id = ? AND status <> 'pending' RETURNING *`,
+      now,
+      id,
     );
   }
 

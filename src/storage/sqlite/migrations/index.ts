@@ -8,6 +8,7 @@ import m0005 from "./0005_domains";
 import m0006 from "./0006_automation";
 import m0010 from "./0010_agent_sessions";
 import m0013 from "./0013_inline_blobs_rowid";
+import m0014 from "./0014_webhook_concurrency";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -18,4 +19,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 6, name: "automation", sql: m0006 },
   { version: 10, name: "agent_sessions", sql: m0010 },
   { version: 13, name: "inline_blobs_rowid", sql: m0013 },
+  { version: 14, name: "webhook_concurrency", sql: m0014 },
 ];
