@@ -64,6 +64,8 @@ export class WebhookDispatcher {
   private ready: Set<string> | null = null;
   /** What this process knows of each enabled webhook's circuit (refreshed by full scans and outcomes). */
   private circuits = new Map<string, DispatchState>();
+  /** How often in a row each webhook's circuit opened (the next opening lasts twice as long). */
+  private openings = new Map<string, number>();
   /** When each webhook next has something due (for the timer). */
   private dueAt = new Map<string, number>();
   private scheduled = false;
@@ -150,7 +152,10 @@ export class WebhookDispatcher {
     const perWebhook = this.ctx.config.webhookEndpointConcurrency;
     for (const id of [...ids]) {
       const w = this.circuits.get(id);
-      if (!w) continue; // disabled or deleted
+      if (!w) {
+        this.dueAt.delete(id); // disabled, paused or deleted: a resume or the sweep brings it back
+        continue;
+      }
       if (w.circuit_open_until > now) {
         this.dueAt.set(id, w.circuit_open_until);
         continue;
@@ -312,6 +317,7 @@ export class WebhookDispatcher {
     const at = nowIso();
     const known = this.circuits.get(webhookId);
     if (ok) {
+      this.openings.delete(webhookId);
       await tx.webhooks.recordSuccess(webhookId, at);
       if (known) {
         known.consecutive_failures = 0;
@@ -321,9 +327,12 @@ export class WebhookDispatcher {
     }
     const failures = await tx.webhooks.recordFailure(webhookId, at);
     let openUntil = known?.circuit_open_until ?? 0;
-    if (failures >= CIRCUIT_THRESHOLD) {
-      const opened = failures - CIRCUIT_THRESHOLD;
-      openUntil = Date.now() + Math.min(CIRCUIT_BASE_MS * 2 ** Math.min(opened, 16), CIRCUIT_MAX_MS);
+    const now = Date.now();
+    // Tries that were in flight when the circuit opened fail after it: they do not extend it.
+    if (failures >= CIRCUIT_THRESHOLD && openUntil <= now) {
+      const opened = this.openings.get(webhookId) ?? 0;
+      this.openings.set(webhookId, opened + 1);
+      openUntil = now + Math.min(CIRCUIT_BASE_MS * 2 ** Math.min(opened, 16), CIRCUIT_MAX_MS);
       await tx.webhooks.setCircuit(webhookId, openUntil);
     }
     if (known) {

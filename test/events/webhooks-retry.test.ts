@@ -173,4 +173,29 @@ describe("retries", () => {
     // The try cut short by the crash left no record; the one after the restart did.
     expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
   });
+
+  test("kill -9 while 40 deliveries are in flight or queued: after the restart every event arrives at least once", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await createWebhook({ url: rx.url("/bulk-crash"), inbox_id: inbox.id });
+    let up = false;
+    rx.on("/bulk-crash", () => (up ? { status: 200 } : { status: 200, hang: true }));
+    const subjects = Array.from({ length: 40 }, (_, i) => `crash ${i}`);
+    const t = transport(inst);
+    try {
+      for (const s of subjects) await t.sendMail({ from: "a@example.com", to: inbox.address, subject: s, text: s });
+    } finally {
+      t.close();
+    }
+    // Some tries are hanging in flight (8 per endpoint), the rest are queued.
+    await rx.waitFor((g) => g.filter((x) => x.path === "/bulk-crash").length >= 8);
+    await inst.kill();
+    up = true;
+    inst = await inst.restart();
+    const got = await rx.waitFor((g) => {
+      const seen = new Set(g.filter((x) => x.path === "/bulk-crash" && x.json).map((x) => x.json.data.subject));
+      return subjects.every((s) => seen.has(s)) ? seen : null;
+    }, 30_000);
+    expect(got.size).toBe(subjects.length);
+    for (const g of rx.of("/bulk-crash").slice(-5)) expect(await verifyStandardWebhook(wh.secret, g.headers, g.body)).toBe(true);
+  }, 60_000);
 });
