@@ -62,6 +62,9 @@ const ICONS: Record<string, string> = {
   refresh: "M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7",
   link: "M10 14a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 10a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1",
   clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM12 7v5l3 2",
+  pause: "M8 5v14M16 5v14",
+  send: "M21 3L10 14M21 3l-7 18-4-7-7-4z",
+  webhook: "M9 8a3 3 0 1 1 4.5 2.6L16 15M6.5 13.5a3 3 0 1 0 2.5 4.5h6M18 15a3 3 0 1 1-2.8 4",
 };
 
 export function icon(name: keyof typeof ICONS | string, size = 16): SVGSVGElement {

@@ -1,5 +1,5 @@
 // Entry point: log-in gate, the application shell (top bar, project switcher, navigation, alerts
-// bell) and the hash router (#/inboxes/ID/MESSAGE, #/approvals, #/runs/ID, #/keys).
+// bell) and the hash router (#/inboxes/ID/MESSAGE, #/approvals, #/runs/ID, #/webhooks/ID, #/keys).
 import { api, ApiFailure, clearSession, projectId, session, setProjectId, setUnauthorizedHandler, describe } from "./api";
 import { h, icon, replace, toast } from "./dom";
 import { installKeys } from "./keys";
@@ -10,6 +10,7 @@ import { MailPage } from "./pages/mail";
 import { ApprovalsPage } from "./pages/approvals";
 import { RunsPage } from "./pages/runs";
 import { KeysPage } from "./pages/apikeys";
+import { WebhooksPage } from "./pages/webhooks";
 
 export interface Page {
   mount(root: HTMLElement, params: string[]): void;
@@ -36,6 +37,7 @@ const ROUTES: { key: string; match: RegExp; make: () => Page; nav: string }[] = 
   { key: "mail", match: /^\/inboxes(?:\/([^/]+))?(?:\/([^/]+))?$/, make: () => new MailPage(), nav: "inboxes" },
   { key: "approvals", match: /^\/approvals$/, make: () => new ApprovalsPage(), nav: "approvals" },
   { key: "runs", match: /^\/runs(?:\/([^/]+))?$/, make: () => new RunsPage(), nav: "runs" },
+  { key: "webhooks", match: /^\/webhooks(?:\/([^/]+))?$/, make: () => new WebhooksPage(), nav: "webhooks" },
   { key: "keys", match: /^\/keys$/, make: () => new KeysPage(), nav: "keys" },
 ];
 
@@ -144,6 +146,7 @@ async function start() {
     link("/inboxes", "inboxes", "Inboxes", "inbox"),
     link("/approvals", "approvals", "Approvals", "shield"),
     link("/runs", "runs", "Runs", "play"),
+    link("/webhooks", "webhooks", "Webhooks", "webhook"),
     link("/keys", "keys", "API keys", "key"),
   );
   // Pending approvals counted on the nav item (owners and admins; hidden when not permitted or absent).
