@@ -11,7 +11,8 @@ export const BOOTSTRAP_TEAM = "default";
 
 export async function bootstrap(ctx: AppContext, s: Services, log: (line: string) => void): Promise<void> {
   const { config } = ctx;
-  if (await s.identity.isEmpty()) {
+  const created = await s.identity.isEmpty();
+  if (created) {
     const password = config.adminPassword ?? randomToken(12);
     const secret = config.bootstrapKey ?? newKeySecret();
     const team = await s.identity.createTeam(BOOTSTRAP_TEAM, config.plan);
@@ -21,10 +22,19 @@ export async function bootstrap(ctx: AppContext, s: Services, log: (line: string
     log(`bootstrap: team "${team.name}", project "${project.slug}" (${project.id})`);
     log(`bootstrap: owner ${config.adminEmail} password: ${config.adminPassword ? "(from INBOXD_ADMIN_PASSWORD)" : password}`);
     log(`bootstrap: API key (scope *): ${config.bootstrapKey ? "(from INBOXD_BOOTSTRAP_KEY)" : secret}`);
-    return;
+  }
+  // Capture of any recipient: the bootstrap project holds the instance's catch-all inbox (made on
+  // first start, and on the first start of an instance created before it existed).
+  if (config.catchAll === "on" && !(await ctx.storage.inboxes.catchAll())) {
+    const project = await ctx.storage.projects.firstOfTeamNamed(BOOTSTRAP_TEAM);
+    const ref = project ? await s.auth.project(project.id) : null;
+    if (ref) {
+      const inbox = await s.inboxes.ensureCatchAll(ref);
+      log(`bootstrap: catch-all inbox ${inbox.address} takes mail to any address no inbox has`);
+    }
   }
   // A fixed bootstrap key is honoured on every start, so CI can restart with the same secret.
-  if (config.bootstrapKey) {
+  if (config.bootstrapKey && !created) {
     const hash = hashToken(config.bootstrapKey);
     if (!(await ctx.storage.apiKeys.secretHashExists(hash))) {
       const project = await ctx.storage.projects.firstOfTeamNamed(BOOTSTRAP_TEAM);

@@ -1,13 +1,14 @@
 // Inboxes: disposable (a lifetime) on the project's shared subdomain, or persistent on a custom
 // domain. Owns every inbox rule of the contract (ttl ranges and clamp, local_part, address_taken,
 // plan limits, watch flag) and the inbox resource's shape.
+import type { MailRemoval } from "./removal";
 import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
 import type { InboxPatch, InboxRecord } from "../storage/mail";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { randomToken } from "../lib/crypto";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { conflict, DomainError, notFound, validation } from "../lib/errors";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { planOf, type Plan } from "../tenancy/plans";
 import { storageBlock } from "../tenancy/storage-quota";
@@ -37,7 +38,55 @@ export class InboxService {
   constructor(
     private readonly ctx: AppContext,
     private readonly domains: DomainResolver,
+    private readonly removal: MailRemoval,
   ) {}
+
+  /**
+   * The instance's catch-all inbox, created in this project when there is none (at start-up, while
+   * INBOXD_CATCH_ALL is on): persistent, no expiry, outside the plan's inbox count.
+   */
+  async ensureCatchAll(project: ProjectRef): Promise<InboxRow> {
+    const existing = await this.ctx.storage.inboxes.catchAll();
+    if (existing) return existing;
+    const domain = this.sharedDomain(project);
+    const passwordEnc = this.ctx.sealer.seal(randomToken(18));
+    return this.ctx.storage.transaction(async (tx) => {
+      let localPart = "catch-all";
+      if (await tx.inboxes.byAddress(`${localPart}@${domain}`)) localPart = `catch-all-${randomToken(4).toLowerCase()}`;
+      const row: InboxRow = {
+        id: newId(),
+        projectId: project.id,
+        address: `${localPart}@${domain}`,
+        localPart,
+        domain,
+        domainId: null,
+        name: "Catch-all",
+        type: "catch_all",
+        status: "active",
+        passwordEnc,
+        uidValidity: Math.floor(Date.now() / 1000),
+        uidNext: 1,
+        expiresAt: null,
+        expiringAlertedAt: null,
+        createdBySession: null,
+        messageCount: 0,
+        unreadCount: 0,
+        usedBytes: 0,
+        createdAt: nowIso(),
+      };
+      await tx.inboxes.insert(row);
+      return row;
+    });
+  }
+
+  /** Deletes an inbox with its messages. The catch-all inbox stays (INBOXD_CATCH_ALL=off turns capture off). */
+  async delete(projectId: string, id: string): Promise<void> {
+    const row = await this.get(projectId, id);
+    if (row.type === "catch_all") {
+      throw conflict("catch_all_inbox", "the catch-all inbox cannot be deleted; delete its messages, or set INBOXD_CATCH_ALL=off");
+    }
+    if (!(await this.removal.deleteInbox(projectId, id))) throw notFound("inbox");
+  }
 
   sharedDomain(project: ProjectRef): string {
     return `${project.slug}.${this.ctx.config.mailDomain}`;
@@ -151,8 +200,8 @@ export class InboxService {
   }
 
   /** Newest first; `rows.length` may be limit+1 (toPage trims). */
-  list(projectId: string, cursor: string | undefined, limit: number): Promise<InboxRow[]> {
-    return this.ctx.storage.inboxes.listInProject(projectId, cursor || null, limit + 1);
+  list(projectId: string, cursor: string | undefined, limit: number, type: InboxRow["type"] | null = null): Promise<InboxRow[]> {
+    return this.ctx.storage.inboxes.listInProject(projectId, cursor || null, limit + 1, type);
   }
 
   async update(project: ProjectRef, id: string, input: { name?: string | null; ttl_seconds?: number }): Promise<InboxRow> {
@@ -166,7 +215,7 @@ export class InboxService {
       patch.name = input.name;
     }
     if (input.ttl_seconds !== undefined) {
-      if (row.type === "persistent") {
+      if (row.type !== "disposable") {
         throw validation("ttl_seconds does not apply to a persistent mailbox", { field: "ttl_seconds" });
       }
       if (!Number.isInteger(input.ttl_seconds) || input.ttl_seconds < 1) {

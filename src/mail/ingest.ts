@@ -121,14 +121,28 @@ export class IngestService {
     this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
   }
 
-  /** The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). */
+  /**
+   * The live inbox an envelope address delivers to, or null (SMTP: 550 5.1.1). In order (API.md
+   * "Capture of any recipient"): the inbox with that exact address; the inbox of the address
+   * without its +tag (`box+tag@d` → `box@d`; the envelope keeps the tag); the resolvers (a custom
+   * domain's catch-all); the instance's catch-all inbox unless INBOXD_CATCH_ALL=off.
+   */
   async resolveRecipient(address: string): Promise<InboxRow | null> {
     const addr = address.trim().toLowerCase();
     const exact = await this.ctx.storage.inboxes.byAddress(addr);
     if (exact) return isLive(exact) ? exact : null;
+    const untagged = withoutTag(addr);
+    if (untagged !== addr) {
+      const box = await this.ctx.storage.inboxes.byAddress(untagged);
+      if (box) return isLive(box) ? box : null;
+    }
     for (const resolve of this.recipientResolvers) {
       const inbox = await resolve(addr);
       if (inbox && isLive(inbox)) return inbox;
+    }
+    if (this.ctx.config.catchAll === "on") {
+      const sink = await this.ctx.storage.inboxes.catchAll();
+      if (sink && isLive(sink)) return sink;
     }
     return null;
   }
@@ -418,4 +432,11 @@ function unparsed(raw: Uint8Array, e: unknown): ParsedMessage {
     logicalSizeBytes: raw.byteLength,
     parseError: String((e as any)?.message ?? e).slice(0, 500),
   };
+}
+
+/** `box+tag@domain` → `box@domain` (subaddressing, RFC 5233); other addresses unchanged. */
+export function withoutTag(address: string): string {
+  const at = address.lastIndexOf("@");
+  const plus = address.indexOf("+");
+  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
 }

@@ -107,7 +107,8 @@ export class MessageService {
         attachments: atts,
         message_id: r.message_id_header,
         sent_at: r.sent_at,
-        envelope: { from: r.envelope_from, to: r.envelope_to },
+        // The SMTP envelope (API.md): how the message reached this inbox, e.g. a +tag or an address only the catch-all took.
+        envelope: { mail_from: r.envelope_from, rcpt_to: [r.envelope_to] },
         parse_error: r.parse_error,
       };
     }

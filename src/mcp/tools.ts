@@ -111,6 +111,39 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "set_inbox_chaos",
+    "Fault injection: replace an inbox's rules so that mail to it gets an SMTP failure (4xx temporary, 5xx permanent) at RCPT or at the end of DATA, with a probability and a delay; refused mail is not stored. An empty list turns it off.",
+    {
+      inbox_id: Ulid,
+      rules: z
+        .array(
+          z.object({
+            stage: z.enum(["rcpt", "data"]).describe("rcpt: refuse this recipient; data: refuse the whole message after DATA"),
+            code: z.number().int().min(400).max(599).describe("SMTP reply code"),
+            message: z.string().min(1).max(200).optional().describe("reply text (default names inboxd chaos)"),
+            rate: z.number().min(0).max(1).optional().describe("probability that the rule fires (default 1)"),
+            delay_ms: z.number().int().min(0).max(30000).optional().describe("send the failure this late"),
+          }),
+        )
+        .max(10)
+        .describe("tried in order per stage; the first that fires wins"),
+    },
+    async (a) => ok(await api.call("PUT", `/v1/inboxes/${a.inbox_id}/chaos`, { body: { rules: a.rules } })).data,
+  );
+
+  tool(
+    server,
+    "clear_inbox_chaos",
+    "Remove an inbox's fault-injection rules: mail to it is accepted again.",
+    { inbox_id: Ulid },
+    async (a) => {
+      ok(await api.call("DELETE", `/v1/inboxes/${a.inbox_id}/chaos`));
+      return { cleared: true, inbox_id: a.inbox_id };
+    },
+  );
+
+  tool(
+    server,
     "wait_for_message",
     "Wait up to timeout_seconds (max 60) for a message in the inbox that matches the filters; returns it (agent view). Existing messages count unless after_message_id is given.",
     {

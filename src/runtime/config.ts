@@ -3,7 +3,7 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 
-export type PlanSlug = "free" | "starter" | "pro" | "business";
+export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
 export interface Config {
   dataDir: string;
@@ -41,6 +41,8 @@ export interface Config {
   approvalTtlSeconds: number;
   agentSessionTtlSeconds: number;
   domainVerify: "on" | "off";
+  /** Mail to an address no inbox has goes to the catch-all inbox (on) or is refused with 550 (off). */
+  catchAll: "on" | "off";
   /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
   /** How often the scheduler re-checks a pending domain's DNS records. */
@@ -163,7 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: str(env, "INBOXD_DATA_DIR") ?? "./data",
     host: hostName(env, "INBOXD_HOST", "127.0.0.1"),
     httpPort: port(env, "INBOXD_HTTP_PORT", 8025),
-    smtpPort: port(env, "INBOXD_SMTP_PORT", 2525),
+    // 1025 as Mailpit and MailDev, so apps configured for them work unchanged.
+    smtpPort: port(env, "INBOXD_SMTP_PORT", 1025),
     imapPort: port(env, "INBOXD_IMAP_PORT", 9993),
     pop3Port: port(env, "INBOXD_POP3_PORT", 9995),
     imapPlainPort: optionalPort(env, "INBOXD_IMAP_PLAIN_PORT"),
@@ -182,7 +185,8 @@ export function loadConfig(env: Env = process.env): Config {
     tlsCert,
     tlsKey,
     runWaitCap: int(env, "INBOXD_RUN_WAIT_CAP", 60, 0, 3600),
-    plan: oneOf(env, "INBOXD_PLAN", "free", ["free", "starter", "pro", "business"] as const),
+    // The contract's plans stay available; the default suits one team on its own machine (docs/plans.md).
+    plan: oneOf(env, "INBOXD_PLAN", "self-hosted", ["self-hosted", "free", "starter", "pro", "business"] as const),
     rateLimitRps: int(env, "INBOXD_RATE_LIMIT_RPS", 100, 1, 1_000_000),
     rateLimitBurst: int(env, "INBOXD_RATE_LIMIT_BURST", 1000, 1, 10_000_000),
     smtpMaxBytes: int(env, "INBOXD_SMTP_MAX_BYTES", 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -190,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
     agentSessionTtlSeconds: int(env, "INBOXD_AGENT_SESSION_TTL", 3600, 1, 30 * 86400),
     domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
+    catchAll: oneOf(env, "INBOXD_CATCH_ALL", "on", ["on", "off"] as const),
     dnsServers,
     domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
     sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),

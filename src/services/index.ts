@@ -14,6 +14,7 @@ import { IngestService } from "../mail/ingest";
 import { MessageService } from "../mail/messages";
 import { LatestService } from "../mail/latest";
 import { ExpiryService } from "../mail/expiry";
+import { ChaosService } from "../mail/chaos";
 import { DomainService } from "../domains/domains";
 import { AgentService } from "../automation/agents";
 import { OriginService } from "../automation/origins";
@@ -25,7 +26,7 @@ export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
   const removal = new MailRemoval(ctx);
   const domains = new DomainService(ctx, removal);
-  const inboxes = new InboxService(ctx, domains);
+  const inboxes = new InboxService(ctx, domains, removal);
   const messages = new MessageService(ctx);
   const agents = new AgentService(ctx);
   const origins = new OriginService(ctx);
@@ -53,6 +54,7 @@ export function buildServices(ctx: AppContext) {
     domains,
     usage: new UsageService(ctx),
     ingest,
+    chaos: new ChaosService(ctx, inboxes),
     messages,
     latest: new LatestService(ctx, messages),
     expiry,

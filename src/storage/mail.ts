@@ -9,7 +9,8 @@ export interface InboxRecord {
   domain: string;
   domainId: string | null;
   name: string | null;
-  type: "disposable" | "persistent";
+  /** "catch_all": the instance's catch-all inbox (persistent, never expires, not deletable). */
+  type: "disposable" | "persistent" | "catch_all";
   status: string;
   passwordEnc: string;
   uidValidity: number;
@@ -53,9 +54,11 @@ export interface InboxRepository {
   inProject(projectId: string, id: string): Promise<InboxRecord | null>;
   /** Exact match on the stored (lower-case) address. */
   byAddress(address: string): Promise<InboxRecord | null>;
+  /** The instance's catch-all inbox, if there is one. */
+  catchAll(): Promise<InboxRecord | null>;
   /** Newest first, ids below `before` when given; at most `limit` records. */
-  listInProject(projectId: string, before: string | null, limit: number): Promise<InboxRecord[]>;
-  /** Inboxes of every project of the team. */
+  listInProject(projectId: string, before: string | null, limit: number, type?: InboxRecord["type"] | null): Promise<InboxRecord[]>;
+  /** Inboxes of every project of the team (the catch-all inbox does not count: it is the instance's). */
   countForTeam(teamId: string): Promise<number>;
   /** Bytes stored by the team's inboxes (kept by the engine as messages come and go). */
   teamUsedBytes(teamId: string): Promise<number>;
@@ -220,9 +223,33 @@ export interface BlobRefRepository {
   isReferenced(key: string): Promise<boolean>;
 }
 
+/** One fault-injection rule of an inbox (mail/chaos.ts, docs/chaos.md). */
+export interface ChaosRuleRecord {
+  stage: "rcpt" | "data";
+  /** SMTP reply code, 400..599. */
+  code: number;
+  /** Reply text; null: the default text naming inboxd chaos. */
+  message: string | null;
+  /** Probability 0..1 that the rule fires for one message (or one RCPT). */
+  rate: number;
+  delayMs: number;
+}
+
+export interface InboxChaosRepository {
+  /** The inbox's rules in evaluation order (empty: no fault injection). */
+  ofInbox(inboxId: string): Promise<ChaosRuleRecord[]>;
+  /** The rules of several inboxes, by inbox id; inboxes without rules are absent. */
+  ofInboxes(inboxIds: string[]): Promise<Map<string, ChaosRuleRecord[]>>;
+  /** Replaces every rule of the inbox by these, in this order (use inside a transaction). */
+  replace(inboxId: string, rules: ChaosRuleRecord[], createdAt: string): Promise<void>;
+  /** Removes the inbox's rules; whether there were any. */
+  clear(inboxId: string): Promise<boolean>;
+}
+
 export interface MailRepositories {
   inboxes: InboxRepository;
   inboxWatches: InboxWatchRepository;
+  inboxChaos: InboxChaosRepository;
   messages: MessageRepository;
   attachments: AttachmentRepository;
   blobRefs: BlobRefRepository;

@@ -20,6 +20,20 @@ const GiB = 1024 * MiB;
 const DAY = 86400;
 
 export const PLANS: Record<PlanSlug, Plan> = {
+  // The default of a self-hosted instance (INBOXD_PLAN unset): a CI suite creating inboxes in
+  // parallel must not hit the free plan's 25, and the disk is the operator's own. Generous
+  // storage bounds remain, so a runaway sender cannot fill the disk unnoticed.
+  "self-hosted": {
+    slug: "self-hosted",
+    name: "Self-hosted",
+    retentionDays: 30,
+    concurrentInboxes: -1,
+    teamMembers: -1,
+    inboxStorageBytes: 2 * GiB,
+    teamStorageBytes: 50 * GiB,
+    customDomains: -1,
+    maxInboxTtlSeconds: 30 * DAY,
+  },
   free: {
     slug: "free",
     name: "Free",

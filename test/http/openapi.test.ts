@@ -57,7 +57,6 @@ const PENDING: Record<string, string> = {
   "GET /v1/messages": "issue 16 (search)",
   "DELETE /v1/inboxes/{id}/messages": "issue 16 (bulk delete)",
   "POST /v1/inboxes/{id}/messages": "issue 16 (import and compose)",
-  "PUT /v1/inboxes/{id}/chaos": "issue 14 (fault injection)",
   "GET /v1/messages/{id}/analysis/html": "issue 22 (analysis)",
 };
 

@@ -110,7 +110,7 @@ describe("a rich multipart message", () => {
     expect(m.cc).toEqual([{ email: "copy@example.com", name: "Copy" }]);
     expect(m.text).toContain("482913");
     expect(m.links).toEqual(["https://example.com/verify?t=1", "https://example.com/help"]);
-    expect(m.envelope).toEqual({ from: "bounce@example.com", to: inbox.address });
+    expect(m.envelope).toEqual({ mail_from: "bounce@example.com", rcpt_to: [inbox.address] });
     expect(m.parse_error).toBeNull();
     expect(m.attachments.length).toBe(5);
     const byName = Object.fromEntries(m.attachments.map((a: any) => [a.filename, a]));

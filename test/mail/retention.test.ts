@@ -6,7 +6,8 @@ import { withDatabaseFile, type DatabaseFile } from "../support/sqlite-file";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendRaw } from "../support/mail";
 
-const ENV = { INBOXD_SWEEP_INTERVAL_MS: "100" };
+// Capture off: after expiry, mail to the address must be refused, not caught by the catch-all inbox.
+const ENV = { INBOXD_SWEEP_INTERVAL_MS: "100", INBOXD_CATCH_ALL: "off" };
 let inst: Instance;
 beforeAll(async () => {
   inst = await startInboxd(ENV);

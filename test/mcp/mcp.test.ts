@@ -41,6 +41,8 @@ async function flow(client: Client) {
     "create_inbox",
     "list_inboxes",
     "delete_inbox",
+    "set_inbox_chaos",
+    "clear_inbox_chaos",
     "wait_for_message",
     "list_messages",
     "get_message",
@@ -122,6 +124,23 @@ describe("MCP over Streamable HTTP", () => {
     const msg = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 10 } }));
     const links = data(await client.callTool({ name: "get_links", arguments: { message_id: msg.id } }));
     expect(links.links).toContain("https://example.test/welcome?x=1");
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  test("set_inbox_chaos makes mail to the inbox fail; clear_inbox_chaos restores it", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    const rules = [{ stage: "rcpt", code: 550, message: "closed for the test" }];
+    const set = data(await client.callTool({ name: "set_inbox_chaos", arguments: { inbox_id: inbox.id, rules } }));
+    expect(set.rules[0].reply).toBe("550 5.7.1 closed for the test");
+    const refused: any = await client.callTool({ name: "send_test_email", arguments: { inbox_id: inbox.id, subject: "x", text: "x" } });
+    expect(refused.isError).toBe(true);
+    expect(data(refused).error.message).toContain("550 5.7.1 closed for the test");
+    const cleared = data(await client.callTool({ name: "clear_inbox_chaos", arguments: { inbox_id: inbox.id } }));
+    expect(cleared).toEqual({ cleared: true, inbox_id: inbox.id });
+    const sent = data(await client.callTool({ name: "send_test_email", arguments: { inbox_id: inbox.id, subject: "y", text: "y" } }));
+    expect(sent.sent).toBe(true);
     await transport.terminateSession();
     await client.close();
   });

@@ -42,6 +42,8 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
     INBOXD_ADMIN_PASSWORD: ADMIN_PASSWORD,
     INBOXD_RATE_LIMIT_RPS: "100000",
     INBOXD_RATE_LIMIT_BURST: "100000",
+    // Tests are written against the contract's plans; INBOXD_PLAN: "" gives the self-hosted default.
+    INBOXD_PLAN: "free",
     ...env,
   };
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {

@@ -64,6 +64,7 @@ const ICONS: Record<string, string> = {
   clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18zM12 7v5l3 2",
   pause: "M8 5v14M16 5v14",
   send: "M21 3L10 14M21 3l-7 18-4-7-7-4z",
+  zap: "M13 2L4 14h7l-1 8 9-12h-7z",
   webhook: "M9 8a3 3 0 1 1 4.5 2.6L16 15M6.5 13.5a3 3 0 1 0 2.5 4.5h6M18 15a3 3 0 1 1-2.8 4",
 };
 

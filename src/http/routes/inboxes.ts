@@ -5,7 +5,6 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireDevice, requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { notFound } from "../../lib/errors";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({
@@ -45,7 +44,7 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:read");
         const limit = limitOf(query);
-        const rows = await s.inboxes.list(project.id, query.cursor, limit);
+        const rows = await s.inboxes.list(project.id, query.cursor, limit, query.type ?? null);
         const watched = await s.inboxes.watchedBy(
           principal,
           rows.map((r) => r.id),
@@ -53,7 +52,18 @@ const mod: RouteModule = (ctx, s) =>
         const teamUsed = await s.inboxes.teamUsedBytes(project.teamId);
         return toPage(rows, limit, (r) => s.inboxes.view(r, project, watched.has(r.id), teamUsed));
       },
-      { headers: SessionHeader, query: t.Object(PageQuery), detail: { summary: "List inboxes", tags } },
+      {
+        headers: SessionHeader,
+        query: t.Object({
+          ...PageQuery,
+          type: t.Optional(
+            t.Union([t.Literal("disposable"), t.Literal("persistent"), t.Literal("catch_all")], {
+              description: "only inboxes of this type",
+            }),
+          ),
+        }),
+        detail: { summary: "List inboxes", tags },
+      },
     )
     .get(
       "/v1/inboxes/:id",
@@ -92,7 +102,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:write");
-        if (!(await s.removal.deleteInbox(project.id, params.id))) throw notFound("inbox");
+        await s.inboxes.delete(project.id, params.id);
         set.status = 204;
         return null;
       },

@@ -11,6 +11,7 @@ import approvals from "./approvals";
 import apiKeys from "./api-keys";
 import domains from "./domains";
 import inboxes from "./inboxes";
+import chaos from "./chaos";
 import mcp from "./mcp";
 import messages from "./messages";
 import usage from "./usage";
@@ -33,6 +34,7 @@ export const routeModules: RouteModule[] = [
   apiKeys,
   domains,
   inboxes,
+  chaos,
   mcp,
   messages,
   usage,

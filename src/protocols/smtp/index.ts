@@ -7,11 +7,14 @@
 //   DATA over INBOXD_SMTP_MAX_BYTES  552 5.3.4
 //   DATA that would overflow a quota 552 5.2.2
 //   DATA stored                      250, sent only after the commit (fsynced blob + row)
+//   an inbox's fault-injection rule  its code and text at RCPT or at the end of DATA, after its
+//                                    delay; nothing stored (mail/chaos.ts, docs/chaos.md)
 import type { Socket } from "node:net";
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
 import type { ListenerFactory } from "../listener";
 import type { Recipient } from "../../mail/ingest";
 import { InboxGone, QuotaExceeded } from "../../mail/ingest";
+import type { ChaosReply } from "../../mail/chaos";
 
 interface SessionState {
   recipients: Recipient[];
@@ -58,6 +61,14 @@ function coalesceReplies(socket: Socket): Socket {
 
 const smtpError = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
 
+const isSmtpError = (e: unknown): e is Error & { responseCode: number } => e instanceof Error && "responseCode" in e;
+
+/** An injected failure, after the rule's delay. */
+const chaosError = async (reply: ChaosReply) => {
+  if (reply.delayMs > 0) await Bun.sleep(reply.delayMs);
+  return smtpError(reply.code, reply.text);
+};
+
 export const smtpListener: ListenerFactory = async (ctx, s) => {
   const { config } = ctx;
   const server = new SMTPServer({
@@ -88,6 +99,8 @@ export const smtpListener: ListenerFactory = async (ctx, s) => {
         if (!inbox) return cb(smtpError(550, `5.1.1 <${addr}>: no such inbox here`));
         const st = stateOf(session);
         if (st.recipients.some((r) => r.inbox.id === inbox.id)) return cb(); // one copy per inbox
+        const injected = await s.chaos.atRcpt(inbox);
+        if (injected) return cb(await chaosError(injected));
         const refusal = await s.ingest.checkRoom(inbox);
         if (refusal) {
           return cb(
@@ -115,9 +128,16 @@ export const smtpListener: ListenerFactory = async (ctx, s) => {
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
         const recipients = stateOf(session).recipients;
         stateOf(session).recipients = [];
-        s.ingest.deliver(raw, from, recipients).then(
+        // Fault injection first: a message that gets an injected failure is stored for no one.
+        const outcome = (async () => {
+          const injected = await s.chaos.atData(recipients.map((r) => r.inbox));
+          if (injected) throw await chaosError(injected);
+          return s.ingest.deliver(raw, from, recipients);
+        })();
+        outcome.then(
           (r) => cb(null, `2.0.0 stored ${r.messageIds.join(",")}`),
           (e) => {
+            if (isSmtpError(e)) return cb(e);
             if (e instanceof QuotaExceeded) {
               return cb(smtpError(552, `5.2.2 ${e.refusal.kind} storage quota exceeded by this message`));
             }

@@ -5,11 +5,13 @@ import type {
   AttachmentRecord,
   AttachmentRepository,
   BlobRefRepository,
+  ChaosRuleRecord,
   ExpiredInbox,
   FlagChange,
   FlagState,
   InboxPatch,
   InboxRecord,
+  InboxChaosRepository,
   InboxRepository,
   InboxWatchRepository,
   MailboxEntry,
@@ -33,7 +35,7 @@ export function inboxFromRow(r: Record<string, any>): InboxRecord {
     domain: r.domain,
     domainId: r.domain_id,
     name: r.name,
-    type: r.type,
+    type: r.catch_all === 1 ? "catch_all" : r.type,
     status: r.status,
     passwordEnc: r.password_enc,
     uidValidity: r.uid_validity,
@@ -66,22 +68,27 @@ class SqliteInboxes implements InboxRepository {
     return orNull(this.c.get("SELECT * FROM inboxes WHERE address = ?", address));
   }
 
-  async listInProject(projectId: string, before: string | null, limit: number) {
-    const rows =
-      before === null
-        ? this.c.all<Record<string, any>>("SELECT * FROM inboxes WHERE project_id = ? ORDER BY id DESC LIMIT ?", projectId, limit)
-        : this.c.all<Record<string, any>>(
-            "SELECT * FROM inboxes WHERE project_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
-            projectId,
-            before,
-            limit,
-          );
+  async listInProject(projectId: string, before: string | null, limit: number, type: InboxRecord["type"] | null = null) {
+    // The catch-all flag is a column of its own (see migration 0016); the type column says "persistent" for it.
+    const storedType = type === "catch_all" ? null : type;
+    const catchAll = type === null ? null : type === "catch_all" ? 1 : 0;
+    const rows = this.c.all<Record<string, any>>(
+      `SELECT * FROM inboxes WHERE project_id = ? AND id < ? AND (? IS NULL OR type = ?) AND (? IS NULL OR catch_all = ?)
+        ORDER BY id DESC LIMIT ?`,
+      projectId,
+      before ?? "~",
+      storedType,
+      storedType,
+      catchAll,
+      catchAll,
+      limit,
+    );
     return rows.map(inboxFromRow);
   }
 
   async countForTeam(teamId: string) {
     return this.c.get<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?",
+      "SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ? AND i.catch_all = 0",
       teamId,
     )!.n;
   }
@@ -90,12 +97,16 @@ class SqliteInboxes implements InboxRepository {
     return this.c.get<{ used_bytes: number }>("SELECT used_bytes FROM teams WHERE id = ?", teamId)?.used_bytes ?? 0;
   }
 
+  async catchAll() {
+    return orNull(this.c.get<Record<string, any>>("SELECT * FROM inboxes WHERE catch_all = 1"));
+  }
+
   async insert(r: InboxRecord) {
     this.c.run(
       `INSERT INTO inboxes (id, project_id, address, local_part, domain, domain_id, name, type, status, password_enc,
          uid_validity, uid_next, expires_at, expiring_alerted_at, created_by_session, message_count, unread_count,
-         used_bytes, created_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+         used_bytes, created_at, catch_all)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
       r.id,
       r.projectId,
       r.address,
@@ -103,7 +114,7 @@ class SqliteInboxes implements InboxRepository {
       r.domain,
       r.domainId,
       r.name,
-      r.type,
+      r.type === "catch_all" ? "persistent" : r.type,
       r.status,
       r.passwordEnc,
       r.uidValidity,
@@ -115,6 +126,7 @@ class SqliteInboxes implements InboxRepository {
       r.unreadCount,
       r.usedBytes,
       r.createdAt,
+      r.type === "catch_all" ? 1 : 0,
     );
   }
 
@@ -216,6 +228,73 @@ class SqliteInboxWatches implements InboxWatchRepository {
 
   async watcherUserIds(inboxId: string) {
     return this.c.all<{ user_id: string }>("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = ?", inboxId).map((r) => r.user_id);
+  }
+}
+
+interface ChaosRow {
+  inbox_id: string;
+  stage: "rcpt" | "data";
+  code: number;
+  message: string | null;
+  rate: number;
+  delay_ms: number;
+}
+
+const chaosRule = (r: ChaosRow): ChaosRuleRecord => ({
+  stage: r.stage,
+  code: r.code,
+  message: r.message,
+  rate: r.rate,
+  delayMs: r.delay_ms,
+});
+
+class SqliteInboxChaos implements InboxChaosRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async ofInbox(inboxId: string) {
+    return this.c
+      .all<ChaosRow>(
+        "SELECT inbox_id, stage, code, message, rate, delay_ms FROM inbox_chaos_rules WHERE inbox_id = ? ORDER BY position",
+        inboxId,
+      )
+      .map(chaosRule);
+  }
+
+  async ofInboxes(inboxIds: string[]) {
+    const out = new Map<string, ChaosRuleRecord[]>();
+    if (inboxIds.length === 0) return out;
+    const rows = this.c.all<ChaosRow>(
+      `SELECT inbox_id, stage, code, message, rate, delay_ms FROM inbox_chaos_rules
+       WHERE inbox_id IN (SELECT value FROM json_each(?)) ORDER BY inbox_id, position`,
+      JSON.stringify(inboxIds),
+    );
+    for (const r of rows) {
+      const list = out.get(r.inbox_id);
+      if (list) list.push(chaosRule(r));
+      else out.set(r.inbox_id, [chaosRule(r)]);
+    }
+    return out;
+  }
+
+  async replace(inboxId: string, rules: ChaosRuleRecord[], createdAt: string) {
+    this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = ?", inboxId);
+    rules.forEach((r, i) =>
+      this.c.run(
+        "INSERT INTO inbox_chaos_rules (inbox_id, position, stage, code, message, rate, delay_ms, created_at) VALUES (?,?,?,?,?,?,?,?)",
+        inboxId,
+        i,
+        r.stage,
+        r.code,
+        r.message,
+        r.rate,
+        r.delayMs,
+        createdAt,
+      ),
+    );
+  }
+
+  async clear(inboxId: string) {
+    return this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = ?", inboxId).changes > 0;
   }
 }
 
@@ -418,6 +497,7 @@ export function sqliteMailRepositories(c: SqliteConnection): MailRepositories {
   return {
     inboxes: new SqliteInboxes(c),
     inboxWatches: new SqliteInboxWatches(c),
+    inboxChaos: new SqliteInboxChaos(c),
     messages: new SqliteMessages(c),
     attachments: new SqliteAttachments(c),
     blobRefs: new SqliteBlobRefs(c),

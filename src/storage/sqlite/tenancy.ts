@@ -327,7 +327,10 @@ class SqliteUsage implements UsageRepository {
     return {
       teamUsedBytes: t.used_bytes,
       teamCreatedAt: t.created_at,
-      teamInboxes: n("SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ?", teamId),
+      teamInboxes: n(
+        "SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ? AND i.catch_all = 0",
+        teamId,
+      ),
       projectInboxes: n("SELECT COUNT(*) AS n FROM inboxes WHERE project_id = ?", projectId),
       projectMessages: n("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?", projectId),
       teamMembers: n("SELECT COUNT(*) AS n FROM users WHERE team_id = ?", teamId),

@@ -221,7 +221,9 @@ export class MailPage implements Page {
   async loadInboxes(more = false) {
     try {
       const r = await list<Inbox>(`/v1/inboxes?limit=100${more && this.inboxNext ? `&cursor=${this.inboxNext}` : ""}`);
-      this.inboxes = more ? [...this.inboxes, ...r.data] : r.data;
+      // The catch-all inbox (mail to any address no inbox has) leads the list: it is where a new user's mail lands.
+      const all = more ? [...this.inboxes, ...r.data] : r.data;
+      this.inboxes = [...all.filter((i) => i.type === "catch_all"), ...all.filter((i) => i.type !== "catch_all")];
       this.inboxNext = r.links.next;
       this.inboxError = null;
     } catch (e) {
@@ -297,6 +299,7 @@ export class MailPage implements Page {
         "div.row-meta",
         null,
         ib.name ? h("span.name", null, ib.name) : null,
+        ib.type === "catch_all" ? h("span.chip", { title: "Mail to any address no inbox has lands here" }, "catch-all") : null,
         h("span.muted", null, `${ib.message_count} message${ib.message_count === 1 ? "" : "s"}`),
         expiryChip(ib.expires_at),
         ib.status && ib.status !== "active" ? h("span.chip.warn", null, ib.status) : null,
@@ -330,16 +333,19 @@ export class MailPage implements Page {
             },
             icon(ib.watched ? "eye" : "eyeOff", 14),
           ),
-          h(
-            "button.icon-btn.sm.danger",
-            {
-              title: "Delete inbox",
-              "aria-label": "Delete inbox",
-              onclick: stop(() => void this.removeInbox(ib)),
-              dataset: { test: "delete-inbox" },
-            },
-            icon("trash", 14),
-          ),
+          // The catch-all inbox stays (the server refuses with 409); its messages can go one by one.
+          ib.type === "catch_all"
+            ? null
+            : h(
+                "button.icon-btn.sm.danger",
+                {
+                  title: "Delete inbox",
+                  "aria-label": "Delete inbox",
+                  onclick: stop(() => void this.removeInbox(ib)),
+                  dataset: { test: "delete-inbox" },
+                },
+                icon("trash", 14),
+              ),
         ),
       ),
     );

@@ -4,6 +4,7 @@ import { copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner
 import { reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { expiryChip, storageBar, type Inbox } from "./mail";
+import { chaosDialog, loadChaos, type ChaosRule } from "./chaos";
 
 export interface MessageSummary {
   id: string;
@@ -43,6 +44,8 @@ export class MessageList {
   private listEl = h("div.rows", { role: "listbox", "aria-label": "Messages", dataset: { test: "message-list" } });
   private off: () => void;
   private fresh = new Set<string>();
+  /** The inbox's fault-injection rules (null: unknown), shown as the state of the head's button. */
+  private chaos: ChaosRule[] | null = null;
 
   constructor(
     pane: HTMLElement,
@@ -62,6 +65,10 @@ export class MessageList {
       if (!ib || ib === this.inboxId) again();
     });
     void this.reload();
+    void loadChaos(inboxId).then((rules) => {
+      this.chaos = rules;
+      this.renderHead();
+    });
   }
 
   destroy() {
@@ -202,6 +209,20 @@ export class MessageList {
             },
             icon("key"),
           ),
+          h(
+            "button.icon-btn",
+            {
+              title: this.chaos?.length
+                ? `Fault injection on: ${this.chaos.length} rule${this.chaos.length === 1 ? "" : "s"}`
+                : "Fault injection: make mail to this inbox fail on purpose",
+              "aria-label": "Fault injection",
+              "aria-pressed": String(!!this.chaos?.length),
+              class: this.chaos?.length ? "on" : "",
+              onclick: () => void this.editChaos(ib),
+              dataset: { test: "chaos" },
+            },
+            icon("zap"),
+          ),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
           h(
             "button.icon-btn.danger",
@@ -212,6 +233,13 @@ export class MessageList {
       ),
       ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,
     );
+  }
+
+  private async editChaos(ib: Inbox) {
+    const rules = await chaosDialog(ib);
+    if (rules === null) return;
+    this.chaos = rules;
+    this.renderHead();
   }
 
   /** IMAP/POP3 connection details for mail clients (GET /v1/inboxes/{id}/credentials). */

@@ -9,6 +9,8 @@ import m0006 from "./0006_automation";
 import m0010 from "./0010_agent_sessions";
 import m0013 from "./0013_inline_blobs_rowid";
 import m0014 from "./0014_webhook_concurrency";
+import m0015 from "./0015_inbox_chaos";
+import m0016 from "./0016_catch_all_inbox";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -20,4 +22,6 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 10, name: "agent_sessions", sql: m0010 },
   { version: 13, name: "inline_blobs_rowid", sql: m0013 },
   { version: 14, name: "webhook_concurrency", sql: m0014 },
+  { version: 15, name: "inbox_chaos", sql: m0015 },
+  { version: 16, name: "catch_all_inbox", sql: m0016 },
 ];

@@ -1,0 +1,184 @@
+// The "Fault injection" dialog of an inbox (GET/PUT/DELETE /v1/inboxes/{id}/chaos, docs/chaos.md):
+// the current rules, add and remove rows, save (PUT replaces them) or clear them all (DELETE).
+import { api, describe } from "../api";
+import { dialog, h, icon, replace, toast } from "../dom";
+
+export interface ChaosRule {
+  stage: "rcpt" | "data";
+  code: number;
+  message: string | null;
+  rate: number;
+  delay_ms: number;
+  reply?: string;
+}
+
+const MAX_RULES = 10;
+
+/** The inbox's rules, or null when they cannot be read (no scope, an older server). */
+export async function loadChaos(inboxId: string): Promise<ChaosRule[] | null> {
+  try {
+    return (await api<{ data: { rules: ChaosRule[] } }>(`/v1/inboxes/${inboxId}/chaos`)).data.rules;
+  } catch {
+    return null;
+  }
+}
+
+interface Row {
+  el: HTMLElement;
+  read(): ChaosRule;
+}
+
+function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
+  const stage = h(
+    "select",
+    { name: "stage", "aria-label": "Stage" },
+    h("option", { value: "rcpt", selected: rule.stage === "rcpt" }, "RCPT (refuse this recipient)"),
+    h("option", { value: "data", selected: rule.stage === "data" }, "DATA (refuse the message)"),
+  );
+  const code = h("input", { name: "code", type: "number", min: 400, max: 599, step: 1, required: true, value: String(rule.code) });
+  const rate = h("input", { name: "rate", type: "number", min: 0, max: 1, step: "any", required: true, value: String(rule.rate) });
+  const delay = h("input", { name: "delay_ms", type: "number", min: 0, max: 30000, step: 1, required: true, value: String(rule.delay_ms) });
+  const message = h("input", {
+    name: "message",
+    maxLength: 200,
+    pattern: "[\\x20-\\x7E]*",
+    placeholder: "default: names inboxd chaos",
+    value: rule.message ?? "",
+  });
+  const kind = h("span.chip", null);
+  const setKind = () => {
+    const n = Number(code.value);
+    kind.textContent = n >= 400 && n < 500 ? "temporary: the sender retries" : n >= 500 && n < 600 ? "permanent: the sender bounces" : "";
+    kind.className = `chip ${n >= 500 ? "bad" : "warn"}`;
+  };
+  code.addEventListener("input", setKind);
+  setKind();
+  const row: Row = {
+    el: h(
+      "div.chaos-rule",
+      { dataset: { test: "chaos-rule" } },
+      h(
+        "div.chaos-fields",
+        null,
+        h("label", null, "Stage", stage),
+        h("label", null, "Code", code),
+        h("label", null, "Rate (0..1)", rate),
+        h("label", null, "Delay (ms)", delay),
+        h(
+          "button.icon-btn.sm.danger",
+          {
+            type: "button",
+            title: "Remove this rule",
+            "aria-label": "Remove this rule",
+            onclick: () => onRemove(row),
+            dataset: { test: "chaos-remove" },
+          },
+          icon("trash", 14),
+        ),
+      ),
+      h("label", null, "Message (optional)", message),
+      kind,
+    ),
+    read: () => ({
+      stage: stage.value as ChaosRule["stage"],
+      code: Number(code.value),
+      message: message.value.trim() || null,
+      rate: Number(rate.value),
+      delay_ms: Number(delay.value),
+    }),
+  };
+  return row;
+}
+
+/** Opens the dialog; resolves with the rules as they are afterwards (null: unchanged or failed). */
+export async function chaosDialog(inbox: { id: string; address: string }): Promise<ChaosRule[] | null> {
+  let current: ChaosRule[];
+  try {
+    current = (await api<{ data: { rules: ChaosRule[] } }>(`/v1/inboxes/${inbox.id}/chaos`)).data.rules;
+  } catch (e) {
+    toast(`Could not load the fault-injection rules: ${describe(e)}`, "error");
+    return null;
+  }
+  const rows: Row[] = [];
+  const list = h("div.chaos-rules", { dataset: { test: "chaos-rules" } });
+  const add = h(
+    "button.btn",
+    {
+      type: "button",
+      onclick: () => addRow({ stage: "rcpt", code: 550, message: null, rate: 1, delay_ms: 0 }),
+      dataset: { test: "chaos-add" },
+    },
+    icon("plus", 14),
+    "Add rule",
+  );
+  const render = () => {
+    replace(
+      list,
+      rows.length
+        ? rows.map((r) => r.el)
+        : h("p.muted.small", { dataset: { test: "chaos-empty" } }, "No rules: mail to this inbox is accepted as usual."),
+    );
+    add.disabled = rows.length >= MAX_RULES;
+  };
+  const remove = (row: Row) => {
+    rows.splice(rows.indexOf(row), 1);
+    render();
+  };
+  const addRow = (rule: ChaosRule) => {
+    rows.push(ruleRow(rule, remove));
+    render();
+  };
+  for (const r of current) rows.push(ruleRow(r, remove));
+  render();
+
+  let cleared = false;
+  const clearAll = h(
+    "button.btn.danger",
+    {
+      type: "button",
+      disabled: current.length === 0,
+      dataset: { test: "chaos-clear" },
+      onclick: async (e: Event) => {
+        const btn = e.currentTarget as HTMLButtonElement;
+        btn.disabled = true;
+        try {
+          await api(`/v1/inboxes/${inbox.id}/chaos`, { method: "DELETE" });
+          cleared = true;
+          toast("Fault injection cleared: mail is accepted as usual", "ok");
+          btn.closest("dialog")?.close("cancel");
+        } catch (err) {
+          btn.disabled = false;
+          toast(`Could not clear: ${describe(err)}`, "error");
+        }
+      },
+    },
+    "Clear all",
+  );
+
+  const rules = await dialog<ChaosRule[]>(
+    "Fault injection",
+    h(
+      "div.form-grid",
+      null,
+      h(
+        "p.muted",
+        null,
+        `Make mail to ${inbox.address} fail on purpose. Per stage, rules are tried in order; the first that fires (with its rate) answers with its code after its delay, and the mail is not stored. A DATA rule refuses the whole message, for every recipient.`,
+      ),
+      list,
+      h("div.chaos-tools", null, add, h("span.spacer"), clearAll),
+    ),
+    { submit: "Save rules", collect: () => rows.map((r) => r.read()) },
+  );
+  if (cleared) return [];
+  if (rules === null) return null;
+  try {
+    const saved = (await api<{ data: { rules: ChaosRule[] } }>(`/v1/inboxes/${inbox.id}/chaos`, { method: "PUT", json: { rules } })).data
+      .rules;
+    toast(saved.length ? `Fault injection on: ${saved.length} rule${saved.length === 1 ? "" : "s"}` : "Fault injection off", "ok");
+    return saved;
+  } catch (e) {
+    toast(`Could not save the rules: ${describe(e)}`, "error");
+    return null;
+  }
+}
