@@ -30,6 +30,8 @@ beforeAll(async () => {
   dns = await startTestDns();
   inst = await startInboxd({
     INBOXD_PLAN: "business",
+    // Domain routing on its own: without the instance's catch-all, an unknown address is refused.
+    INBOXD_CATCH_ALL: "off",
     INBOXD_PUBLIC_HOST: PUBLIC_HOST,
     INBOXD_DNS_SERVERS: `127.0.0.1:${dns.port}`,
   });

@@ -300,7 +300,10 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 1);
     expect(await page.getAttribute(".inbox-row", "data-id")).toBe(other.body.data.id);
     await page.fill("input[type=search]", "");
-    await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 2);
+    // Both inboxes, after the instance's catch-all inbox, which leads the list.
+    await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 3);
+    expect(await page.locator(".inbox-row").first().textContent()).toContain("catch-all");
+    expect(await page.locator(".inbox-row").first().locator("[data-test=delete-inbox]").count()).toBe(0);
   });
 
   test("delete an inbox from the list (after a confirmation)", async () => {
@@ -547,7 +550,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     );
     await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 4, null, { timeout: 15_000 });
-    await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 2);
+    await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 3);
     await page.click("[data-test=message-row]:has-text('Your sign-in code')");
     await page.waitForSelector("[data-test=copy-code][data-code='771204']");
     expect(await page.frameLocator("[data-test=html-frame]").locator("p").textContent()).toContain("771204");
