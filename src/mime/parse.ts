@@ -186,7 +186,8 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
     if (!Number.isNaN(date.getTime())) sentAt = date.toISOString();
   }
 
-  const plain = text ?? (html ? htmlToText(html) : null);
+  const htmlText = html ? htmlToText(html) : null;
+  const plain = text ?? htmlText;
   const codes = extractCodes(subject, text, html);
   if (otp && /^[\p{L}\p{N}-]{1,64}$/u.test(otp)) codes.splice(0, codes.length, otp, ...codes.filter((c) => c !== otp));
 
@@ -210,5 +211,14 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
     attachments,
     logicalSizeBytes,
     parseError,
+    searchBody: searchBodyOf(text, htmlText),
   };
+}
+
+/** The body the search index holds: the text body, plus the HTML body's text when it is not the same words. */
+export function searchBodyOf(text: string | null, htmlText: string | null): string {
+  if (!htmlText) return text ?? "";
+  if (!text) return htmlText;
+  const words = (s: string) => s.replace(/\s+/g, " ").trim();
+  return words(text) === words(htmlText) ? text : `${text}\n${htmlText}`;
 }

@@ -122,8 +122,49 @@ export interface MessageRecord {
   expires_at: string;
 }
 
-/** A message as ingest inserts it (flags start cleared). */
-export type NewMessage = Omit<MessageRecord, "read" | "flagged" | "deleted_flag">;
+/**
+ * A message as ingest inserts it (flags start cleared). `search_body` is what the full-text index
+ * holds as the message's body (the text body and the HTML body as text); absent: the text body.
+ */
+export type NewMessage = Omit<MessageRecord, "read" | "flagged" | "deleted_flag"> & { search_body?: string };
+
+// -- Search (docs/search.md) ------------------------------------------------------------------
+// The AST of a `q` (parsed by src/mail/search-query.ts); the repository evaluates it. Every term
+// carries its position in q (for error messages) and whether a leading "-" negated it.
+
+export type SearchTerm = { negated: boolean; position: number } & (
+  | { kind: "text"; value: string; prefix: boolean }
+  | { kind: "subject"; value: string; prefix: boolean }
+  | { kind: "from"; value: string }
+  | { kind: "to"; value: string }
+  | { kind: "code"; value: string }
+  | { kind: "header"; name: string; value: string | null }
+  | { kind: "has"; what: "attachment" | "code" | "link" }
+  | { kind: "is"; what: "read" | "unread" }
+  | { kind: "after"; at: string }
+  | { kind: "before"; at: string }
+  | { kind: "larger"; bytes: number }
+  | { kind: "smaller"; bytes: number }
+);
+
+/** Terms combine with AND; no terms: every message. */
+export interface SearchQuery {
+  terms: SearchTerm[];
+}
+
+/** What to search: one inbox or every inbox of the project, a cursor, an order and a page size. */
+export interface MessageSearch {
+  projectId: string;
+  /** null: every inbox of the project. */
+  inboxId: string | null;
+  query: SearchQuery | null;
+  /** Only ids below this one (pages of a newest-first list). */
+  before?: string | null;
+  /** Only ids above this one (long-poll baselines). */
+  after?: string | null;
+  order: "newest" | "oldest";
+  limit: number;
+}
 
 /** One line of an IMAP/POP3 view of an inbox. */
 export interface MailboxEntry {
@@ -191,6 +232,17 @@ export interface MessageRepository {
   /** Current flags of those of the messages that still exist in the inbox. */
   flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
   searchContent(inboxId: string): Promise<SearchContent[]>;
+  /** The messages the search selects, in its order, at most `limit`. */
+  search(s: MessageSearch): Promise<MessageRecord[]>;
+  /** How many messages the search selects, counting no further than `cap` (the search's limit is ignored). */
+  countUpTo(s: MessageSearch, cap: number): Promise<number>;
+  /**
+   * The one matcher for just-stored messages (long-poll): those of `ids` (messages of the project)
+   * that the query selects, oldest first. The same SQL as search, restricted to these ids.
+   */
+  matching(projectId: string, ids: string[], query: SearchQuery | null): Promise<MessageRecord[]>;
+  /** Ids of the inbox's messages the query selects (null: all), oldest first, at most `limit`, ids above `after`. */
+  idsInInbox(inboxId: string, query: SearchQuery | null, after: string | null, limit: number): Promise<string[]>;
   /** Messages whose expires_at is at or before now, soonest first. */
   expired(now: string, limit: number): Promise<Array<{ id: string; project_id: string }>>;
   /** Deletes those of the messages that belong to the project; what went and the blob keys they referenced. */

@@ -49,6 +49,19 @@ export class SqliteConnection {
     return this.prepare(sql).all(...(params as any[])) as T[];
   }
 
+  /**
+   * A statement whose text varies with its input (search queries): prepared, run and finalized,
+   * never cached, so the cache does not grow with every shape a user writes.
+   */
+  allOnce<T>(sql: string, ...params: Params): T[] {
+    const st = this.db.prepare(sql);
+    try {
+      return st.all(...(params as any[])) as T[];
+    } finally {
+      st.finalize();
+    }
+  }
+
   run(sql: string, ...params: Params): { changes: number; lastInsertRowid: number | bigint } {
     return this.prepare(sql).run(...(params as any[]));
   }

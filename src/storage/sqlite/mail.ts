@@ -19,11 +19,15 @@ import type {
   MailRepositories,
   MessageRecord,
   MessageRepository,
+  MessageSearch,
+  SearchQuery,
+  SearchTerm,
   NewMessage,
   RemovedMessage,
   SearchContent,
 } from "../mail";
 import type { SqliteConnection } from "./connection";
+import { ulidFloor } from "../../lib/ids";
 
 /** An inboxes row (SELECT *) as the engine-neutral record; exported for other capabilities' queries that return inboxes. */
 export function inboxFromRow(r: Record<string, any>): InboxRecord {
@@ -324,11 +328,11 @@ class SqliteMessages implements MessageRepository {
   }
 
   async insert(m: NewMessage) {
-    this.c.run(
+    const row = this.c.get<{ rowid: number }>(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
          envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
          headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
       m.id,
       m.inbox_id,
       m.project_id,
@@ -356,6 +360,13 @@ class SqliteMessages implements MessageRepository {
       m.parse_error,
       m.received_at,
       m.expires_at,
+    )!;
+    // The full-text row (migration 0017); the trigger messages_fts_ad removes it with the message.
+    this.c.run(
+      "INSERT INTO messages_fts (rowid, subject, body) VALUES (?, ?, ?)",
+      row.rowid,
+      m.subject,
+      m.search_body ?? m.text_body ?? "",
     );
   }
 
@@ -412,6 +423,54 @@ class SqliteMessages implements MessageRepository {
     );
   }
 
+  async search(s: MessageSearch) {
+    const w = searchWhere(s.query, "index");
+    const scope = scopeOf(s);
+    const order = s.order === "newest" ? "DESC" : "ASC";
+    return this.c.allOnce<MessageRecord>(
+      `SELECT m.* FROM messages m WHERE ${scope.sql}${w.sql} ORDER BY m.id ${order} LIMIT ?`,
+      ...scope.params,
+      ...w.params,
+      s.limit,
+    );
+  }
+
+  async countUpTo(s: MessageSearch, cap: number) {
+    const w = searchWhere(s.query, "index");
+    const scope = scopeOf(s);
+    return this.c.allOnce<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM messages m WHERE ${scope.sql}${w.sql} LIMIT ?)`,
+      ...scope.params,
+      ...w.params,
+      cap,
+    )[0]!.n;
+  }
+
+  async matching(projectId: string, ids: string[], query: SearchQuery | null) {
+    if (ids.length === 0) return [];
+    // Few candidates: the full-text terms are tested per row (rowid lookups in the index).
+    const w = searchWhere(query, "per-row");
+    return this.c.allOnce<MessageRecord>(
+      `SELECT m.* FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND m.project_id = ?${w.sql} ORDER BY m.id ASC`,
+      JSON.stringify(ids),
+      projectId,
+      ...w.params,
+    );
+  }
+
+  async idsInInbox(inboxId: string, query: SearchQuery | null, after: string | null, limit: number) {
+    const w = searchWhere(query, "index");
+    return this.c
+      .allOnce<{ id: string }>(
+        `SELECT m.id FROM messages m WHERE m.inbox_id = ? AND m.id > ?${w.sql} ORDER BY m.id ASC LIMIT ?`,
+        inboxId,
+        after ?? "",
+        ...w.params,
+        limit,
+      )
+      .map((r) => r.id);
+  }
+
   async expired(now: string, limit: number) {
     return this.c.all<{ id: string; project_id: string }>(
       "SELECT id, project_id FROM messages WHERE expires_at <= ? ORDER BY expires_at LIMIT ?",
@@ -438,6 +497,125 @@ class SqliteMessages implements MessageRepository {
       removed.push({ id: m.id, inbox_id: m.inbox_id, uid: m.uid });
     }
     return { removed, blobKeys };
+  }
+}
+
+// -- Search: the AST of src/storage/mail.ts as SQL (docs/search.md) ---------------------------------
+//
+// - Words, phrases and subject: go to the full-text index messages_fts (unicode61, diacritics
+//   removed: case- and accent-insensitive token matches; a phrase is consecutive tokens; "w*" a
+//   prefix). Every value is passed as an FTS5 string, so nothing in q is FTS syntax.
+// - from:, to:, header: value: case-insensitive (ASCII) substring matches with LIKE; to: looks at
+//   To, Cc (addresses and names) and the envelope recipient; header: compares the name exactly
+//   (case-insensitive) and the value as a substring, over the stored headers.
+// - code: one of the message's extracted codes, exactly (case-insensitive).
+// - after:/before: received_at >= / < the instant. Ids are ULIDs made at receipt, just before
+//   received_at is read from the same clock, so the id bounds added for positive terms only
+//   narrow the index range (after: one second of slack), never the result.
+// - larger:/smaller: the raw size in bytes, > / <.
+
+type Params = Array<string | number>;
+type FtsMode = "index" | "per-row";
+
+/** An FTS5 string literal (nothing inside is syntax). */
+const ftsString = (v: string) => `"${v.replace(/"/g, '""')}"`;
+const ftsTerm = (t: { value: string; prefix: boolean }) => (t.prefix ? `${ftsString(t.value)} *` : ftsString(t.value));
+const likeArg = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const LIKE = "LIKE ? ESCAPE '\\'";
+
+function scopeOf(s: MessageSearch): { sql: string; params: Params } {
+  const parts: string[] = [];
+  const params: Params = [];
+  if (s.inboxId !== null) {
+    parts.push("m.inbox_id = ?");
+    params.push(s.inboxId);
+  }
+  parts.push("m.project_id = ?");
+  params.push(s.projectId);
+  if (s.before) {
+    parts.push("m.id < ?");
+    params.push(s.before);
+  }
+  if (s.after) {
+    parts.push("m.id > ?");
+    params.push(s.after);
+  }
+  return { sql: parts.join(" AND "), params };
+}
+
+/** " AND …" conditions for the query's terms (empty for no query). */
+function searchWhere(query: SearchQuery | null, mode: FtsMode): { sql: string; params: Params } {
+  if (!query || query.terms.length === 0) return { sql: "", params: [] };
+  const parts: string[] = [];
+  const params: Params = [];
+  const fts = (t: SearchTerm & { kind: "text" | "subject" }) => (t.kind === "subject" ? `subject : ${ftsTerm(t)}` : ftsTerm(t));
+  const positive = query.terms.filter(
+    (t): t is SearchTerm & { kind: "text" | "subject" } => (t.kind === "text" || t.kind === "subject") && !t.negated,
+  );
+  const negative = query.terms.filter(
+    (t): t is SearchTerm & { kind: "text" | "subject" } => (t.kind === "text" || t.kind === "subject") && t.negated,
+  );
+  const ftsIn = (expr: string, not: boolean) => {
+    params.push(expr);
+    if (mode === "per-row") {
+      parts.push(`${not ? "NOT " : ""}EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND messages_fts.rowid = m.rowid)`);
+    } else {
+      parts.push(`m.rowid ${not ? "NOT IN" : "IN"} (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`);
+    }
+  };
+  if (positive.length) ftsIn(positive.map(fts).join(" AND "), false);
+  if (negative.length) ftsIn(negative.map(fts).join(" OR "), true);
+  for (const t of query.terms) {
+    const cond = structured(t, params, !t.negated);
+    if (cond !== null) parts.push(t.negated ? `NOT (${cond})` : cond);
+  }
+  return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
+}
+
+/** One structured term as SQL (its parameters appended in order); null for full-text terms. */
+function structured(t: SearchTerm, params: Params, positive: boolean): string | null {
+  switch (t.kind) {
+    case "text":
+    case "subject":
+      return null;
+    case "from":
+      params.push(likeArg(t.value), likeArg(t.value));
+      return `(m.from_email ${LIKE} OR m.from_name ${LIKE})`;
+    case "to": {
+      const v = likeArg(t.value);
+      params.push(v, v, v, v, v);
+      return `(m.envelope_to ${LIKE}
+        OR EXISTS (SELECT 1 FROM json_each(m.to_json) a WHERE a.value ->> 'email' ${LIKE} OR a.value ->> 'name' ${LIKE})
+        OR EXISTS (SELECT 1 FROM json_each(m.cc_json) a WHERE a.value ->> 'email' ${LIKE} OR a.value ->> 'name' ${LIKE}))`;
+    }
+    case "code":
+      params.push(t.value);
+      return "EXISTS (SELECT 1 FROM json_each(m.codes) c WHERE lower(c.value) = lower(?))";
+    case "header":
+      params.push(t.name);
+      if (t.value === null) return "EXISTS (SELECT 1 FROM json_each(m.headers) h WHERE lower(h.value ->> 'name') = lower(?))";
+      params.push(likeArg(t.value));
+      return `EXISTS (SELECT 1 FROM json_each(m.headers) h WHERE lower(h.value ->> 'name') = lower(?) AND h.value ->> 'value' ${LIKE})`;
+    case "has":
+      return t.what === "attachment" ? "m.attachment_count > 0" : t.what === "code" ? "m.codes <> '[]'" : "m.links <> '[]'";
+    case "is":
+      return t.what === "read" ? "m.read = 1" : "m.read = 0";
+    case "after":
+      params.push(t.at);
+      if (!positive) return "m.received_at >= ?";
+      params.push(ulidFloor(Date.parse(t.at) - 1000));
+      return "(m.received_at >= ? AND m.id >= ?)";
+    case "before":
+      params.push(t.at);
+      if (!positive) return "m.received_at < ?";
+      params.push(ulidFloor(Date.parse(t.at)));
+      return "(m.received_at < ? AND m.id < ?)";
+    case "larger":
+      params.push(t.bytes);
+      return "m.size_bytes > ?";
+    case "smaller":
+      params.push(t.bytes);
+      return "m.size_bytes < ?";
   }
 }
 

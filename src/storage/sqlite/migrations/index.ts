@@ -11,6 +11,7 @@ import m0013 from "./0013_inline_blobs_rowid";
 import m0014 from "./0014_webhook_concurrency";
 import m0015 from "./0015_inbox_chaos";
 import m0016 from "./0016_catch_all_inbox";
+import m0017 from "./0017_message_search";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -24,4 +25,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 14, name: "webhook_concurrency", sql: m0014 },
   { version: 15, name: "inbox_chaos", sql: m0015 },
   { version: 16, name: "catch_all_inbox", sql: m0016 },
+  { version: 17, name: "message_search", sql: m0017 },
 ];
