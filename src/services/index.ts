@@ -13,6 +13,7 @@ import { MailAccessService } from "../mail/mail-access";
 import { IngestService } from "../mail/ingest";
 import { MessageService } from "../mail/messages";
 import { LatestService } from "../mail/latest";
+import { SearchService } from "../mail/search";
 import { ExpiryService } from "../mail/expiry";
 import { ChaosService } from "../mail/chaos";
 import { DomainService } from "../domains/domains";
@@ -57,6 +58,7 @@ export function buildServices(ctx: AppContext) {
     chaos: new ChaosService(ctx, inboxes),
     messages,
     latest: new LatestService(ctx, messages),
+    search: new SearchService(ctx),
     expiry,
     ...events,
     ...automation,
