@@ -8,6 +8,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { encodePollToken } from "../../mail/latest";
 import { contentDisposition } from "../../mime/served-type";
 import type { MessageView } from "../../mail/messages";
+import { MAX_QUERY_LENGTH, searchQueryOf } from "../../mail/search-query";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({
@@ -27,6 +28,19 @@ const HeadersQ = t.Optional(
   }),
 );
 const AttParams = t.Object({ id: Ulid(), attachmentId: Ulid() });
+const SearchQ = t.Optional(
+  t.String({
+    maxLength: MAX_QUERY_LENGTH,
+    description:
+      'search (docs/search.md): words, "phrases", from:, to:, subject:, code:, header:Name=value, has:, is:, after:, before:, larger:, smaller:, -negation',
+  }),
+);
+/** The list routes' search and wait-for-count parameters. */
+const ListSearchQ = {
+  q: SearchQ,
+  wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, description: "seconds to hold the answer until `min` messages match, 0..60" })),
+  min: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "matches to wait for, 1..100 (default 1 with wait)" })),
+};
 
 /** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
 const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
@@ -46,17 +60,59 @@ const mod: RouteModule = (_ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
+        const q = searchQueryOf(query.q);
         await s.inboxes.get(project.id, params.id);
         const limit = limitOf(query);
-        const rows = await s.messages.list(params.id, query.cursor, limit);
-        const page = toPage(rows, limit, (r) => r);
+        const { rows, complete } = await s.search.list(
+          { projectId: project.id, inboxId: params.id, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
+          request.signal,
+        );
+        const page = toPage(rows, limit, (r) => r, complete === undefined ? {} : { complete });
         return { ...page, data: await s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
       },
       {
         headers: SessionHeader,
         params: IdParams,
-        query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ }),
-        detail: { summary: "List messages of an inbox (newest first)", tags },
+        query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ, ...ListSearchQ }),
+        detail: { summary: "List messages of an inbox (newest first; q searches, see docs/search.md)", tags },
+      },
+    )
+    .get(
+      "/v1/messages",
+      async ({ request, query }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:read");
+        const q = searchQueryOf(query.q);
+        const limit = limitOf(query);
+        const { rows, complete } = await s.search.list(
+          { projectId: project.id, inboxId: null, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
+          request.signal,
+        );
+        const page = toPage(rows, limit, (r) => r, complete === undefined ? {} : { complete });
+        return { ...page, data: await s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
+      },
+      {
+        headers: SessionHeader,
+        query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ, ...ListSearchQ }),
+        detail: { summary: "List (and search) the messages of every inbox of the project, newest first", tags },
+      },
+    )
+    .delete(
+      "/v1/inboxes/:id/messages",
+      async ({ request, params, query, set }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "messages:write");
+        const q = searchQueryOf(query.q);
+        await s.inboxes.get(project.id, params.id);
+        await s.removal.deleteMatching(project.id, params.id, q);
+        set.status = 204;
+        return null;
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        query: t.Object({ q: SearchQ }),
+        detail: { summary: "Delete every message of an inbox, or with q the matching ones", tags },
       },
     )
     .get(
@@ -64,10 +120,13 @@ const mod: RouteModule = (_ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
+        const q = searchQueryOf(query.q);
         await s.inboxes.get(project.id, params.id);
         const baseline = s.latest.baseline(query.after, query.poll_token);
         const stillThere = () => s.messages.inboxExists(project.id, params.id);
-        const m = await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
+        const m = q
+          ? await s.search.latest(project.id, params.id, q, baseline, query.wait ?? 0, request.signal)
+          : await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
         if (!m) {
           throw new DomainError("not_found", "not_found", "no message newer than the baseline arrived within the wait", {
             poll_token: baseline === null ? null : encodePollToken(baseline),
@@ -89,8 +148,9 @@ const mod: RouteModule = (_ctx, s) =>
           ),
           view: ViewQ("full"),
           headers: HeadersQ,
+          q: SearchQ,
         }),
-        detail: { summary: "Latest message (long poll; see docs/long-poll.md)", tags },
+        detail: { summary: "Latest message (long poll; see docs/long-poll.md; with q only a matching message counts)", tags },
       },
     )
     .get(
