@@ -131,6 +131,7 @@ function toTerm(key: string | null, v: Raw, negated: boolean, position: number):
     case "from":
     case "to":
       need(`${key}:`);
+      if (!hasWordChar(value)) throw new SearchSyntaxError(v.at, `${key}: needs a letter or a digit`);
       return { kind: key, value, negated, position };
     case "code":
       need("code:");

@@ -362,11 +362,15 @@ class SqliteMessages implements MessageRepository {
       m.expires_at,
     )!;
     // The full-text row (migration 0017); the trigger messages_fts_ad removes it with the message.
+    const people = (json: string) =>
+      (JSON.parse(json) as Array<{ name?: string; email?: string }>).map((a) => `${a.name ?? ""} ${a.email ?? ""}`).join(" ");
     this.c.run(
-      "INSERT INTO messages_fts (rowid, subject, body) VALUES (?, ?, ?)",
+      "INSERT INTO messages_fts (rowid, subject, body, sender, recipients) VALUES (?, ?, ?, ?, ?)",
       row.rowid,
       m.subject,
       m.search_body ?? m.text_body ?? "",
+      `${m.from_name} ${m.from_email}`,
+      `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
     );
   }
 
@@ -502,12 +506,13 @@ class SqliteMessages implements MessageRepository {
 
 // -- Search: the AST of src/storage/mail.ts as SQL (docs/search.md) ---------------------------------
 //
-// - Words, phrases and subject: go to the full-text index messages_fts (unicode61, diacritics
-//   removed: case- and accent-insensitive token matches; a phrase is consecutive tokens; "w*" a
-//   prefix). Every value is passed as an FTS5 string, so nothing in q is FTS syntax.
-// - from:, to:, header: value: case-insensitive (ASCII) substring matches with LIKE; to: looks at
-//   To, Cc (addresses and names) and the envelope recipient; header: compares the name exactly
-//   (case-insensitive) and the value as a substring, over the stored headers.
+// - Words, phrases, subject:, from: and to: go to the full-text index messages_fts (unicode61,
+//   diacritics removed: case- and accent-insensitive token matches; a phrase is consecutive
+//   tokens; "w*" a prefix). Words and phrases look at subject and body; from: at the sender's name
+//   and address, to: at To and Cc names and addresses and the envelope recipient, as a phrase
+//   whose last word is a prefix. Every value is passed as an FTS5 string: nothing in q is syntax.
+// - header: compares the name exactly (case-insensitive) and the value as a case-insensitive
+//   (ASCII) substring with LIKE, over the stored headers.
 // - code: one of the message's extracted codes, exactly (case-insensitive).
 // - after:/before: received_at >= / < the instant. Ids are ULIDs made at receipt, just before
 //   received_at is read from the same clock, so the id bounds added for positive terms only
@@ -548,13 +553,8 @@ function searchWhere(query: SearchQuery | null, mode: FtsMode): { sql: string; p
   if (!query || query.terms.length === 0) return { sql: "", params: [] };
   const parts: string[] = [];
   const params: Params = [];
-  const fts = (t: SearchTerm & { kind: "text" | "subject" }) => (t.kind === "subject" ? `subject : ${ftsTerm(t)}` : ftsTerm(t));
-  const positive = query.terms.filter(
-    (t): t is SearchTerm & { kind: "text" | "subject" } => (t.kind === "text" || t.kind === "subject") && !t.negated,
-  );
-  const negative = query.terms.filter(
-    (t): t is SearchTerm & { kind: "text" | "subject" } => (t.kind === "text" || t.kind === "subject") && t.negated,
-  );
+  const positive = query.terms.filter((t) => isFts(t) && !t.negated) as FtsTerm[];
+  const negative = query.terms.filter((t) => isFts(t) && t.negated) as FtsTerm[];
   const ftsIn = (expr: string, not: boolean) => {
     params.push(expr);
     if (mode === "per-row") {
@@ -572,22 +572,32 @@ function searchWhere(query: SearchQuery | null, mode: FtsMode): { sql: string; p
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
 
+type FtsTerm = SearchTerm & { kind: "text" | "subject" | "from" | "to" };
+const isFts = (t: SearchTerm): t is FtsTerm => t.kind === "text" || t.kind === "subject" || t.kind === "from" || t.kind === "to";
+
+/** One full-text term as an FTS5 expression: words and phrases in subject and body, the others in their column. */
+function fts(t: FtsTerm): string {
+  switch (t.kind) {
+    case "text":
+      return `{subject body} : ${ftsTerm(t)}`;
+    case "subject":
+      return `subject : ${ftsTerm(t)}`;
+    // from:/to: match words of names and addresses from their start: the last word is a prefix.
+    case "from":
+      return `sender : ${ftsTerm({ value: t.value, prefix: true })}`;
+    case "to":
+      return `recipients : ${ftsTerm({ value: t.value, prefix: true })}`;
+  }
+}
+
 /** One structured term as SQL (its parameters appended in order); null for full-text terms. */
 function structured(t: SearchTerm, params: Params, positive: boolean): string | null {
   switch (t.kind) {
     case "text":
     case "subject":
-      return null;
     case "from":
-      params.push(likeArg(t.value), likeArg(t.value));
-      return `(m.from_email ${LIKE} OR m.from_name ${LIKE})`;
-    case "to": {
-      const v = likeArg(t.value);
-      params.push(v, v, v, v, v);
-      return `(m.envelope_to ${LIKE}
-        OR EXISTS (SELECT 1 FROM json_each(m.to_json) a WHERE a.value ->> 'email' ${LIKE} OR a.value ->> 'name' ${LIKE})
-        OR EXISTS (SELECT 1 FROM json_each(m.cc_json) a WHERE a.value ->> 'email' ${LIKE} OR a.value ->> 'name' ${LIKE}))`;
-    }
+    case "to":
+      return null;
     case "code":
       params.push(t.value);
       return "EXISTS (SELECT 1 FROM json_each(m.codes) c WHERE lower(c.value) = lower(?))";

@@ -1,4 +1,5 @@
-// Search (docs/search.md): a full-text index over each message's subject and body, and the index
+// Search (docs/search.md): a full-text index over each message's subject, body, sender (name and
+// address) and recipients (To, Cc names and addresses, the envelope recipient), and the index
 // that makes project-wide lists (GET /v1/messages) walk newest first.
 //
 // messages_fts is contentless (it stores no copy of the text, only the index) with
@@ -13,12 +14,16 @@
 // none from the raw HTML body (SQL cannot convert HTML; its tags index as extra words).
 export default /* sql */ `
 CREATE VIRTUAL TABLE messages_fts USING fts5(
-  subject, body,
+  subject, body, sender, recipients,
   content = '', contentless_delete = 1,
   tokenize = 'unicode61 remove_diacritics 2'
 );
-INSERT INTO messages_fts (rowid, subject, body)
-  SELECT rowid, subject, COALESCE(text_body, html_body, '') FROM messages;
+INSERT INTO messages_fts (rowid, subject, body, sender, recipients)
+  SELECT rowid, subject, COALESCE(text_body, html_body, ''), from_name || ' ' || from_email,
+    envelope_to || ' ' ||
+    COALESCE((SELECT group_concat(COALESCE(a.value ->> 'name', '') || ' ' || COALESCE(a.value ->> 'email', ''), ' ') FROM json_each(to_json) a), '') || ' ' ||
+    COALESCE((SELECT group_concat(COALESCE(a.value ->> 'name', '') || ' ' || COALESCE(a.value ->> 'email', ''), ' ') FROM json_each(cc_json) a), '')
+  FROM messages;
 CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
   DELETE FROM messages_fts WHERE rowid = OLD.rowid;
 END;
