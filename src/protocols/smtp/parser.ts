@@ -152,7 +152,7 @@ export function parsePath(rest: string, keyword: "FROM" | "TO"): Path | string {
     const sp = s.indexOf(" ");
     address = sp < 0 ? s : s.slice(0, sp);
     s = sp < 0 ? "" : s.slice(sp);
-    if (address === "") return "empty path";
+    if (address === "" || /[<>]/.test(address)) return "bad path";
   }
   const route = /^@[^:]*:/.exec(address);
   if (route) address = address.slice(route[0].length);
