@@ -4,7 +4,7 @@
 //      QUIT → 221, timed per connection (median, p90, p99);
 //   2. one-message-per-connection throughput with 8 concurrent senders.
 // When Postfix's smtp-source and smtp-sink are installed, also `smtp-source -s 8 -m 5000 -l 10240`
-// (one session per sender, and -d: a new connection per message) against inboxd and smtp-sink.
+// (a new connection per message, and -d: each of the 8 sessions reused) against inboxd and smtp-sink.
 //   bun bench/smtp-connections.ts [--sequential N] [--messages N] [--senders S]
 // Figures are printed, never asserted.
 import { spawn, spawnSync } from "node:child_process";
@@ -243,7 +243,8 @@ try {
     try {
       await waitForPort(sinkPort);
       for (const d of [false, true]) {
-        const what = `smtp-source -s 8 -m 5000 -l 10240${d ? " -d" : ""}`;
+        // smtp-source disconnects after every message unless -d ("don't disconnect"); it speaks HELO, one command per round trip.
+        const what = `smtp-source -s 8 -m 5000 -l 10240${d ? " -d (8 sessions reused)" : " (a new connection per message)"}`;
         const a = smtpSource(port, inbox.address, d);
         console.log(
           `inboxd    ${what}: ${a.seconds.toFixed(2)} s = ${(5000 / a.seconds).toFixed(0)} messages/s${a.ok ? "" : ` (failed: ${a.err})`}`,
