@@ -37,6 +37,14 @@ export interface Config {
   rateLimitRps: number;
   rateLimitBurst: number;
   smtpMaxBytes: number;
+  /** SMTP AUTH: any credentials accepted (any), or an inbox's address and password required before MAIL (require). */
+  smtpAuth: "any" | "require";
+  /** SMTP/LMTP connections are closed (421) after this many idle seconds. */
+  smtpIdleSeconds: number;
+  /** Open SMTP and LMTP connections in total; beyond it a new one gets 421. */
+  smtpMaxConnections: number;
+  /** Optional LMTP port (RFC 2033); null = off. */
+  lmtpPort: number | null;
   secretKey: string | null;
   approvalTtlSeconds: number;
   agentSessionTtlSeconds: number;
@@ -190,6 +198,11 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitRps: int(env, "INBOXD_RATE_LIMIT_RPS", 100, 1, 1_000_000),
     rateLimitBurst: int(env, "INBOXD_RATE_LIMIT_BURST", 1000, 1, 10_000_000),
     smtpMaxBytes: int(env, "INBOXD_SMTP_MAX_BYTES", 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    smtpAuth: oneOf(env, "INBOXD_SMTP_AUTH", "any", ["any", "require"] as const),
+    // RFC 5321 §4.5.3.2.7: a server should wait at least 5 minutes for the next command.
+    smtpIdleSeconds: int(env, "INBOXD_SMTP_IDLE_TIMEOUT", 300, 1, 86400),
+    smtpMaxConnections: int(env, "INBOXD_SMTP_MAX_CONNECTIONS", 1000, 1, 1_000_000),
+    lmtpPort: optionalPort(env, "INBOXD_LMTP_PORT"),
     secretKey,
     approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
     agentSessionTtlSeconds: int(env, "INBOXD_AGENT_SESSION_TTL", 3600, 1, 30 * 86400),

@@ -1,171 +1,104 @@
-// Inbound SMTP (smtp-server): the way mail gets into inboxes. STARTTLS with the server's
-// certificate; 8BITMIME, SMTPUTF8, PIPELINING, SIZE. AUTH is optional and accepts any
-// PLAIN/LOGIN credentials: it exists only for applications whose mailer insists on logging in
-// (this is a test sink, not a relay; docs/smtp.md). Replies:
+// Inbound SMTP, our own (RFC 5321 with PIPELINING, 8BITMIME, SMTPUTF8, SIZE, CHUNKING/BDAT,
+// BINARYMIME, ENHANCEDSTATUSCODES, STARTTLS with the server's certificate, AUTH PLAIN/LOGIN): the
+// way mail gets into inboxes, on INBOXD_SMTP_PORT, and LMTP (RFC 2033) on INBOXD_LMTP_PORT when
+// set. The 220 goes out as soon as a connection is accepted. AUTH accepts any credentials unless
+// INBOXD_SMTP_AUTH=require (docs/smtp.md). This file owns the listening sockets and the connection
+// budget; parser.ts the syntax, session.ts a connection, commands/ one file per command,
+// deliver.ts the end of a message. Replies:
 //   RCPT to no live inbox            550 5.1.1
 //   RCPT to a full inbox / team      452 4.2.2 / 452 4.3.1  (retention frees room: try later)
-//   DATA over INBOXD_SMTP_MAX_BYTES  552 5.3.4
+//   MAIL SIZE= or DATA over INBOXD_SMTP_MAX_BYTES  552 5.3.4
 //   DATA that would overflow a quota 552 5.2.2
-//   DATA stored                      250, sent only after the commit (fsynced blob + row)
+//   DATA stored                      250 2.0.0 stored <ids>, sent only after the commit (fsynced blob + row)
 //   an inbox's fault-injection rule  its code and text at RCPT or at the end of DATA, after its
 //                                    delay; nothing stored (mail/chaos.ts, docs/chaos.md)
-import type { Socket } from "node:net";
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from "smtp-server";
-import type { ListenerFactory } from "../listener";
-import type { Recipient } from "../../mail/ingest";
-import { InboxGone, QuotaExceeded } from "../../mail/ingest";
-import type { ChaosReply } from "../../mail/chaos";
+import net from "node:net";
+import tls from "node:tls";
+import type { AppContext } from "../../runtime/context";
+import type { Services } from "../../services";
+import type { Listener, ListenerFactory } from "../listener";
+import { type SmtpHost, SmtpSession } from "./session";
 
-interface SessionState {
-  recipients: Recipient[];
+/** Sessions get this long to finish what they are doing when the server stops. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
+interface Shared {
+  sessions: Set<SmtpSession>;
+  secureContext: tls.SecureContext;
 }
 
-const stateOf = (session: SMTPServerSession): SessionState => {
-  const s = session as SMTPServerSession & { inboxd?: SessionState };
-  // smtp-server resets envelope per transaction but keeps the session object: reset on MAIL.
-  return (s.inboxd ??= { recipients: [] });
-};
+const sharedByCtx = new WeakMap<AppContext, Shared>();
 
-/**
- * Buffers string writes on a connection's socket until the end of the current turn. Any other
- * write (bytes, a callback, TLS records after STARTTLS) and end() first send what is buffered,
- * so the order on the wire never changes.
- */
-function coalesceReplies(socket: Socket): Socket {
-  const write = socket.write;
-  const end = socket.end;
-  let pending: string | null = null;
-  const flush = () => {
-    if (pending === null) return;
-    const text = pending;
-    pending = null;
-    if (!socket.destroyed && socket.writable) write.call(socket, text);
-  };
-  socket.write = function (this: Socket, chunk: unknown, ...rest: unknown[]) {
-    if (typeof chunk === "string" && rest.length === 0) {
-      if (pending === null) {
-        pending = chunk;
-        process.nextTick(flush);
-      } else pending += chunk;
-      return true;
-    }
-    flush();
-    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-  } as Socket["write"];
-  socket.end = function (this: Socket, ...args: unknown[]) {
-    flush();
-    return (end as (...a: unknown[]) => Socket).apply(this, args);
-  } as Socket["end"];
-  return socket;
+function shared(ctx: AppContext): Shared {
+  let sh = sharedByCtx.get(ctx);
+  if (!sh) {
+    sh = { sessions: new Set(), secureContext: tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key }) };
+    sharedByCtx.set(ctx, sh);
+  }
+  return sh;
 }
 
-const smtpError = (code: number, text: string) => Object.assign(new Error(text), { responseCode: code });
-
-const isSmtpError = (e: unknown): e is Error & { responseCode: number } => e instanceof Error && "responseCode" in e;
-
-/** An injected failure, after the rule's delay. */
-const chaosError = async (reply: ChaosReply) => {
-  if (reply.delayMs > 0) await Bun.sleep(reply.delayMs);
-  return smtpError(reply.code, reply.text);
-};
-
-export const smtpListener: ListenerFactory = async (ctx, s) => {
+async function start(ctx: AppContext, services: Services, port: number, lmtp: boolean): Promise<Listener> {
   const { config } = ctx;
-  const server = new SMTPServer({
+  const sh = shared(ctx);
+  const mine = new Set<SmtpSession>();
+  const host: SmtpHost = {
+    ctx,
+    services,
     name: config.publicHost,
-    banner: "inboxd test mail sink",
-    key: ctx.tls.key,
-    cert: ctx.tls.cert,
-    size: config.smtpMaxBytes,
-    authOptional: true,
-    authMethods: ["PLAIN", "LOGIN"],
-    allowInsecureAuth: true,
-    disableReverseLookup: true,
-    logger: false,
-    maxClients: 1000,
-    socketTimeout: 120_000,
-    closeTimeout: 2_000,
-    onAuth(auth, _session, cb) {
-      cb(null, { user: auth.username ?? "anonymous" });
+    lmtp,
+    maxBytes: config.smtpMaxBytes,
+    authRequired: config.smtpAuth === "require",
+    idleMs: config.smtpIdleSeconds * 1000,
+    secureContext: sh.secureContext,
+    onClose(s) {
+      sh.sessions.delete(s);
+      mine.delete(s);
     },
-    onMailFrom(_address, session, cb) {
-      stateOf(session).recipients = [];
-      cb();
-    },
-    onRcptTo(address, session, cb) {
-      const addr = address.address;
-      void (async () => {
-        const inbox = await s.ingest.resolveRecipient(addr);
-        if (!inbox) return cb(smtpError(550, `5.1.1 <${addr}>: no such inbox here`));
-        const st = stateOf(session);
-        if (st.recipients.some((r) => r.inbox.id === inbox.id)) return cb(); // one copy per inbox
-        const injected = await s.chaos.atRcpt(inbox);
-        if (injected) return cb(await chaosError(injected));
-        const refusal = await s.ingest.checkRoom(inbox);
-        if (refusal) {
-          return cb(
-            refusal.kind === "inbox"
-              ? smtpError(452, `4.2.2 <${addr}>: mailbox full (inbox storage quota reached)`)
-              : smtpError(452, `4.3.1 <${addr}>: team storage quota reached`),
-          );
-        }
-        st.recipients.push({ inbox, address: addr.toLowerCase() });
-        cb();
-      })().catch((e) => {
-        console.error("smtp: recipient lookup failed", e);
-        cb(smtpError(451, "4.3.0 temporary failure looking up the recipient; try again"));
-      });
-    },
-    onData(stream: SMTPServerDataStream, session, cb) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("error", (e) => cb(e));
-      stream.on("end", () => {
-        if (stream.sizeExceeded) {
-          return cb(smtpError(552, `5.3.4 message exceeds the size limit of ${config.smtpMaxBytes} bytes`));
-        }
-        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        const from = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
-        const recipients = stateOf(session).recipients;
-        stateOf(session).recipients = [];
-        // Fault injection first: a message that gets an injected failure is stored for no one.
-        const outcome = (async () => {
-          const injected = await s.chaos.atData(recipients.map((r) => r.inbox));
-          if (injected) throw await chaosError(injected);
-          return s.ingest.deliver(raw, from, recipients);
-        })();
-        outcome.then(
-          (r) => cb(null, `2.0.0 stored ${r.messageIds.join(",")}`),
-          (e) => {
-            if (isSmtpError(e)) return cb(e);
-            if (e instanceof QuotaExceeded) {
-              return cb(smtpError(552, `5.2.2 ${e.refusal.kind} storage quota exceeded by this message`));
-            }
-            if (e instanceof InboxGone) return cb(smtpError(550, `5.1.1 <${e.address}>: inbox was deleted`));
-            console.error("smtp: delivery failed", e);
-            cb(smtpError(451, "4.3.0 temporary failure storing the message; try again"));
-          },
-        );
-      });
-    },
+  };
+  const server = net.createServer((socket) => {
+    socket.on("error", () => socket.destroy());
+    socket.setNoDelay(true);
+    if (sh.sessions.size >= config.smtpMaxConnections) {
+      socket.end(`421 4.7.0 ${config.publicHost} Error: too many connections; try again later\r\n`);
+      return;
+    }
+    const s = new SmtpSession(socket, host);
+    sh.sessions.add(s);
+    mine.add(s);
+    s.greet();
   });
-  // Replies produced in one turn (a pipelined group's 250 for the message, then MAIL, RCPT and
-  // DATA answers) leave in one write instead of four: each socket write is a syscall and a packet.
-  const connect = server.connect.bind(server);
-  server.connect = (socket: Socket, options: Parameters<typeof connect>[1]) => connect(coalesceReplies(socket), options);
-  server.on("error", (e) => console.error("smtp: server error", e));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(config.smtpPort, config.host, () => {
+    server.listen(port, config.host, () => {
       server.off("error", reject);
+      // Later errors (EMFILE under a connection flood, say) are logged; the listener stays up.
+      server.on("error", (e) => console.error(`${lmtp ? "lmtp" : "smtp"}: listener error`, e));
       resolve();
     });
   });
-  const port = (server.server.address() as { port: number }).port;
-  ctx.ports.smtp = port;
+  const bound = (server.address() as net.AddressInfo).port;
   return {
-    proto: "smtp",
-    port,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    proto: lmtp ? "lmtp" : "smtp",
+    port: bound,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of mine) s.shutdown();
+      const deadline = Date.now() + CLOSE_TIMEOUT_MS;
+      while (mine.size > 0 && Date.now() < deadline) await Bun.sleep(20);
+      for (const s of mine) s.destroy();
+      await closed;
+    },
   };
+}
+
+export const smtpListener: ListenerFactory = async (ctx, services) => {
+  const l = await start(ctx, services, ctx.config.smtpPort, false);
+  ctx.ports.smtp = l.port;
+  return l;
+};
+
+export const lmtpListener: ListenerFactory = async (ctx, services) => {
+  if (ctx.config.lmtpPort === null) return null;
+  return start(ctx, services, ctx.config.lmtpPort, true);
 };

@@ -1,0 +1,269 @@
+// SMTP connection benchmark (issue 14): senders that open one connection per message. Against a
+// real inboxd (fresh data directory, durable commits) and MailDev in the same run:
+//   1. 200 sequential one-message connections: connect → 220 → EHLO → MAIL/RCPT/DATA → 250 →
+//      QUIT → 221, timed per connection (median, p90, p99);
+//   2. one-message-per-connection throughput with 8 concurrent senders.
+// When Postfix's smtp-source and smtp-sink are installed, also `smtp-source -s 8 -m 5000 -l 10240`
+// (a new connection per message, and -d: each of the 8 sessions reused) against inboxd and smtp-sink.
+//   bun bench/smtp-connections.ts [--sequential N] [--messages N] [--senders S]
+// Figures are printed, never asserted.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { json, startInboxd } from "../test/support/harness";
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const SEQUENTIAL = arg("sequential", 200);
+const MESSAGES = arg("messages", 2000);
+const SENDERS = arg("senders", 8);
+const ROOT = resolve(import.meta.dir, "..");
+const enc = new TextEncoder();
+const latin1 = new TextDecoder("latin1");
+
+/** A 10 KB message, distinct per serial number. */
+function message(i: number, to: string): Uint8Array {
+  let text = `From: bench@example.com\r\nTo: <${to}>\r\nSubject: connection bench ${i}\r\nMessage-ID: <conn-${i}-${Date.now()}@example.com>\r\n\r\n`;
+  const line = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt\r\n";
+  while (text.length < 10 * 1024 - line.length) text += line;
+  return enc.encode(`${text}.\r\n`);
+}
+
+/**
+ * One connection, one message: connect, read 220, EHLO, the envelope pipelined (MAIL, RCPT, DATA),
+ * the content, QUIT. Resolves with the milliseconds from connect to the 221.
+ */
+async function oneMessage(port: number, to: string, body: Uint8Array): Promise<number> {
+  const t0 = performance.now();
+  let text = "";
+  let codes: number[] = [];
+  let want = 0;
+  let waiter: ((c: number[]) => void) | null = null;
+  const expect = (n: number) =>
+    new Promise<number[]>((r) => {
+      want = n;
+      waiter = r;
+      check();
+    });
+  const check = () => {
+    if (waiter && codes.length >= want) {
+      const w = waiter;
+      waiter = null;
+      const got = codes.splice(0, want);
+      w(got);
+    }
+  };
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      data(_s, chunk) {
+        text += latin1.decode(chunk);
+        let nl: number;
+        while ((nl = text.indexOf("\n")) >= 0) {
+          const line = text.slice(0, nl + 1);
+          text = text.slice(nl + 1);
+          if (line.charCodeAt(3) !== 45) codes.push(Number(line.slice(0, 3)));
+        }
+        check();
+      },
+      close() {
+        codes.push(0);
+        check();
+      },
+      error() {},
+    },
+  });
+  const send = (b: Uint8Array | string) => {
+    const bytes = typeof b === "string" ? enc.encode(b) : b;
+    let off = 0;
+    while (off < bytes.byteLength) {
+      const n = socket.write(bytes.subarray(off));
+      if (n <= 0) break;
+      off += n;
+    }
+    if (off < bytes.byteLength) throw new Error("socket buffer full (not expected for 10 KB)");
+  };
+  try {
+    const [greeting] = await expect(1);
+    if (greeting !== 220) throw new Error(`greeting ${greeting}`);
+    send("EHLO bench.local\r\n");
+    await expect(1);
+    send(`MAIL FROM:<bench@example.com>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
+    const env = await expect(3);
+    if (env.join() !== "250,250,354") throw new Error(`envelope ${env}`);
+    send(body);
+    const [stored] = await expect(1);
+    if (stored !== 250) throw new Error(`DATA ${stored}`);
+    send("QUIT\r\n");
+    const [bye] = await expect(1);
+    if (bye !== 221) throw new Error(`QUIT ${bye}`);
+    return performance.now() - t0;
+  } finally {
+    socket.end();
+    codes = [];
+  }
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+async function sequential(port: number, to: string, n: number) {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) times.push(await oneMessage(port, to, message(i, to)));
+  return times;
+}
+
+async function concurrent(port: number, to: string, total: number, senders: number) {
+  const bodies = Array.from({ length: 64 }, (_, i) => message(i, to));
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: senders }, async () => {
+      for (let i = next++; i < total; i = next++) await oneMessage(port, to, bodies[i % bodies.length]!);
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, rate: total / seconds };
+}
+
+async function waitForPort(port: number) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+      s.end();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+      await Bun.sleep(100);
+    }
+  }
+}
+
+async function withMaildev<T>(fn: (port: number) => Promise<T>): Promise<T> {
+  const smtpPort = 20000 + Math.floor(Math.random() * 20000);
+  const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
+  const proc = spawn(
+    "node",
+    [
+      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
+      "--smtp",
+      String(smtpPort),
+      "--ip",
+      "127.0.0.1",
+      "--web",
+      String(smtpPort + 1),
+      "--web-ip",
+      "127.0.0.1",
+      "--mail-directory",
+      dir,
+      "--silent",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  try {
+    await waitForPort(smtpPort);
+    return await fn(smtpPort);
+  } finally {
+    proc.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const report = (who: string, times: number[]) =>
+  console.log(
+    `${who.padEnd(8)} ${times.length} sequential one-message connections (connect → 221): median ${pct(times, 50).toFixed(2)} ms, p90 ${pct(times, 90).toFixed(2)} ms, p99 ${pct(times, 99).toFixed(2)} ms`,
+  );
+const reportRate = (who: string, r: { seconds: number; rate: number }) =>
+  console.log(
+    `${who.padEnd(8)} ${MESSAGES} x 10 KB, one message per connection, ${SENDERS} concurrent senders: ${r.seconds.toFixed(2)} s = ${r.rate.toFixed(0)} messages/s`,
+  );
+
+/** `smtp-source` (Postfix) against a port: wall time for its run. */
+function smtpSource(port: number, to: string, disconnect: boolean): { seconds: number; ok: boolean; err: string } {
+  const args = [
+    "-s",
+    "8",
+    "-m",
+    "5000",
+    "-l",
+    "10240",
+    "-f",
+    "bench@example.com",
+    "-t",
+    to,
+    ...(disconnect ? ["-d"] : []),
+    `127.0.0.1:${port}`,
+  ];
+  const t0 = performance.now();
+  const r = spawnSync("smtp-source", args, { encoding: "utf8", timeout: 600_000 });
+  return { seconds: (performance.now() - t0) / 1000, ok: r.status === 0, err: (r.stderr || "").trim().split("\n").slice(-3).join(" | ") };
+}
+
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
+const inst = await startInboxd({ INBOXD_PLAN: "business" });
+try {
+  const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
+  const port = inst.ports.smtp!;
+  await sequential(port, inbox.address, 50); // warm-up
+  const ours = await sequential(port, inbox.address, SEQUENTIAL);
+  report("inboxd", ours);
+  const oursRate = await concurrent(port, inbox.address, MESSAGES, SENDERS);
+  reportRate("inboxd", oursRate);
+  const theirs = await withMaildev(async (p) => {
+    await sequential(p, "warm@example.com", 50);
+    const seq = await sequential(p, "bench@example.com", SEQUENTIAL);
+    const rate = await concurrent(p, "bench@example.com", MESSAGES, SENDERS);
+    return { seq, rate };
+  });
+  report("MailDev", theirs.seq);
+  reportRate("MailDev", theirs.rate);
+  console.log(
+    `ratio inboxd/MailDev: median connection time ${(pct(theirs.seq, 50) / pct(ours, 50)).toFixed(1)}x shorter, throughput ${(oursRate.rate / theirs.rate.rate).toFixed(2)}x`,
+  );
+  console.log(`goal: median connect → QUIT < 5 ms (${pct(ours, 50) < 5 ? "met" : "not met"})`);
+  const count = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count;
+  console.log(`inboxd inbox holds ${count} messages (expected ${50 + SEQUENTIAL + MESSAGES})`);
+
+  if (Bun.which("smtp-source") && Bun.which("smtp-sink")) {
+    const sinkPort = 40000 + Math.floor(Math.random() * 20000);
+    // smtp-sink refuses to run as root without -u (it drops to that user after binding).
+    const asRoot = process.getuid?.() === 0 ? ["-u", "nobody"] : [];
+    const sink = spawn("smtp-sink", [...asRoot, `127.0.0.1:${sinkPort}`, "256"], { stdio: ["ignore", "ignore", "pipe"] });
+    try {
+      await waitForPort(sinkPort);
+      for (const d of [false, true]) {
+        // smtp-source disconnects after every message unless -d ("don't disconnect"); it speaks HELO, one command per round trip.
+        const what = `smtp-source -s 8 -m 5000 -l 10240${d ? " -d (8 sessions reused)" : " (a new connection per message)"}`;
+        const a = smtpSource(port, inbox.address, d);
+        console.log(
+          `inboxd    ${what}: ${a.seconds.toFixed(2)} s = ${(5000 / a.seconds).toFixed(0)} messages/s${a.ok ? "" : ` (failed: ${a.err})`}`,
+        );
+        const b = smtpSource(sinkPort, "sink@example.com", d);
+        console.log(
+          `smtp-sink ${what}: ${b.seconds.toFixed(2)} s = ${(5000 / b.seconds).toFixed(0)} messages/s${b.ok ? "" : ` (failed: ${b.err})`}`,
+        );
+      }
+      const total = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count;
+      console.log(`inboxd inbox holds ${total} messages after smtp-source (expected ${count + 10000})`);
+    } finally {
+      sink.kill("SIGTERM");
+    }
+  } else {
+    console.log("smtp-source/smtp-sink (Postfix) not installed: skipped");
+  }
+  console.log(`load average now ${load()}`);
+} finally {
+  await inst.stop();
+  inst.cleanup();
+}

@@ -1,0 +1,22 @@
+// BDAT (RFC 3030 CHUNKING): the session has already read the chunk's bytes (it must, whatever the
+// answer, to stay in step with the client) and passes them here. LAST delivers the message.
+import type { CommandDef } from "./types";
+
+export default {
+  verbs: ["BDAT"],
+  states: ["rcpt", "bdat"],
+  outOfOrder: "503 5.5.1 Error: need RCPT command",
+  async run(s, c) {
+    if (c.verb !== "BDAT") return;
+    const chunks = s.chunks!;
+    if (chunks.overflow) {
+      s.resetTransaction();
+      return s.reply(`552 5.3.4 message exceeds the size limit of ${s.host.maxBytes} bytes`);
+    }
+    if (!c.last) {
+      s.state = "bdat";
+      return s.reply(`250 2.0.0 ${c.size} octets received`);
+    }
+    await s.finishMessage(chunks.message());
+  },
+} satisfies CommandDef;

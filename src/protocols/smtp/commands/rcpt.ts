@@ -1,0 +1,44 @@
+// RCPT TO (RFC 5321 §4.1.1.3): the address must lead to a live inbox (mail/ingest resolveRecipient:
+// exact address, +tag, a domain's catch-all, the instance's catch-all), then the inbox's chaos
+// rules at RCPT (docs/chaos.md), then room in its quota. The same inbox twice gets one copy.
+import type { CommandDef } from "./types";
+
+/** Recipients per transaction (RFC 5321 §4.5.3.1.8 asks for at least 100). */
+const MAX_RECIPIENTS = 1000;
+
+export default {
+  verbs: ["RCPT"],
+  states: ["mail", "rcpt"],
+  outOfOrder: "503 5.5.1 Error: need MAIL command",
+  async run(s, c) {
+    if (c.verb !== "RCPT") return;
+    const t = s.transaction!;
+    const addr = c.address;
+    if (t.accepted.length >= MAX_RECIPIENTS) return s.reply("452 4.5.3 Error: too many recipients");
+    const { ingest, chaos } = s.host.services;
+    try {
+      const inbox = await ingest.resolveRecipient(addr);
+      if (!inbox) return s.reply(`550 5.1.1 <${addr}>: no such inbox here`);
+      let index = t.recipients.findIndex((r) => r.inbox.id === inbox.id);
+      if (index < 0) {
+        const injected = await chaos.atRcpt(inbox);
+        if (injected) return await s.injected(injected);
+        const refusal = await ingest.checkRoom(inbox);
+        if (refusal) {
+          return s.reply(
+            refusal.kind === "inbox"
+              ? `452 4.2.2 <${addr}>: mailbox full (inbox storage quota reached)`
+              : `452 4.3.1 <${addr}>: team storage quota reached`,
+          );
+        }
+        index = t.recipients.push({ inbox, address: addr.toLowerCase() }) - 1;
+      }
+      t.accepted.push({ address: addr, recipient: index });
+      s.state = "rcpt";
+      s.reply("250 2.1.5 Accepted");
+    } catch (e) {
+      console.error("smtp: recipient lookup failed", e);
+      s.reply("451 4.3.0 temporary failure looking up the recipient; try again");
+    }
+  },
+} satisfies CommandDef;

@@ -1,0 +1,384 @@
+// One SMTP or LMTP connection: owns the socket (and its TLS upgrade), frames input into command
+// lines, DATA bodies and BDAT chunks, runs commands one at a time in order, checks each against
+// the session state, and answers. PIPELINING (RFC 2920): every complete command of a packet is
+// run in order, and the replies produced meanwhile leave in one write, when the input runs dry
+// (or before the session waits for the client: a 334 challenge, STARTTLS). The greeting goes out
+// as soon as the connection is accepted.
+import type { Socket } from "node:net";
+import tls from "node:tls";
+import type { AppContext } from "../../runtime/context";
+import type { Services } from "../../services";
+import type { Recipient } from "../../mail/ingest";
+import type { ChaosReply } from "../../mail/chaos";
+import { type Body, ChunkCollector, DataDecoder, MAX_COMMAND_LINE, parseCommand, type SmtpCommand } from "./parser";
+import { commands, type SmtpState } from "./commands";
+import { deliverMessage } from "./deliver";
+
+/** What a session needs from its listener; shared by every session of one port. */
+export interface SmtpHost {
+  ctx: AppContext;
+  services: Services;
+  /** The name in the greeting and the EHLO reply. */
+  name: string;
+  lmtp: boolean;
+  maxBytes: number;
+  authRequired: boolean;
+  idleMs: number;
+  secureContext: tls.SecureContext;
+  onClose(s: SmtpSession): void;
+}
+
+export interface Transaction {
+  /** The reverse path ("" for the null sender <>). */
+  from: string;
+  body: Body;
+  /** One per inbox, in envelope order. */
+  recipients: Recipient[];
+  /** One per accepted RCPT (LMTP answers each), pointing into recipients. */
+  accepted: { address: string; recipient: number }[];
+}
+
+const CR = 0x0d;
+const EMPTY = Buffer.alloc(0);
+/** Unprocessed input beyond which the socket stops being read until the session catches up. */
+const PAUSE_ABOVE = 8 * 1024 * 1024;
+/** Unknown commands in a row before the connection is dropped (a client speaking another protocol). */
+const MAX_UNKNOWN = 10;
+const OVERLONG = Symbol("overlong");
+
+type Mode = "command" | "data" | "bdat" | "closed";
+
+export class SmtpSession {
+  state: SmtpState = "fresh";
+  secure = false;
+  /** The authenticated user (AUTH), or null. */
+  user: string | null = null;
+  clientName: string | null = null;
+  transaction: Transaction | null = null;
+  /** The BDAT chunks of the current message. */
+  chunks: ChunkCollector | null = null;
+  readonly ip: string;
+
+  private mode: Mode = "command";
+  private input: Buffer = EMPTY;
+  private out = "";
+  private running = false;
+  private discarding = false;
+  private unknown = 0;
+  private decoder: DataDecoder | null = null;
+  private bdat: { command: SmtpCommand & { verb: "BDAT" }; remaining: number; refusal: string | null } | null = null;
+  private lineWaiter: ((line: string | null) => void) | null = null;
+  private shuttingDown = false;
+
+  constructor(
+    private socket: Socket,
+    readonly host: SmtpHost,
+  ) {
+    this.ip = socket.remoteAddress ?? "unknown";
+    this.attach(socket);
+  }
+
+  get lmtp(): boolean {
+    return this.host.lmtp;
+  }
+
+  get closed(): boolean {
+    return this.mode === "closed";
+  }
+
+  greet(): void {
+    this.socket.write(`220 ${this.host.name} ${this.lmtp ? "LMTP" : "ESMTP"} inboxd test mail sink\r\n`);
+  }
+
+  /** The EHLO/LHLO keywords for the connection as it is now. */
+  extensions(): string[] {
+    const ext = ["PIPELINING", "8BITMIME", "SMTPUTF8", "ENHANCEDSTATUSCODES", "CHUNKING", "BINARYMIME"];
+    if (!this.secure) ext.push("STARTTLS");
+    ext.push("AUTH PLAIN LOGIN", `SIZE ${this.host.maxBytes}`);
+    return ext;
+  }
+
+  // -- Replies ---------------------------------------------------------------------------
+
+  /** Queues one reply line (without CRLF); it leaves with the others of this packet. */
+  reply(line: string): void {
+    // Replies may quote client input (an address): keep them on one line.
+    this.out += `${line.replace(/[\r\n]/g, " ")}\r\n`;
+  }
+
+  replyLines(code: number, lines: string[]): void {
+    lines.forEach((l, i) => this.reply(`${code}${i < lines.length - 1 ? "-" : " "}${l}`));
+  }
+
+  /** An injected failure (docs/chaos.md), after the rule's delay; 421 also closes the connection. */
+  async injected(r: ChaosReply): Promise<void> {
+    if (r.delayMs > 0) await Bun.sleep(r.delayMs);
+    this.reply(`${r.code} ${r.text}`);
+    if (r.code === 421) this.close();
+  }
+
+  private flush(): void {
+    if (this.out === "") return;
+    const text = this.out;
+    this.out = "";
+    if (!this.socket.destroyed && this.socket.writable) this.socket.write(text);
+  }
+
+  /** Sends a continuation (AUTH's 334) and waits for the client's next line; null if the connection went away. */
+  ask(prompt: string): Promise<string | null> {
+    this.reply(prompt);
+    this.flush();
+    if (this.mode === "closed") return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.lineWaiter = resolve;
+      this.answerWaiter();
+    });
+  }
+
+  private answerWaiter(): void {
+    if (!this.lineWaiter) return;
+    const line = this.takeLine();
+    if (line === undefined) return;
+    const w = this.lineWaiter;
+    this.lineWaiter = null;
+    w(line === OVERLONG ? "" : line);
+  }
+
+  // -- Transaction -----------------------------------------------------------------------
+
+  resetTransaction(): void {
+    this.transaction = null;
+    this.chunks = null;
+    this.decoder = null;
+    if (this.state !== "fresh") this.state = "greeted";
+  }
+
+  /** After the 354: what follows is the message, up to CRLF.CRLF. */
+  startData(): void {
+    this.decoder = new DataDecoder(this.host.maxBytes);
+    this.mode = "data";
+  }
+
+  /** The whole message has arrived (end of DATA, BDAT LAST): store it and answer. */
+  finishMessage(raw: Buffer): Promise<void> {
+    return deliverMessage(this, raw);
+  }
+
+  // -- Socket ----------------------------------------------------------------------------
+
+  private attach(socket: Socket): void {
+    this.socket = socket;
+    socket.setTimeout(this.host.idleMs);
+    socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("timeout", () => this.onTimeout());
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.onClose(socket));
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.mode === "closed") return;
+    this.input = this.input.length === 0 ? chunk : Buffer.concat([this.input, chunk]);
+    if (this.lineWaiter) this.answerWaiter();
+    if (this.input.length > PAUSE_ABOVE) this.socket.pause();
+    void this.run();
+  }
+
+  private onTimeout(): void {
+    // A command still working (a delivery, a chaos delay) is not the client being idle.
+    if (this.running || this.mode === "closed") return;
+    this.reply(`421 4.4.2 ${this.host.name} Error: timeout exceeded`);
+    this.close();
+  }
+
+  private onClose(socket: Socket): void {
+    // During STARTTLS the plain socket is handed to TLS; only the outermost socket's close counts.
+    if (socket !== this.socket) return;
+    this.mode = "closed";
+    this.lineWaiter?.(null);
+    this.lineWaiter = null;
+    this.host.onClose(this);
+  }
+
+  /** Flushes what was said and closes; a client that never closes its side does not keep the slot. */
+  close(): void {
+    if (this.mode === "closed") return;
+    this.flush();
+    this.mode = "closed";
+    this.lineWaiter?.(null);
+    this.lineWaiter = null;
+    const s = this.socket;
+    s.end();
+    setTimeout(() => s.destroy(), 5000).unref();
+  }
+
+  /** Server stop: 421 now when idle, else once the command at hand has answered. */
+  shutdown(): void {
+    if (this.mode === "closed") return;
+    if (this.running) {
+      this.shuttingDown = true;
+      return;
+    }
+    this.reply("421 4.3.2 Server shutting down");
+    this.close();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  /** 220 has been queued: send it in clear, then speak TLS on the same socket and start over. */
+  startTls(): void {
+    this.flush();
+    this.input = EMPTY;
+    this.discarding = false;
+    const plain = this.socket;
+    plain.removeAllListeners("data");
+    plain.removeAllListeners("timeout");
+    plain.setTimeout(0);
+    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.host.secureContext });
+    this.secure = true;
+    this.state = "fresh";
+    this.user = null;
+    this.clientName = null;
+    this.resetTransaction();
+    this.attach(secure);
+    plain.on("close", () => {
+      if (!secure.destroyed) secure.destroy();
+    });
+  }
+
+  // -- Input -----------------------------------------------------------------------------
+
+  private async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.mode !== "closed") {
+        const r = this.step();
+        if (r === false) break;
+        if (r !== true) await r;
+      }
+    } catch (e) {
+      // One broken connection never takes the server down.
+      console.error("smtp: session failed", e);
+      this.reply("421 4.3.0 internal error; closing the connection");
+      this.close();
+    } finally {
+      this.running = false;
+      this.flush();
+      if (this.shuttingDown) {
+        this.shuttingDown = false;
+        this.shutdown();
+      }
+      if (this.socket.isPaused() && this.input.length < PAUSE_ABOVE / 2 && this.mode !== "closed") this.socket.resume();
+    }
+  }
+
+  /** One unit of input: false when more bytes are needed, true or a promise when something was done. */
+  private step(): boolean | Promise<void> {
+    switch (this.mode) {
+      case "command": {
+        const line = this.takeLine();
+        if (line === undefined) return false;
+        if (line === OVERLONG) {
+          this.reply("500 5.5.2 Error: line too long");
+          return true;
+        }
+        return this.command(line) ?? true;
+      }
+      case "data": {
+        if (this.input.length === 0) return false;
+        const decoder = this.decoder!;
+        const { consumed, done } = decoder.push(this.input);
+        this.input = consumed >= this.input.length ? EMPTY : this.input.subarray(consumed);
+        if (!done) return false;
+        this.mode = "command";
+        this.decoder = null;
+        if (decoder.overflow) {
+          this.resetTransaction();
+          this.reply(`552 5.3.4 message exceeds the size limit of ${this.host.maxBytes} bytes`);
+          return true;
+        }
+        return this.finishMessage(decoder.message());
+      }
+      case "bdat": {
+        const b = this.bdat!;
+        const n = Math.min(b.remaining, this.input.length);
+        if (n > 0) {
+          if (b.refusal === null) this.chunks!.add(this.input.subarray(0, n));
+          this.input = n === this.input.length ? EMPTY : this.input.subarray(n);
+          b.remaining -= n;
+        }
+        if (b.remaining > 0) return false;
+        this.mode = "command";
+        this.bdat = null;
+        if (b.refusal !== null) {
+          this.reply(b.refusal);
+          return true;
+        }
+        return commands.get("BDAT")!.run(this, b.command) ?? true;
+      }
+      case "closed":
+        return false;
+    }
+  }
+
+  /** The next command line without its line end, OVERLONG, or undefined when no full line has arrived. */
+  private takeLine(): string | typeof OVERLONG | undefined {
+    const input = this.input;
+    const lf = input.indexOf(0x0a);
+    if (lf < 0) {
+      if (input.length > MAX_COMMAND_LINE + 1) {
+        this.discarding = true;
+        this.input = EMPTY;
+      }
+      return undefined;
+    }
+    this.input = lf + 1 === input.length ? EMPTY : input.subarray(lf + 1);
+    if (this.discarding) {
+      this.discarding = false;
+      return OVERLONG;
+    }
+    // A bare LF ends a command line too (commands carry no data to smuggle).
+    const end = lf > 0 && input[lf - 1] === CR ? lf - 1 : lf;
+    if (end > MAX_COMMAND_LINE) return OVERLONG;
+    return input.toString("utf8", 0, end);
+  }
+
+  private command(line: string): void | Promise<void> {
+    const parsed = parseCommand(line);
+    const verb = parsed.ok ? parsed.command.verb : parsed.verb;
+    if (verb === null) {
+      this.reply(parsed.ok ? "500 5.5.2 Error: command not recognized" : parsed.reply);
+      if (++this.unknown >= MAX_UNKNOWN) {
+        this.reply("421 4.7.0 Error: too many unrecognized commands");
+        this.close();
+      }
+      return;
+    }
+    this.unknown = 0;
+    const def = commands.get(verb)!;
+    const allowed = def.states.includes(this.state);
+    const refusal = allowed
+      ? null
+      : this.state === "fresh"
+        ? `503 5.5.1 Error: send ${this.lmtp ? "LHLO" : "EHLO/HELO"} first`
+        : (def.outOfOrder ?? "503 5.5.1 Error: bad sequence of commands");
+    if (verb === "BDAT") {
+      // The chunk follows the command whatever the answer: read it to stay in step (RFC 3030 §2).
+      if (!parsed.ok) {
+        this.reply(parsed.reply);
+        this.close(); // the size is unknown, so what follows cannot be framed
+        return;
+      }
+      const c = parsed.command as SmtpCommand & { verb: "BDAT" };
+      if (allowed && this.state === "rcpt") this.chunks = new ChunkCollector(this.host.maxBytes);
+      this.bdat = { command: c, remaining: c.size, refusal };
+      this.mode = "bdat";
+      return;
+    }
+    if (refusal !== null) return this.reply(refusal);
+    if (!parsed.ok) return this.reply(parsed.reply);
+    return def.run(this, parsed.command);
+  }
+}
