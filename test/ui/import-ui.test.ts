@@ -28,7 +28,10 @@ describe.skipIf(!hasChromium)("import .eml and search in the message list (Chrom
     page.on("pageerror", (e) => console.error("page error:", e.message));
     inbox = await createInbox(inst, { name: "Import target", ttl_seconds: 3600 });
     const seed = await json(
-      inst.api(`/v1/inboxes/${inbox.id}/messages`, { method: "POST", json: { from: "seed@example.com", subject: "Seeded by compose", text: "hi" } }),
+      inst.api(`/v1/inboxes/${inbox.id}/messages`, {
+        method: "POST",
+        json: { from: "seed@example.com", subject: "Seeded by compose", text: "hi" },
+      }),
     );
     expect(seed.status).toBe(201);
   });
