@@ -51,7 +51,12 @@ export async function startServer(config: Config, log: (line: string) => void = 
       if (l) listeners.push(l);
     }
     const { app } = buildHttpApp(ctx, services);
-    app.listen({ hostname: config.host, port: config.httpPort, idleTimeout: 120, maxRequestBodySize: 64 * 1024 * 1024 });
+    app.listen({
+      hostname: config.host,
+      port: config.httpPort,
+      idleTimeout: 120,
+      maxRequestBodySize: requestBodyLimit(config.smtpMaxBytes),
+    });
     const httpPort = app.server!.port!;
     ctx.ports.http = httpPort;
     listeners.unshift({ proto: "http", port: httpPort, stop: async () => void (await app.stop(true)) });
@@ -75,4 +80,9 @@ export async function startServer(config: Config, log: (line: string) => void = 
     unlock();
     throw e;
   }
+}
+
+/** Bun's cap on a request body: 64 MiB, or more when imports (message/rfc822 or base64 in JSON) may be larger. */
+function requestBodyLimit(smtpMaxBytes: number): number {
+  return Math.max(64 * 1024 * 1024, Math.ceil((smtpMaxBytes * 4) / 3) + 1024 * 1024);
 }

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { escapePointer, references } from "./interpolate";
 import { SCOPES } from "../tenancy/scopes";
+import { parseSearchQuery, SearchSyntaxError } from "../mail/search-query";
 
 export const SCHEMA_VERSION = 1;
 export const MAX_STEPS = 50;
@@ -32,7 +33,7 @@ export interface Definition {
   steps: Step[];
 }
 
-type FieldKind = "string" | "integer" | "number" | "boolean" | "object" | "any" | "regex" | "enum";
+type FieldKind = "string" | "integer" | "number" | "boolean" | "object" | "any" | "regex" | "enum" | "search";
 export interface FieldSpec {
   kind: FieldKind;
   required?: boolean;
@@ -75,6 +76,7 @@ export const STEP_KINDS = {
       subject: { kind: "string", description: "case-insensitive substring of the subject" },
       from: { kind: "string", description: "case-insensitive substring of the sender address" },
       contains: { kind: "string", description: "case-insensitive substring of the text or HTML body" },
+      q: { kind: "search", description: 'search query (docs/search.md), e.g. subject:"reset" has:link; combines with the filters above' },
       timeout_seconds: { kind: "number", min: 0.1, max: 600, description: "give up after this long (default 60); the step fails" },
     },
   },
@@ -159,6 +161,17 @@ function checkField(spec: FieldSpec, v: unknown, path: string, errors: Validatio
       return;
     case "enum":
       if (typeof v !== "string" || !spec.values!.includes(v)) return err("invalid_value", `expected one of ${spec.values!.join(", ")}`);
+      return;
+    case "search":
+      if (typeof v !== "string") return err("invalid_type", `expected a search query string, got ${typeOf(v)}`);
+      // With a ${…} reference the query is only known at run time (the step checks it then).
+      if (isRef) return;
+      try {
+        parseSearchQuery(v);
+      } catch (e) {
+        if (!(e instanceof SearchSyntaxError)) throw e;
+        err("invalid_query", `not a valid search: ${e.reason} at position ${e.position}`);
+      }
       return;
     case "regex":
       if (typeof v !== "string") return err("invalid_type", `expected a regular expression string, got ${typeOf(v)}`);

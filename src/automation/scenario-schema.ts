@@ -20,6 +20,7 @@ export function definitionJsonSchema(): Record<string, unknown> {
     switch (s.kind) {
       case "string":
       case "regex":
+      case "search":
         return { type: "string", description: s.description };
       case "boolean":
         return { type: "boolean", description: s.description };

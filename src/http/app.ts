@@ -21,6 +21,19 @@ const USER_PLANE = /^\/v1\/(me|projects|devices)(\/|$)/;
  * message routes, plus scenarios and runs so that MCP's run_scenario/get_run are checked and recorded too.
  */
 const SESSION_ROUTES = /^\/v1\/(inboxes|messages|scenarios|runs)(\/|$)/;
+/** The one route that takes a message/rfc822 body (import). */
+const IMPORT_ROUTE = /^\/v1\/inboxes\/[^/]+\/messages\/?$/;
+const isImport = (req: Request) => req.method === "POST" && IMPORT_ROUTE.test(new URL(req.url).pathname);
+
+/** The raw body of an import, refused with 413 above the size limit (by Content-Length before reading, when sent). */
+async function readRaw(request: Request, services: Services): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > 0) services.imports.checkSize(declared);
+  const raw = new Uint8Array(await request.arrayBuffer());
+  services.imports.checkSize(raw.byteLength);
+  return raw;
+}
+
 /** Routes reachable without credentials. */
 const isPublic = (method: string, path: string) => method === "POST" && path === "/v1/devices";
 
@@ -83,6 +96,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       set.headers["x-request-id"] = s.id;
     })
     .onParse({ as: "global" }, async ({ request }, contentType) => {
+      // Import (POST /v1/inboxes/{id}/messages) alone takes raw mail: the exact bytes, never decoded.
+      if (contentType?.toLowerCase().startsWith("message/rfc822") && isImport(request)) return readRaw(request, services);
       // Strict JSON: a body that does not parse is a 400 in the envelope, never silently empty.
       if (!contentType || contentType.startsWith("application/json") || contentType.startsWith("text/plain")) {
         const text = await request.text();
@@ -97,7 +112,9 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         throw new DomainError(
           "unsupported",
           "unsupported_media_type",
-          `content type ${contentType} is not accepted; send application/json`,
+          isImport(request)
+            ? `content type ${contentType} is not accepted; send application/json (compose) or message/rfc822 (import)`
+            : `content type ${contentType} is not accepted; send application/json`,
         );
       }
     })
@@ -176,6 +193,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
           );
         }
         case "PARSE":
+          // Elysia wraps what our parse hook throws (415, 413): answer with that error.
+          if ((error as any)?.cause instanceof DomainError) return envelope(request, (error as any).cause);
           return envelope(request, new DomainError("bad_request", "invalid_body", "the request body could not be parsed (expected JSON)"));
         case "NOT_FOUND": {
           const allowed = knownRoutes.filter((r) => r.re.test(path)).map((r) => r.method);

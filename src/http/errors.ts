@@ -11,6 +11,7 @@ const STATUS: Record<ErrorKind, number> = {
   conflict: 409,
   gone: 410,
   precondition_failed: 412,
+  too_large: 413,
   unsupported: 415,
   invalid: 422,
   precondition_required: 428,

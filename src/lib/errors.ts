@@ -12,6 +12,7 @@ export type ErrorKind =
   | "precondition_failed" // If-Match did not match (412)
   | "precondition_required" // If-Match is required (428)
   | "not_allowed" // the operation does not exist on this resource (405)
+  | "too_large" // the request body is over a size limit (413)
   | "unsupported" // a content type we do not take (415)
   | "invalid" // well-formed but breaks a rule (422)
   | "rate_limited" // too many requests (429)

@@ -1,5 +1,5 @@
-// The one place a received message is stored, whichever channel delivers it (SMTP today; an
-// import or a test fixture later). Durability first: the raw bytes and every attachment are
+// The one place a received message is stored, whichever channel delivers it (SMTP, or an HTTP
+// import or composed message: import.ts). Durability first: the raw bytes and every attachment are
 // fsynced into the blob store, then the rows (message + attachments, once per recipient inbox)
 // are committed in one transaction, and only then does the caller get its answer (SMTP 250).
 //
@@ -162,9 +162,14 @@ export class IngestService {
   /**
    * Parses, stores durably and commits one message for every recipient. Resolves after the
    * commit (the caller may then promise durability); rejects with QuotaExceeded when any
-   * recipient has no room for it (the message is then stored nowhere).
+   * recipient has no room for it (the message is then stored nowhere). `envelopeFrom` may be
+   * decided from the parsed message (an import takes the From header's address).
    */
-  async deliver(raw: Uint8Array, envelopeFrom: string | null, recipients: Recipient[]): Promise<DeliveryResult> {
+  async deliver(
+    raw: Uint8Array,
+    envelopeFromOrOf: string | null | ((parsed: ParsedMessage) => string | null),
+    recipients: Recipient[],
+  ): Promise<DeliveryResult> {
     if (recipients.length === 0) return { messageIds: [] };
     // Refuse what cannot fit before spending seconds parsing it (the check in the transaction
     // stays the authoritative one, with the same answer and alerts; for small mail, which parses
@@ -190,6 +195,7 @@ export class IngestService {
     } catch (e) {
       parsed = unparsed(raw, e);
     }
+    const envelopeFrom = typeof envelopeFromOrOf === "function" ? envelopeFromOrOf(parsed) : envelopeFromOrOf;
     // Pin before put: a concurrent delete of an identical message must not free the blob
     // between our put and our commit (content addressing shares blobs).
     const blobKey = sha256Hex(raw);

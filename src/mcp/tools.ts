@@ -6,6 +6,14 @@ import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/serv
 import { type ApiCaller, ok, ToolError } from "./api";
 
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "a 26-character ULID");
+/** The search of GET /v1/inboxes/{id}/messages (docs/search.md); the server parses it (422 with the reason). */
+const SearchQ = z
+  .string()
+  .max(1000)
+  .optional()
+  .describe(
+    'search: words, "phrases", from:, to:, subject:, code:, header:Name=value, has:attachment|code|link, is:read|unread, after:/before:YYYY-MM-DD, larger:/smaller:10k, -negation; terms combine with AND',
+  );
 
 export interface ToolHost {
   api: ApiCaller;
@@ -145,7 +153,7 @@ export function registerTools(server: McpServer, host: ToolHost): void {
   tool(
     server,
     "wait_for_message",
-    "Wait up to timeout_seconds (max 60) for a message in the inbox that matches the filters; returns it (agent view). Existing messages count unless after_message_id is given.",
+    "Wait up to timeout_seconds (max 60) for a message in the inbox that matches q and the filters; returns it (agent view). Existing messages count unless after_message_id is given.",
     {
       inbox_id: Ulid,
       timeout_seconds: z.number().int().min(0).max(60).default(30),
@@ -153,13 +161,14 @@ export function registerTools(server: McpServer, host: ToolHost): void {
       from_contains: z.string().optional(),
       body_contains: z.string().optional(),
       after_message_id: Ulid.optional().describe("only messages newer than this one"),
+      q: SearchQ,
     },
     async (a) => {
       const deadline = Date.now() + a.timeout_seconds * 1000;
       let after = a.after_message_id;
       for (;;) {
         const wait = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-        const r = await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait, after, view: "agent" } });
+        const r = await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait, after, view: "agent", q: a.q } });
         if (r.status === 404 && r.body?.code === "not_found" && Date.now() >= deadline - 50) {
           throw new ToolError(404, { code: "not_found", message: `no matching message within ${a.timeout_seconds} s` });
         }
@@ -176,13 +185,14 @@ export function registerTools(server: McpServer, host: ToolHost): void {
   tool(
     server,
     "list_messages",
-    "List an inbox's messages (summary view), newest first.",
+    "List an inbox's messages (summary view), newest first; q searches (same grammar as the REST API).",
     {
       inbox_id: Ulid,
       limit: z.number().int().min(1).max(100).optional(),
       cursor: Ulid.optional(),
+      q: SearchQ,
     },
-    async (a) => ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages`, { query: { limit: a.limit, cursor: a.cursor } })),
+    async (a) => ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages`, { query: { limit: a.limit, cursor: a.cursor, q: a.q } })),
     { readOnlyHint: true },
   );
 

@@ -11,6 +11,7 @@ import { InboxService } from "../mail/inboxes";
 import { MailRemoval } from "../mail/removal";
 import { MailAccessService } from "../mail/mail-access";
 import { IngestService } from "../mail/ingest";
+import { ImportService } from "../mail/import";
 import { MessageService } from "../mail/messages";
 import { LatestService } from "../mail/latest";
 import { SearchService } from "../mail/search";
@@ -55,6 +56,7 @@ export function buildServices(ctx: AppContext) {
     domains,
     usage: new UsageService(ctx),
     ingest,
+    imports: new ImportService(ctx, inboxes, ingest),
     chaos: new ChaosService(ctx, inboxes),
     messages,
     latest: new LatestService(ctx, messages),

@@ -54,7 +54,6 @@ function apiMdRoutes(): string[] {
  * today (so this list shrinks as they land: a served route left here fails the test).
  */
 const PENDING: Record<string, string> = {
-  "POST /v1/inboxes/{id}/messages": "issue 16 (import and compose)",
   "GET /v1/messages/{id}/analysis/html": "issue 22 (analysis)",
 };
 

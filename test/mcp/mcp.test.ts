@@ -145,6 +145,41 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("list_messages and wait_for_message take q (the search grammar); a bad q is the route's 422", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    const tools = (await client.listTools()).tools;
+    for (const n of ["list_messages", "wait_for_message"]) {
+      expect(Object.keys((tools.find((t) => t.name === n)!.inputSchema as any).properties)).toContain("q");
+    }
+    await sendMail(inbox.address, "Welcome aboard", "hello there");
+    await sendMail(inbox.address, "Your code", "code 771234 inside");
+    // Waits past the non-matching newest message for a matching one, sent after the wait began.
+    const waiting = client.callTool({
+      name: "wait_for_message",
+      arguments: { inbox_id: inbox.id, timeout_seconds: 10, q: 'subject:"password reset" -from:spam' },
+    });
+    await Bun.sleep(300);
+    await sendMail(inbox.address, "Password reset", "reset link https://app.test/reset");
+    const hit = data(await waiting);
+    expect(hit.untrusted.subject).toBe("Password reset");
+    const listed = data(await client.callTool({ name: "list_messages", arguments: { inbox_id: inbox.id, q: "has:code" } }));
+    expect(listed.data.map((m: any) => m.subject)).toEqual(["Your code"]);
+    const all = data(await client.callTool({ name: "list_messages", arguments: { inbox_id: inbox.id } }));
+    expect(all.data.length).toBe(3);
+    const bad: any = await client.callTool({ name: "list_messages", arguments: { inbox_id: inbox.id, q: "nosuchkey:x" } });
+    expect(bad.isError).toBe(true);
+    expect(data(bad).error).toMatchObject({ status: 422, code: "validation_error" });
+    const badWait: any = await client.callTool({
+      name: "wait_for_message",
+      arguments: { inbox_id: inbox.id, timeout_seconds: 1, q: '"open' },
+    });
+    expect(badWait.isError).toBe(true);
+    expect(data(badWait).error.code).toBe("validation_error");
+    await transport.terminateSession();
+    await client.close();
+  });
+
   test("/mcp needs an API key", async () => {
     const r = await fetch(`${inst.url}/mcp`, {
       method: "POST",

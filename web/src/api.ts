@@ -53,6 +53,8 @@ export const setUnauthorizedHandler = (fn: () => void) => (onUnauthorized = fn);
 export interface CallOpts {
   method?: string;
   json?: unknown;
+  /** A body sent as it is with its content type (an .eml import: message/rfc822). */
+  raw?: { body: Blob | ArrayBuffer; type: string };
   /** false for the user-plane routes (/v1/me, /v1/projects, /v1/devices). */
   project?: boolean;
   idempotent?: boolean;
@@ -65,6 +67,7 @@ function headers(opts: CallOpts): Headers {
   const p = projectId();
   if (opts.project !== false && p) hd.set("x-service-project", p);
   if (opts.json !== undefined) hd.set("content-type", "application/json");
+  if (opts.raw) hd.set("content-type", opts.raw.type);
   if (opts.idempotent) hd.set("idempotency-key", crypto.randomUUID());
   return hd;
 }
@@ -75,7 +78,7 @@ async function send(path: string, opts: CallOpts): Promise<Response> {
     res = await fetch(path, {
       method: opts.method ?? "GET",
       headers: headers(opts),
-      body: opts.json === undefined ? undefined : JSON.stringify(opts.json),
+      body: opts.raw ? opts.raw.body : opts.json === undefined ? undefined : JSON.stringify(opts.json),
     });
   } catch {
     throw new ApiFailure(0, "network", "the server could not be reached");

@@ -49,6 +49,7 @@ const ICONS: Record<string, string> = {
   plus: "M12 5v14M5 12h14",
   back: "M15 5l-7 7 7 7",
   download: "M12 4v11M7 10l5 5 5-5M5 20h14",
+  upload: "M12 20V9M7 14l5-5 5 5M5 4h14",
   clip: "M16 7l-7.5 7.5a2 2 0 0 0 2.8 2.8L19 9.6a4 4 0 0 0-5.7-5.7L5.6 11.6a6 6 0 0 0 8.5 8.5L20 14",
   check: "M5 12l5 5 9-10",
   x: "M6 6l12 12M18 6L6 18",

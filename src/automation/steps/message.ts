@@ -1,6 +1,8 @@
 // message.wait (event-driven on the bus, with a slow poll as a safety net for mail stored by
-// another worker) and message.extract.
-import type { MessageRecord } from "../../storage/mail";
+// another worker) and message.extract. message.wait's `q` is the search language of the REST API
+// (docs/search.md), judged by the same repository query as GET …/messages?q= and the long-poll.
+import type { MessageRecord, SearchQuery } from "../../storage/mail";
+import { parseSearchQuery, SearchSyntaxError } from "../../mail/search-query";
 import { StepError, type StepHandler } from "./types";
 
 const POLL_MS = 2000;
@@ -8,7 +10,7 @@ const MAX_TEXT = 64 * 1024;
 
 type MessageRow = Pick<
   MessageRecord,
-  "id" | "subject" | "from_email" | "from_name" | "text_body" | "html_body" | "codes" | "links" | "received_at"
+  "id" | "project_id" | "subject" | "from_email" | "from_name" | "text_body" | "html_body" | "codes" | "links" | "received_at"
 >;
 
 /** SQLite's lower(): ASCII letters only, as addresses are stored. */
@@ -29,10 +31,33 @@ export const messageWait: StepHandler = async (sc, p) => {
   const inboxId = found.id;
   const timeoutMs = (p.timeout_seconds ?? 60) * 1000;
   const remaining = sc.startedAt + timeoutMs - Date.now();
+  let query: SearchQuery | null = null;
+  if (p.q !== undefined) {
+    try {
+      const parsed = parseSearchQuery(String(p.q));
+      query = parsed.terms.length ? parsed : null;
+    } catch (e) {
+      if (!(e instanceof SearchSyntaxError)) throw e;
+      throw new StepError("invalid_query", `message.wait: q is not a valid search: ${e.reason} at position ${e.position}`);
+    }
+  }
+  /** The oldest message after `seen` (matching q when given). */
+  const next = async (seen: string): Promise<MessageRow | null> => {
+    if (!query) return storage.messages.oldestAfter(inboxId, seen);
+    const [m] = await storage.messages.search({
+      projectId: sc.project.id,
+      inboxId,
+      query,
+      after: seen || null,
+      order: "oldest",
+      limit: 1,
+    });
+    return m ?? null;
+  };
   let seen = "";
   const find = async (): Promise<MessageRow | null> => {
     for (;;) {
-      const m = await storage.messages.oldestAfter(inboxId, seen);
+      const m = await next(seen);
       if (!m) return null;
       if (m.project_id === sc.project.id) {
         const hit =

@@ -9,6 +9,8 @@ import { encodePollToken } from "../../mail/latest";
 import { contentDisposition } from "../../mime/served-type";
 import type { MessageView } from "../../mail/messages";
 import { MAX_QUERY_LENGTH, searchQueryOf } from "../../mail/search-query";
+import { idempotent } from "../idempotency";
+import { sha256Hex } from "../../storage/blobs";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({
@@ -53,8 +55,59 @@ const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers
     },
   });
 
-const mod: RouteModule = (_ctx, s) =>
+/** The compose body, for the OpenAPI document (the service validates it: 422 with every problem). */
+const ComposeBody = t.Object({
+  from: t.String({ description: "sender, e.g. Shop <shop@example.com>" }),
+  to: t.Optional(t.Union([t.String(), t.Array(t.String())], { description: "To header; default the inbox address" })),
+  subject: t.String({ maxLength: 998 }),
+  text: t.Optional(t.String({ description: "text body (give text, html or both)" })),
+  html: t.Optional(t.String({ description: "HTML body" })),
+  attachments: t.Optional(
+    t.Array(
+      t.Object({
+        filename: t.String({ maxLength: 255 }),
+        content_type: t.Optional(t.String({ description: "default application/octet-stream" })),
+        content_base64: t.String({ description: "the bytes, base64" }),
+      }),
+      { maxItems: 50 },
+    ),
+  ),
+});
+
+const mod: RouteModule = (ctx, s) =>
   new Elysia()
+    .post(
+      "/v1/inboxes/:id/messages",
+      async (c) => {
+        const raw = c.body instanceof Uint8Array ? c.body : null;
+        // Idempotency compares the bytes of an import by their hash, not as a JSON array of numbers.
+        const keyed = raw ? { ...c, body: { raw_sha256: sha256Hex(raw) } } : c;
+        return idempotent(ctx, keyed, 201, async () => {
+          const { principal, project } = reqOf(c.request);
+          requireScope(principal, "messages:write");
+          const id = raw
+            ? await s.imports.importRaw(project.id, c.params.id, raw)
+            : await s.imports.compose(project.id, c.params.id, (c.body ?? {}) as Record<string, unknown>);
+          return { data: await s.messages.view(await s.messages.get(project.id, id), "full", "projected") };
+        });
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        detail: {
+          summary: "Import a message (message/rfc822: stored byte for byte) or compose one (JSON); see docs/import.md",
+          tags,
+          requestBody: {
+            required: true,
+            content: {
+              "message/rfc822": { schema: { type: "string", format: "binary", description: "RFC 5322 bytes, stored unchanged" } },
+              "application/json": { schema: ComposeBody as any },
+            },
+          },
+          responses: { 201: { description: "{data: the message, full view}" } },
+        } as any,
+      },
+    )
     .get(
       "/v1/inboxes/:id/messages",
       async ({ request, params, query }) => {

@@ -1,4 +1,6 @@
-// The message list of one inbox (GET /v1/inboxes/{id}/messages), refetched on live events.
+// The message list of one inbox (GET /v1/inboxes/{id}/messages), refetched on live events. The
+// search box above it sends `q` (docs/search.md; a 422 shows its reason inline), and an .eml file
+// dropped on the list, or picked with "Import .eml", is imported (POST …/messages, message/rfc822).
 import { api, ApiFailure, describe, list } from "../api";
 import { copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
 import { reveal } from "../keys";
@@ -41,6 +43,27 @@ export class MessageList {
     return this.selectedId ? this.items.findIndex((m) => m.id === this.selectedId) : -1;
   }
   private head = h("div.pane-head.inbox-head");
+  /** The search of the list (q), as typed; "" lists everything. */
+  private q = "";
+  /** Why the server refused q (422), shown under the search box. */
+  private searchError: string | null = null;
+  /** Answers to older queries that arrive late are dropped. */
+  private seq = 0;
+  private searchInput = h("input.search", {
+    type: "search",
+    placeholder: 'Search messages: words, from:, subject:"…", has:code',
+    "aria-label": "Search messages",
+    maxLength: 1000,
+    dataset: { test: "message-search" },
+  });
+  private searchErrorEl = h("div.search-error", { role: "alert", dataset: { test: "search-error" }, hidden: true });
+  private fileInput = h("input", {
+    type: "file",
+    accept: ".eml,message/rfc822",
+    multiple: true,
+    hidden: true,
+    dataset: { test: "import-file" },
+  });
   private listEl = h("div.rows", { role: "listbox", "aria-label": "Messages", dataset: { test: "message-list" } });
   private off: () => void;
   private fresh = new Set<string>();
@@ -53,7 +76,40 @@ export class MessageList {
     private inbox: () => Inbox | null,
     private hooks: Hooks,
   ) {
-    replace(pane, this.head, this.listEl);
+    replace(
+      pane,
+      this.head,
+      h("div.pane-search", null, icon("search", 14), this.searchInput),
+      this.searchErrorEl,
+      this.listEl,
+      this.fileInput,
+    );
+    const search = debounce(() => {
+      if (this.searchInput.value.trim() === this.q) return;
+      this.q = this.searchInput.value.trim();
+      void this.reload();
+    }, 250);
+    this.searchInput.addEventListener("input", search);
+    this.fileInput.addEventListener("change", () => {
+      const files = [...(this.fileInput.files ?? [])];
+      this.fileInput.value = "";
+      void this.importFiles(files);
+    });
+    // Drop .eml files anywhere on the message list.
+    pane.addEventListener("dragover", (e) => {
+      if (![...(e.dataTransfer?.types ?? [])].includes("Files")) return;
+      e.preventDefault();
+      pane.classList.add("drop-target");
+    });
+    pane.addEventListener("dragleave", (e) => {
+      if (e.target === pane || !pane.contains(e.relatedTarget as Node | null)) pane.classList.remove("drop-target");
+    });
+    pane.addEventListener("drop", (e) => {
+      if (!e.dataTransfer?.files.length) return;
+      e.preventDefault();
+      pane.classList.remove("drop-target");
+      void this.importFiles([...e.dataTransfer.files]);
+    });
     this.renderHead();
     this.render();
     const again = debounce(() => void this.reload(), 120);
@@ -123,16 +179,54 @@ export class MessageList {
     }
   }
 
+  /** Imports .eml files (POST /v1/inboxes/{id}/messages, message/rfc822: stored byte for byte); opens the last one. */
+  async importFiles(files: File[]) {
+    let last: string | null = null;
+    let done = 0;
+    for (const f of files) {
+      try {
+        const r = await api(`/v1/inboxes/${this.inboxId}/messages`, {
+          method: "POST",
+          raw: { body: await f.arrayBuffer(), type: "message/rfc822" },
+          idempotent: true,
+        });
+        last = r.data.id;
+        done++;
+      } catch (e) {
+        toast(`Could not import ${f.name}: ${describe(e)}`, "error");
+      }
+    }
+    if (!done) return;
+    toast(done === 1 ? `Imported ${files.length === 1 ? files[0]!.name : "1 message"}` : `Imported ${done} messages`, "ok");
+    await this.reload();
+    this.hooks.onInboxChanged();
+    if (last) location.hash = `/inboxes/${this.inboxId}/${last}`;
+  }
+
   async reload(more = false) {
+    const seq = ++this.seq;
+    const q = this.q;
     try {
       const r = await list<MessageSummary>(
-        `/v1/inboxes/${this.inboxId}/messages?limit=50${more && this.next ? `&cursor=${this.next}` : ""}`,
+        `/v1/inboxes/${this.inboxId}/messages?limit=50${q ? `&q=${encodeURIComponent(q)}` : ""}${more && this.next ? `&cursor=${this.next}` : ""}`,
       );
+      if (seq !== this.seq) return;
       if (!more && this.loaded) for (const m of r.data) if (!this.items.some((x) => x.id === m.id)) this.fresh.add(m.id);
       this.items = more ? [...this.items, ...r.data] : r.data;
       this.next = r.links.next;
       this.error = null;
+      this.setSearchError(null);
     } catch (e) {
+      if (seq !== this.seq) return;
+      if (q && e instanceof ApiFailure && e.status === 422) {
+        // The query does not parse: say why under the box and show no list for it.
+        this.setSearchError(e.message);
+        this.items = [];
+        this.next = null;
+        this.loaded = true;
+        this.render();
+        return;
+      }
       this.error =
         e instanceof ApiFailure && e.routeMissing
           ? "Reading messages is not available on this server yet."
@@ -147,6 +241,13 @@ export class MessageList {
       if (m && !this.selectedId) this.selectedId = m.id;
     }
     this.render();
+  }
+
+  private setSearchError(reason: string | null) {
+    this.searchError = reason;
+    this.searchErrorEl.hidden = reason === null;
+    this.searchErrorEl.textContent = reason ?? "";
+    this.searchInput.setAttribute("aria-invalid", String(reason !== null));
   }
 
   private renderHead() {
@@ -223,6 +324,16 @@ export class MessageList {
             },
             icon("zap"),
           ),
+          h(
+            "button.icon-btn",
+            {
+              title: "Import .eml files (or drop them on the list)",
+              "aria-label": "Import .eml",
+              onclick: () => this.fileInput.click(),
+              dataset: { test: "import-eml" },
+            },
+            icon("upload"),
+          ),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
           h(
             "button.icon-btn.danger",
@@ -286,6 +397,10 @@ export class MessageList {
     if (!this.loaded) return replace(this.listEl, spinner());
     if (this.error) return replace(this.listEl, empty("Messages unavailable", this.error, "mail"));
     const ib = this.inbox();
+    if (this.searchError) return replace(this.listEl, empty("Invalid search", "Fix the query above (see docs/search.md).", "search"));
+    if (!this.items.length && this.q) {
+      return replace(this.listEl, empty("No match", `No message matches “${this.q}”.`, "search"));
+    }
     if (!this.items.length) {
       return replace(
         this.listEl,
@@ -294,7 +409,7 @@ export class MessageList {
           null,
           h("div.pulse"),
           h("strong", null, "Waiting for mail…"),
-          h("p", null, "Messages appear here the moment they arrive."),
+          h("p", null, "Messages appear here the moment they arrive. Drop an .eml file here to import it."),
           ib ? h("button.btn.code", { onclick: () => void copyText(ib.address, "Address copied") }, icon("copy", 14), ib.address) : null,
         ),
       );
