@@ -428,7 +428,10 @@ class SqliteMessages implements MessageRepository {
   }
 
   async search(s: MessageSearch) {
-    const w = searchWhere(s.query, "index");
+    // A common word would materialise most of the index before the page is cut: for it, walk the
+    // messages in id order and test each (the page fills after a few rows); a rarer one is looked
+    // up in the index first. The probe reads at most COMMON_MATCHES rowids.
+    const w = searchWhere(s.query, "index", (expr) => this.ftsMatchesAtLeast(expr, COMMON_MATCHES));
     const scope = scopeOf(s);
     const order = s.order === "newest" ? "DESC" : "ASC";
     return this.c.allOnce<MessageRecord>(
@@ -436,6 +439,13 @@ class SqliteMessages implements MessageRepository {
       ...scope.params,
       ...w.params,
       s.limit,
+    );
+  }
+
+  private ftsMatchesAtLeast(expr: string, n: number): boolean {
+    return (
+      this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)", expr, n)!
+        .n >= n
     );
   }
 
@@ -520,6 +530,8 @@ class SqliteMessages implements MessageRepository {
 // - larger:/smaller: the raw size in bytes, > / <.
 
 type Params = Array<string | number>;
+/** From this many full-text matches on, a list query tests rows one by one instead of collecting the matches. */
+const COMMON_MATCHES = 2000;
 type FtsMode = "index" | "per-row";
 
 /** An FTS5 string literal (nothing inside is syntax). */
@@ -549,7 +561,12 @@ function scopeOf(s: MessageSearch): { sql: string; params: Params } {
 }
 
 /** " AND …" conditions for the query's terms (empty for no query). */
-function searchWhere(query: SearchQuery | null, mode: FtsMode): { sql: string; params: Params } {
+function searchWhere(
+  query: SearchQuery | null,
+  mode: FtsMode,
+  /** In "index" mode: whether an expression matches so many rows that testing per row is cheaper. */
+  common: (expr: string) => boolean = () => false,
+): { sql: string; params: Params } {
   if (!query || query.terms.length === 0) return { sql: "", params: [] };
   const parts: string[] = [];
   const params: Params = [];
@@ -557,7 +574,7 @@ function searchWhere(query: SearchQuery | null, mode: FtsMode): { sql: string; p
   const negative = query.terms.filter((t) => isFts(t) && t.negated) as FtsTerm[];
   const ftsIn = (expr: string, not: boolean) => {
     params.push(expr);
-    if (mode === "per-row") {
+    if (mode === "per-row" || common(expr)) {
       parts.push(`${not ? "NOT " : ""}EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND messages_fts.rowid = m.rowid)`);
     } else {
       parts.push(`m.rowid ${not ? "NOT IN" : "IN"} (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`);
