@@ -450,7 +450,7 @@ class SqliteMessages implements MessageRepository {
   }
 
   async countUpTo(s: MessageSearch, cap: number) {
-    const w = searchWhere(s.query, "index");
+    const w = searchWhere(s.query, "index", (expr) => this.ftsMatchesAtLeast(expr, COMMON_MATCHES));
     const scope = scopeOf(s);
     return this.c.allOnce<{ n: number }>(
       `SELECT COUNT(*) AS n FROM (SELECT 1 FROM messages m WHERE ${scope.sql}${w.sql} LIMIT ?)`,
@@ -473,7 +473,7 @@ class SqliteMessages implements MessageRepository {
   }
 
   async idsInInbox(inboxId: string, query: SearchQuery | null, after: string | null, limit: number) {
-    const w = searchWhere(query, "index");
+    const w = searchWhere(query, "index", (expr) => this.ftsMatchesAtLeast(expr, COMMON_MATCHES));
     return this.c
       .allOnce<{ id: string }>(
         `SELECT m.id FROM messages m WHERE m.inbox_id = ? AND m.id > ?${w.sql} ORDER BY m.id ASC LIMIT ?`,
