@@ -4,11 +4,8 @@
 // reads with p99 < 10 ms.  Usage: bun bench/http.ts [--duration 10] [--connections 32]
 import { join } from "node:path";
 import { startInboxd, ROOT } from "../test/support/harness";
+import { arg } from "./support";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const duration = arg("duration", 10);
 const connections = arg("connections", 32);
 

@@ -10,12 +10,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { json, startInboxd } from "../test/support/harness";
+import { arg } from "./support";
 import { haveDovecot, startDovecot } from "../test/support/dovecot";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const TOTAL = arg("messages", 1000);
 const RUNS = arg("runs", 5);
 const NEEDLE = "needle-in-message-777";

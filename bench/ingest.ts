@@ -5,21 +5,12 @@
 // The client is a lean SMTP client on Bun's native sockets (each message's content pipelined with
 // the next MAIL/RCPT/DATA, RFC 2920), the same for inboxd and MailDev, so the figures measure the
 // servers, not a client library. Every message is distinct (serial number in its Message-ID).
-import type { Socket } from "bun";
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { startInboxd, json } from "../test/support/harness";
+import { arg, loadAverage, machineLine, pct, SmtpClient, withMaildev } from "./support";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const TOTAL = arg("messages", 8000);
 const CONNECTIONS = arg("connections", 8);
 const LATENCY_SAMPLES = arg("latency-samples", 300);
-const ROOT = resolve(import.meta.dir, "..");
 
 const WORDS =
   "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat".split(
@@ -52,95 +43,6 @@ function message(i: number, to: string): string {
  * writes kept as bytes. Replies are counted in arrival order; `expect(n)` resolves with the next n
  * reply codes.
  */
-class Conn {
-  private text = "";
-  private codes: number[] = [];
-  private want = 0;
-  private waiter: ((codes: number[]) => void) | null = null;
-  private out: Uint8Array[] = [];
-  last = "";
-  private constructor(private socket: Socket<undefined>) {}
-
-  static async open(port: number): Promise<Conn> {
-    let conn!: Conn;
-    await Bun.connect({
-      hostname: "127.0.0.1",
-      port,
-      socket: {
-        open(s) {
-          conn = new Conn(s);
-        },
-        data(_s, chunk) {
-          conn.onData(chunk);
-        },
-        drain() {
-          conn.flushOut();
-        },
-        error(_s, e) {
-          console.error("bench client socket error", e);
-        },
-      },
-    });
-    await conn.expect(1);
-    await conn.send(enc.encode("EHLO bench.local\r\n"), 1);
-    return conn;
-  }
-
-  private onData(chunk: Uint8Array): void {
-    this.text += latin1.decode(chunk);
-    let nl: number;
-    while ((nl = this.text.indexOf("\n")) >= 0) {
-      const line = this.text.slice(0, nl + 1);
-      this.text = this.text.slice(nl + 1);
-      if (line.charCodeAt(3) === 45 /* "-" continuation */) continue;
-      this.codes.push(Number(line.slice(0, 3)));
-      this.last = line;
-    }
-    if (this.waiter && this.codes.length >= this.want) {
-      const w = this.waiter;
-      this.waiter = null;
-      w(this.codes.splice(0, this.want));
-    }
-  }
-
-  /** The next n replies. */
-  expect(n: number): Promise<number[]> {
-    if (this.codes.length >= n) return Promise.resolve(this.codes.splice(0, n));
-    this.want = n;
-    return new Promise((r) => (this.waiter = r));
-  }
-
-  private flushOut(): void {
-    while (this.out.length > 0) {
-      const b = this.out[0]!;
-      const n = this.socket.write(b);
-      if (n < b.byteLength) {
-        this.out[0] = b.subarray(Math.max(0, n));
-        return;
-      }
-      this.out.shift();
-    }
-  }
-
-  send(bytes: Uint8Array, replies: number): Promise<number[]> {
-    this.out.push(bytes);
-    if (this.out.length === 1) this.flushOut();
-    return this.expect(replies);
-  }
-
-  /** One message, one command at a time; resolves at its 250. */
-  async deliver(from: string, to: string, body: string): Promise<void> {
-    const codes = await this.send(enc.encode(`MAIL FROM:<${from}>\r\nRCPT TO:<${to}>\r\nDATA\r\n`), 3);
-    if (codes[0] !== 250 || codes[1] !== 250 || codes[2] !== 354) throw new Error(`envelope refused: ${codes} ${this.last}`);
-    const [final] = await this.send(enc.encode(body + ".\r\n"), 1);
-    if (final !== 250) throw new Error(`DATA refused: ${this.last}`);
-  }
-
-  close(): void {
-    this.socket.end("QUIT\r\n");
-  }
-}
-
 const enc = new TextEncoder();
 const latin1 = new TextDecoder("latin1");
 
@@ -152,7 +54,7 @@ const latin1 = new TextDecoder("latin1");
  * senders such as Postfix talk to a PIPELINING server.
  */
 async function ingest(port: number, to: string, total: number, connections: number): Promise<{ rate: number; seconds: number }> {
-  const conns = await Promise.all(Array.from({ length: connections }, () => Conn.open(port)));
+  const conns = await Promise.all(Array.from({ length: connections }, () => SmtpClient.open(port)));
   const envelope = enc.encode(`MAIL FROM:<bench@example.com>\r\nRCPT TO:<${to}>\r\nDATA\r\n`);
   const bodies = Array.from({ length: 64 }, (_, i) => enc.encode(message(i, to) + ".\r\n"));
   const serialAt = bodies.map((b) => latin1.decode(b).indexOf(SERIAL));
@@ -192,11 +94,6 @@ async function ingest(port: number, to: string, total: number, connections: numb
   return { rate: total / seconds, seconds };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
 async function latency(
   inst: Awaited<ReturnType<typeof startInboxd>>,
   inboxId: string,
@@ -204,7 +101,7 @@ async function latency(
   samples: number,
   loadPort?: number,
 ) {
-  const sender = await Conn.open(inst.ports.smtp!);
+  const sender = await SmtpClient.open(inst.ports.smtp!);
   const out: number[] = [];
   let early = 0;
   // Optional background load: 6 connections streaming meanwhile, so the figure includes contention.
@@ -212,7 +109,7 @@ async function latency(
   const load = loading
     ? Promise.all(
         Array.from({ length: 6 }, async () => {
-          const c = await Conn.open(loadPort!);
+          const c = await SmtpClient.open(loadPort!);
           const body = message(0, address);
           while (loading) await c.deliver("load@example.com", address, body);
           c.close();
@@ -253,53 +150,14 @@ async function latency(
   return Object.assign(out, { early });
 }
 
-async function maildev(total: number): Promise<{ rate: number; seconds: number }> {
-  const smtpPort = 20000 + Math.floor(Math.random() * 20000);
-  const webPort = smtpPort + 1;
-  const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
-  const proc = spawn(
-    "node",
-    [
-      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
-      "--smtp",
-      String(smtpPort),
-      "--ip",
-      "127.0.0.1",
-      "--web",
-      String(webPort),
-      "--web-ip",
-      "127.0.0.1",
-      "--mail-directory",
-      dir,
-      "--silent",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  try {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      try {
-        const c = await Conn.open(smtpPort);
-        c.close();
-        break;
-      } catch {
-        if (Date.now() > deadline) throw new Error("MailDev did not start");
-        await Bun.sleep(100);
-      }
-    }
+function maildev(total: number): Promise<{ rate: number; seconds: number }> {
+  return withMaildev(async (smtpPort) => {
     await ingest(smtpPort, "warm@example.com", 200, CONNECTIONS);
-    return await ingest(smtpPort, "bench@example.com", total, CONNECTIONS);
-  } finally {
-    proc.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-  }
+    return ingest(smtpPort, "bench@example.com", total, CONNECTIONS);
+  });
 }
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
-console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
+console.log(machineLine());
 const inst = await startInboxd({ INBOXD_PLAN: "business" });
 try {
   const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
@@ -323,7 +181,7 @@ try {
   );
   console.log(`ratio inboxd/MailDev: ${(ours.rate / theirs.rate).toFixed(2)}x`);
   console.log(
-    `goals: >= 1500 messages/s (${ours.rate >= 1500 ? "met" : "not met"}); p99 < 25 ms (idle ${pct(idle, 99) < 25 ? "met" : "not met"}, under load ${pct(busy, 99) < 25 ? "met" : "not met"}); load average now ${load()}`,
+    `goals: >= 1500 messages/s (${ours.rate >= 1500 ? "met" : "not met"}); p99 < 25 ms (idle ${pct(idle, 99) < 25 ? "met" : "not met"}, under load ${pct(busy, 99) < 25 ? "met" : "not met"}); load average now ${loadAverage()}`,
   );
 } finally {
   await inst.stop();

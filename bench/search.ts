@@ -5,21 +5,15 @@
 // wake-up after the 250 (a non-matching message first, then the matching one).
 //   bun bench/search.ts [--messages N] [--connections C] [--samples S]
 // Prints figures; asserts nothing. Goals: list p99 < 50 ms, long-poll wake-up p99 < 25 ms.
-import type { Socket } from "bun";
-import { availableParallelism, loadavg } from "node:os";
 import { json, startInboxd } from "../test/support/harness";
+import { arg, loadAverage, machineLine, pct, SmtpClient } from "./support";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const TOTAL = arg("messages", 100_000);
 const CONNECTIONS = arg("connections", 8);
 const SAMPLES = arg("samples", 200);
 const INBOXES = 4;
 
 const enc = new TextEncoder();
-const latin1 = new TextDecoder("latin1");
 const FILLER =
   "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua".split(" ");
 const rare = (i: number) => `zq${(i * 7919) % 1000}x`;
@@ -41,100 +35,10 @@ function message(i: number, to: string): string {
 }
 
 /** A lean pipelining SMTP client connection (as in bench/ingest.ts). */
-class Conn {
-  private text = "";
-  private codes: number[] = [];
-  private want = 0;
-  private waiter: ((codes: number[]) => void) | null = null;
-  private out: Uint8Array[] = [];
-  last = "";
-  private constructor(private socket: Socket<undefined>) {}
-
-  static async open(port: number): Promise<Conn> {
-    let conn!: Conn;
-    await Bun.connect({
-      hostname: "127.0.0.1",
-      port,
-      socket: {
-        open(s) {
-          conn = new Conn(s);
-        },
-        data(_s, chunk) {
-          conn.onData(chunk);
-        },
-        drain() {
-          conn.flushOut();
-        },
-        error(_s, e) {
-          console.error("bench client socket error", e);
-        },
-      },
-    });
-    await conn.expect(1);
-    await conn.send(enc.encode("EHLO bench.local\r\n"), 1);
-    return conn;
-  }
-
-  private onData(chunk: Uint8Array): void {
-    this.text += latin1.decode(chunk);
-    let nl = this.text.indexOf("\n");
-    while (nl >= 0) {
-      const line = this.text.slice(0, nl + 1);
-      this.text = this.text.slice(nl + 1);
-      if (line.charCodeAt(3) !== 45 /* "-" continuation */) {
-        this.codes.push(Number(line.slice(0, 3)));
-        this.last = line;
-      }
-      nl = this.text.indexOf("\n");
-    }
-    if (this.waiter && this.codes.length >= this.want) {
-      const w = this.waiter;
-      this.waiter = null;
-      w(this.codes.splice(0, this.want));
-    }
-  }
-
-  expect(n: number): Promise<number[]> {
-    if (this.codes.length >= n) return Promise.resolve(this.codes.splice(0, n));
-    this.want = n;
-    return new Promise((r) => {
-      this.waiter = r;
-    });
-  }
-
-  flushOut(): void {
-    while (this.out.length > 0) {
-      const b = this.out[0]!;
-      const n = this.socket.write(b);
-      if (n < b.byteLength) {
-        this.out[0] = b.subarray(Math.max(0, n));
-        return;
-      }
-      this.out.shift();
-    }
-  }
-
-  send(bytes: Uint8Array, replies: number): Promise<number[]> {
-    this.out.push(bytes);
-    if (this.out.length === 1) this.flushOut();
-    return this.expect(replies);
-  }
-
-  async deliver(to: string, body: string): Promise<void> {
-    const codes = await this.send(enc.encode(`MAIL FROM:<probe@example.com>\r\nRCPT TO:<${to}>\r\nDATA\r\n`), 3);
-    if (codes.join() !== "250,250,354") throw new Error(`envelope refused: ${codes} ${this.last}`);
-    const [final] = await this.send(enc.encode(`${body}.\r\n`), 1);
-    if (final !== 250) throw new Error(`DATA refused: ${this.last}`);
-  }
-
-  close(): void {
-    this.socket.end("QUIT\r\n");
-  }
-}
 
 /** Sends `total` messages round-robin over the inboxes, each message's content pipelined with the next envelope. */
 async function ingest(port: number, to: string[], total: number, marks: Map<number, string>): Promise<number> {
-  const conns = await Promise.all(Array.from({ length: CONNECTIONS }, () => Conn.open(port)));
+  const conns = await Promise.all(Array.from({ length: CONNECTIONS }, () => SmtpClient.open(port)));
   const envelope = (i: number) => enc.encode(`MAIL FROM:<bench@example.com>\r\nRCPT TO:<${to[i % to.length]}>\r\nDATA\r\n`);
   let next = 0;
   let sent = 0;
@@ -171,17 +75,9 @@ async function ingest(port: number, to: string[], total: number, marks: Map<numb
   return (performance.now() - t0) / 1000;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(2)} ms, p99 ${pct(xs, 99).toFixed(2)} ms`;
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
-console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
+console.log(machineLine());
 const inst = await startInboxd({ INBOXD_PLAN: "business" });
 try {
   const inboxes: Array<{ id: string; address: string }> = [];
@@ -235,7 +131,7 @@ try {
 
   // Filtered long-poll: park, send a non-matching message, then the matching one; time 250 -> answer.
   const target = inboxes[1]!;
-  const sender = await Conn.open(inst.ports.smtp!);
+  const sender = await SmtpClient.open(inst.ports.smtp!);
   const wake: number[] = [];
   let token: string | null = null;
   for (let i = 0; i < SAMPLES; i++) {
@@ -247,8 +143,8 @@ try {
       return json(r);
     });
     await Bun.sleep(2); // let the poll park
-    await sender.deliver(target.address, message(TOTAL + i, target.address));
-    await sender.deliver(target.address, `Subject: probe ${i}\r\nFrom: probe@example.com\r\n\r\nprobe body\r\n`);
+    await sender.deliver("probe@example.com", target.address, message(TOTAL + i, target.address));
+    await sender.deliver("probe@example.com", target.address, `Subject: probe ${i}\r\nFrom: probe@example.com\r\n\r\nprobe body\r\n`);
     const ackAt = performance.now();
     const r = await poll;
     if (r.status !== 200 || !String(r.body.data.subject).startsWith("probe")) throw new Error(`long-poll answered ${r.status}`);
@@ -257,7 +153,7 @@ try {
   }
   sender.close();
   console.log(`filtered long-poll (q=subject:probe), 250 -> answer after a non-matching arrival: ${fmt(wake)} (${wake.length} samples)`);
-  console.log(`load average now ${load()}`);
+  console.log(`load average now ${loadAverage()}`);
 } finally {
   await inst.stop();
   inst.cleanup();

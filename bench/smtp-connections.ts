@@ -8,19 +8,12 @@
 //   bun bench/smtp-connections.ts [--sequential N] [--messages N] [--senders S]
 // Figures are printed, never asserted.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { json, startInboxd } from "../test/support/harness";
+import { arg, loadAverage, machineLine, pct, waitForPort, withMaildev } from "./support";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const SEQUENTIAL = arg("sequential", 200);
 const MESSAGES = arg("messages", 2000);
 const SENDERS = arg("senders", 8);
-const ROOT = resolve(import.meta.dir, "..");
 const enc = new TextEncoder();
 const latin1 = new TextDecoder("latin1");
 
@@ -108,11 +101,6 @@ async function oneMessage(port: number, to: string, body: Uint8Array): Promise<n
   }
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-
 async function sequential(port: number, to: string, n: number) {
   const times: number[] = [];
   for (let i = 0; i < n; i++) times.push(await oneMessage(port, to, message(i, to)));
@@ -130,50 +118,6 @@ async function concurrent(port: number, to: string, total: number, senders: numb
   );
   const seconds = (performance.now() - t0) / 1000;
   return { seconds, rate: total / seconds };
-}
-
-async function waitForPort(port: number) {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-      s.end();
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-      await Bun.sleep(100);
-    }
-  }
-}
-
-async function withMaildev<T>(fn: (port: number) => Promise<T>): Promise<T> {
-  const smtpPort = 20000 + Math.floor(Math.random() * 20000);
-  const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
-  const proc = spawn(
-    "node",
-    [
-      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
-      "--smtp",
-      String(smtpPort),
-      "--ip",
-      "127.0.0.1",
-      "--web",
-      String(smtpPort + 1),
-      "--web-ip",
-      "127.0.0.1",
-      "--mail-directory",
-      dir,
-      "--silent",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  try {
-    await waitForPort(smtpPort);
-    return await fn(smtpPort);
-  } finally {
-    proc.kill("SIGTERM");
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 const report = (who: string, times: number[]) =>
@@ -206,11 +150,7 @@ function smtpSource(port: number, to: string, disconnect: boolean): { seconds: n
   return { seconds: (performance.now() - t0) / 1000, ok: r.status === 0, err: (r.stderr || "").trim().split("\n").slice(-3).join(" | ") };
 }
 
-const load = () =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(" ");
-console.log(`machine: ${availableParallelism()} cores, load average ${load()} (figures vary with other load on the machine)`);
+console.log(machineLine());
 const inst = await startInboxd({ INBOXD_PLAN: "business" });
 try {
   const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
@@ -262,7 +202,7 @@ try {
   } else {
     console.log("smtp-source/smtp-sink (Postfix) not installed: skipped");
   }
-  console.log(`load average now ${load()}`);
+  console.log(`load average now ${loadAverage()}`);
 } finally {
   await inst.stop();
   inst.cleanup();

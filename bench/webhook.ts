@@ -29,11 +29,8 @@ import { connect, createServer, type Socket } from "node:net";
 import { availableParallelism, loadavg } from "node:os";
 import { Webhook } from "standardwebhooks";
 import { type Instance, json, startInboxd } from "../test/support/harness";
+import { arg, pct } from "./support";
 
-const arg = (name: string, def: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : def;
-};
 const TOTAL = arg("messages", 200);
 const RATE = arg("rate", 100);
 const CONNECTIONS = arg("connections", 4);
@@ -128,7 +125,6 @@ function message(i: number, to: string): string {
   );
 }
 
-const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
 

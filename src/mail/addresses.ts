@@ -77,3 +77,10 @@ export function generateLocalPart(name: string | null): string {
   if (slug) return `${slug}-${suffix}`;
   return `${ADJECTIVES[randomInt(0, ADJECTIVES.length)]}-${NOUNS[randomInt(0, NOUNS.length)]}-${suffix}`;
 }
+
+/** `box+tag@domain` → `box@domain` (subaddressing, RFC 5233); other addresses unchanged. */
+export function withoutTag(address: string): string {
+  const at = address.lastIndexOf("@");
+  const plus = address.indexOf("+");
+  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
+}

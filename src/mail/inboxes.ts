@@ -53,27 +53,17 @@ export class InboxService {
     return this.ctx.storage.transaction(async (tx) => {
       let localPart = "catch-all";
       if (await tx.inboxes.byAddress(`${localPart}@${domain}`)) localPart = `catch-all-${randomToken(4).toLowerCase()}`;
-      const row: InboxRow = {
-        id: newId(),
+      const row = newInboxRow({
         projectId: project.id,
-        address: `${localPart}@${domain}`,
         localPart,
         domain,
         domainId: null,
         name: "Catch-all",
         type: "catch_all",
-        status: "active",
         passwordEnc,
-        uidValidity: Math.floor(Date.now() / 1000),
-        uidNext: 1,
         expiresAt: null,
-        expiringAlertedAt: null,
         createdBySession: null,
-        messageCount: 0,
-        unreadCount: 0,
-        usedBytes: 0,
-        createdAt: nowIso(),
-      };
+      });
       await tx.inboxes.insert(row);
       return row;
     });
@@ -148,27 +138,17 @@ export class InboxService {
         if (input.local_part === undefined) throw new DomainError("internal", "internal", "generated address collided; retry");
         throw new DomainError("invalid", "address_taken", `the address ${address} is in use`, { field: "local_part", address });
       }
-      const row: InboxRow = {
-        id: newId(),
+      const row = newInboxRow({
         projectId: project.id,
-        address,
         localPart,
         domain,
         domainId,
         name: input.name ?? null,
         type,
-        status: "active",
         passwordEnc,
-        uidValidity: Math.floor(Date.now() / 1000),
-        uidNext: 1,
         expiresAt,
-        expiringAlertedAt: null,
         createdBySession,
-        messageCount: 0,
-        unreadCount: 0,
-        usedBytes: 0,
-        createdAt: nowIso(),
-      };
+      });
       await tx.inboxes.insert(row);
       if (input.watch === true)
         await tx.inboxWatches.add({ inboxId: row.id, deviceSessionId: principal.id, userId: principal.userId!, createdAt: nowIso() });
@@ -276,4 +256,23 @@ export class InboxService {
       domain_id: row.domainId,
     };
   }
+}
+
+/** A new, empty, active inbox (its UID validity from the clock, as IMAP wants it to change when an address is reused). */
+function newInboxRow(
+  f: Pick<InboxRow, "projectId" | "localPart" | "domain" | "domainId" | "name" | "type" | "passwordEnc" | "expiresAt" | "createdBySession">,
+): InboxRow {
+  return {
+    ...f,
+    id: newId(),
+    address: `${f.localPart}@${f.domain}`,
+    status: "active",
+    uidValidity: Math.floor(Date.now() / 1000),
+    uidNext: 1,
+    expiringAlertedAt: null,
+    messageCount: 0,
+    unreadCount: 0,
+    usedBytes: 0,
+    createdAt: nowIso(),
+  };
 }

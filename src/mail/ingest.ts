@@ -16,6 +16,7 @@ import { sha256Hex, type Transaction } from "../storage";
 import type { InboxRepository } from "../storage/mail";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "../tenancy/plans";
+import { withoutTag } from "./addresses";
 import type { InboxRow } from "./inboxes";
 import type { ProjectRef } from "../tenancy/auth";
 
@@ -440,11 +441,4 @@ function unparsed(raw: Uint8Array, e: unknown): ParsedMessage {
     parseError: String((e as any)?.message ?? e).slice(0, 500),
     searchBody: "",
   };
-}
-
-/** `box+tag@domain` → `box@domain` (subaddressing, RFC 5233); other addresses unchanged. */
-export function withoutTag(address: string): string {
-  const at = address.lastIndexOf("@");
-  const plus = address.indexOf("+");
-  return plus > 0 && plus < at ? address.slice(0, plus) + address.slice(at) : address;
 }

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
-import { Receiver } from "../support/webhook-receiver";
+import { Receiver, registerWebhook } from "../support/webhook-receiver";
 
 // Retries far apart, so that only the circuit (and not a delivery's own retry) explains a try.
 const ENV = { INBOXD_WEBHOOK_TIMEOUT_MS: "2000", INBOXD_WEBHOOK_BACKOFF_BASE_MS: "60000" };
@@ -19,12 +19,6 @@ afterAll(async () => {
   await inst.stop();
   inst.cleanup();
 });
-
-async function createWebhook(body: Record<string, unknown>) {
-  const r = await json(inst.api("/v1/webhooks", { method: "POST", json: body }));
-  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.data as { id: string; secret: string; health: any };
-}
 
 async function send(to: string, subjects: string[]) {
   const t = transport(inst);
@@ -54,7 +48,7 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 describe("webhook controls", () => {
   test("a new webhook is healthy; redeliver sends a finished delivery again with the same webhook-id", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/again"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/again"), inbox_id: inbox.id });
     expect(wh.health).toEqual({
       state: "healthy",
       consecutive_failures: 0,
@@ -94,8 +88,8 @@ describe("webhook controls", () => {
 
   test("redeliver: 409 while pending, 404 for an unknown delivery or another webhook's", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/held"), inbox_id: inbox.id });
-    const other = await createWebhook({ url: rx.url("/held-other") });
+    const wh = await registerWebhook(inst, { url: rx.url("/held"), inbox_id: inbox.id });
+    const other = await registerWebhook(inst, { url: rx.url("/held-other") });
     await json(inst.api(`/v1/webhooks/${wh.id}/pause`, { method: "POST" }));
     await send(inbox.address, ["held"]);
     const d = await until("a pending delivery", async () => {
@@ -116,7 +110,7 @@ describe("webhook controls", () => {
 
   test("pause queues without sending; resume sends what queued", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/paused"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/paused"), inbox_id: inbox.id });
     rx.on("/paused", () => ({ status: 200 }));
     const p = await json(inst.api(`/v1/webhooks/${wh.id}/pause`, { method: "POST" }));
     expect(p.status).toBe(200);
@@ -140,7 +134,7 @@ describe("webhook controls", () => {
 
   test("an endpoint failing 5 times in a row opens its circuit: nothing more is tried until a probe on schedule succeeds", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/broken"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/broken"), inbox_id: inbox.id });
     let up = false;
     rx.on("/broken", () => (up ? { status: 200 } : { status: 503, body: "down" }));
     const subjects = Array.from({ length: 12 }, (_, i) => `broken ${i}`);

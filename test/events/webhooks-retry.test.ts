@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
-import { Receiver, verifyStandardWebhook } from "../support/webhook-receiver";
+import { Receiver, verifyStandardWebhook, registerWebhook } from "../support/webhook-receiver";
 
 const ENV = { INBOXD_WEBHOOK_TIMEOUT_MS: "700", INBOXD_WEBHOOK_BACKOFF_BASE_MS: "150", INBOXD_WEBHOOK_MAX_ATTEMPTS: "4" };
 let inst: Instance;
@@ -18,12 +18,6 @@ afterAll(async () => {
   await inst.stop();
   inst.cleanup();
 });
-
-async function createWebhook(body: Record<string, unknown>) {
-  const r = await json(inst.api("/v1/webhooks", { method: "POST", json: body }));
-  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.data as { id: string; secret: string };
-}
 
 async function send(to: string, subject: string) {
   const t = transport(inst);
@@ -43,7 +37,7 @@ async function deliveries(webhookId: string) {
 describe("retries", () => {
   test("500s are retried with the same webhook-id until a 2xx; every try is logged", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/flaky"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/flaky"), inbox_id: inbox.id });
     rx.on("/flaky", (_r, nth) => (nth <= 2 ? { status: 500, body: `fail ${nth}` } : { status: 204 }));
     await send(inbox.address, "flaky");
     const got = await rx.waitFor((g) => {
@@ -77,7 +71,7 @@ describe("retries", () => {
 
   test("a failing delivery does not hold back the inbox's next one; after the last try it is failed", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/down"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/down"), inbox_id: inbox.id });
     rx.on("/down", (r) => (r.json.data.subject === "doomed" ? { status: 502, body: "bad gateway" } : { status: 200 }));
     await send(inbox.address, "doomed");
     await send(inbox.address, "next");
@@ -106,8 +100,8 @@ describe("retries", () => {
 
   test("a receiver that does not answer in time is retried; it stalls neither ingest nor other receivers", async () => {
     const inbox = await createInbox(inst);
-    const slow = await createWebhook({ url: rx.url("/hang"), inbox_id: inbox.id });
-    await createWebhook({ url: rx.url("/fast"), inbox_id: inbox.id });
+    const slow = await registerWebhook(inst, { url: rx.url("/hang"), inbox_id: inbox.id });
+    await registerWebhook(inst, { url: rx.url("/fast"), inbox_id: inbox.id });
     rx.on("/hang", (_r, nth) => (nth === 1 ? { status: 200, hang: true } : { status: 200 }));
     const t0 = Date.now();
     await send(inbox.address, "first");
@@ -142,7 +136,7 @@ describe("retries", () => {
 
   test("a delivery in flight when the server dies is made again after the restart (same webhook-id)", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/restart"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/restart"), inbox_id: inbox.id });
     let up = false;
     // The first try never gets an answer: the server is killed while it waits.
     rx.on("/restart", () => (up ? { status: 200 } : { status: 200, hang: true }));
@@ -176,7 +170,7 @@ describe("retries", () => {
 
   test("kill -9 while 40 deliveries are in flight or queued: after the restart every event arrives at least once", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/bulk-crash"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/bulk-crash"), inbox_id: inbox.id });
     let up = false;
     rx.on("/bulk-crash", () => (up ? { status: 200 } : { status: 200, hang: true }));
     const subjects = Array.from({ length: 40 }, (_, i) => `crash ${i}`);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, ULID, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
-import { Receiver, verifyStandardWebhook } from "../support/webhook-receiver";
+import { Receiver, verifyStandardWebhook, registerWebhook } from "../support/webhook-receiver";
 
 let inst: Instance;
 let rx: Receiver;
@@ -18,12 +18,6 @@ afterAll(async () => {
   inst.cleanup();
 });
 
-async function createWebhook(body: Record<string, unknown>, token?: string) {
-  const r = await json(inst.api("/v1/webhooks", { method: "POST", json: body, token }));
-  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body.data as { id: string; secret: string; [k: string]: any };
-}
-
 async function send(to: string, subject: string, extra: Record<string, unknown> = {}) {
   const t = transport(inst);
   try {
@@ -35,7 +29,11 @@ async function send(to: string, subject: string, extra: Record<string, unknown> 
 
 describe("registration", () => {
   test("create shows the whsec_ secret once; show, list and update never do", async () => {
-    const wh = await createWebhook({ url: rx.url("/crud"), event_types: ["message.received", "inbox.expiring"], description: "ci" });
+    const wh = await registerWebhook(inst, {
+      url: rx.url("/crud"),
+      event_types: ["message.received", "inbox.expiring"],
+      description: "ci",
+    });
     expect(wh.id).toMatch(ULID);
     expect(wh.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     expect(Buffer.from(wh.secret.slice(6), "base64").length).toBeGreaterThanOrEqual(24);
@@ -97,7 +95,7 @@ describe("registration", () => {
 describe("delivery", () => {
   test("a received message is delivered signed, with the parsed message and working attachment links", async () => {
     const inbox = await createInbox(inst);
-    const wh = await createWebhook({ url: rx.url("/msg"), inbox_id: inbox.id });
+    const wh = await registerWebhook(inst, { url: rx.url("/msg"), inbox_id: inbox.id });
     const attachment = Buffer.from("col1,col2\n1,2\n");
     await send(inbox.address, "Your code", {
       text: "Your verification code is 481516. Visit https://example.com/verify?t=abc to finish.",
@@ -115,7 +113,7 @@ describe("delivery", () => {
     expect(await verifyStandardWebhook(wh.secret, got!.headers, got!.body)).toBe(true);
     // A tampered body or another secret does not verify.
     expect(await verifyStandardWebhook(wh.secret, got!.headers, got!.body + " ")).toBe(false);
-    const other = await createWebhook({ url: rx.url("/unused"), enabled: false });
+    const other = await registerWebhook(inst, { url: rx.url("/unused"), enabled: false });
     expect(await verifyStandardWebhook(other.secret, got!.headers, got!.body)).toBe(false);
 
     const p = got!.json;
@@ -151,9 +149,9 @@ describe("delivery", () => {
   test("filters: another inbox's message, a disabled webhook and an unsubscribed type deliver nothing", async () => {
     const a = await createInbox(inst);
     const b = await createInbox(inst);
-    await createWebhook({ url: rx.url("/only-a"), inbox_id: a.id });
-    await createWebhook({ url: rx.url("/disabled"), inbox_id: a.id, enabled: false });
-    await createWebhook({ url: rx.url("/expiring-only"), inbox_id: a.id, event_types: ["inbox.expiring"] });
+    await registerWebhook(inst, { url: rx.url("/only-a"), inbox_id: a.id });
+    await registerWebhook(inst, { url: rx.url("/disabled"), inbox_id: a.id, enabled: false });
+    await registerWebhook(inst, { url: rx.url("/expiring-only"), inbox_id: a.id, event_types: ["inbox.expiring"] });
     await send(b.address, "to b");
     await send(a.address, "to a");
     await rx.waitFor((g) => g.some((x) => x.path === "/only-a"));
@@ -166,7 +164,7 @@ describe("delivery", () => {
 
   test("deliveries for one inbox go out concurrently; `sequence` numbers them in the order they were written", async () => {
     const inbox = await createInbox(inst);
-    await createWebhook({ url: rx.url("/ordered"), inbox_id: inbox.id });
+    await registerWebhook(inst, { url: rx.url("/ordered"), inbox_id: inbox.id });
     rx.on("/ordered", () => ({ status: 200, delayMs: 300 }));
     const t = transport(inst, { pool: true, maxConnections: 1 });
     const subjects = Array.from({ length: 8 }, (_, i) => `ordered ${i}`);
@@ -189,7 +187,7 @@ describe("delivery", () => {
 
   test("different inboxes are delivered in parallel, at most 8 at a time to one webhook", async () => {
     const inboxes = await Promise.all(Array.from({ length: 12 }, () => createInbox(inst)));
-    await createWebhook({ url: rx.url("/parallel") });
+    await registerWebhook(inst, { url: rx.url("/parallel") });
     rx.on("/parallel", () => ({ status: 200, delayMs: 600 }));
     await Promise.all(inboxes.map((i) => send(i.address, `parallel ${i.id}`)));
     await rx.waitFor((g) => g.filter((x) => x.path === "/parallel").length >= 12);
@@ -199,7 +197,7 @@ describe("delivery", () => {
   });
 
   test("the test operation sends a signed sample now and logs it with the deliveries", async () => {
-    const wh = await createWebhook({ url: rx.url("/sample") });
+    const wh = await registerWebhook(inst, { url: rx.url("/sample") });
     rx.on("/sample", () => ({ status: 202, body: "thanks, sample received" }));
     const r = await json(inst.api(`/v1/webhooks/${wh.id}/test`, { method: "POST", json: { event_type: "message.received" } }));
     expect(r.status).toBe(200);
@@ -230,7 +228,7 @@ describe("delivery", () => {
   });
 
   test("rotating the secret signs with both secrets for a while", async () => {
-    const wh = await createWebhook({ url: rx.url("/rotate") });
+    const wh = await registerWebhook(inst, { url: rx.url("/rotate") });
     const r = await json(inst.api(`/v1/webhooks/${wh.id}/rotate-secret`, { method: "POST" }));
     expect(r.status).toBe(200);
     expect(r.body.data.secret).toMatch(/^whsec_/);
@@ -244,7 +242,7 @@ describe("delivery", () => {
 
   test("inbox.expiring and inbox.expired reach subscribed webhooks", async () => {
     const inbox = await createInbox(inst);
-    await createWebhook({ url: rx.url("/expiry"), inbox_id: inbox.id, event_types: ["inbox.expiring", "inbox.expired"] });
+    await registerWebhook(inst, { url: rx.url("/expiry"), inbox_id: inbox.id, event_types: ["inbox.expiring", "inbox.expired"] });
     await Bun.sleep(1000);
     const p = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 4 } }));
     expect(p.status).toBe(200);
@@ -262,7 +260,7 @@ describe("isolation and tenancy", () => {
     const tok = await login(inst, "other@example.com", "other-password-1");
     const projects = await json(inst.api("/v1/projects", { token: tok }));
     const pid = projects.body.data[0].id;
-    const mine = await createWebhook({ url: rx.url("/tenant") });
+    const mine = await registerWebhook(inst, { url: rx.url("/tenant") });
     for (const [method, path] of [
       ["GET", `/v1/webhooks/${mine.id}`],
       ["PATCH", `/v1/webhooks/${mine.id}`],

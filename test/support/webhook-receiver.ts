@@ -3,6 +3,15 @@
 // with src/lib/standard-webhooks.ts).
 import type { Server } from "bun";
 
+import { json, type Instance } from "./harness";
+
+/** Registers a webhook through the API (201 or the test fails here, with the answer). */
+export async function registerWebhook(inst: Instance, body: Record<string, unknown>, token?: string) {
+  const r = await json(inst.api("/v1/webhooks", { method: "POST", json: body, token }));
+  if (r.status !== 201) throw new Error(`create webhook: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.data as { id: string; secret: string; [k: string]: any };
+}
+
 export interface Received {
   path: string;
   headers: Record<string, string>;

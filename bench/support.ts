@@ -1,0 +1,173 @@
+// What the benchmarks share: command-line numbers, percentiles, the machine's load, a lean SMTP
+// client, and MailDev started on loopback ports as the peer.
+import type { Socket } from "bun";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+
+/** `--name N` from the command line, else `def`. */
+export const arg = (name: string, def: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+
+/** The p-th percentile (nearest rank) of the samples. */
+export const pct = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+/** The 1, 5 and 15 minute load averages, for the printed context of a run. */
+export const loadAverage = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+
+export const machineLine = (): string =>
+  `machine: ${availableParallelism()} cores, load average ${loadAverage()} (figures vary with other load on the machine)`;
+
+const enc = new TextEncoder();
+const latin1 = new TextDecoder("latin1");
+
+/**
+ * A lean SMTP client on Bun's native sockets, so that the figures measure the servers, not a
+ * client library: replies counted by code, writes queued under backpressure; `send` may carry
+ * several pipelined commands (RFC 2920) and waits for that many replies.
+ */
+export class SmtpClient {
+  private text = "";
+  private codes: number[] = [];
+  private want = 0;
+  private waiter: ((codes: number[]) => void) | null = null;
+  private out: Uint8Array[] = [];
+  last = "";
+  private constructor(private socket: Socket<undefined>) {}
+
+  static async open(port: number): Promise<SmtpClient> {
+    let conn!: SmtpClient;
+    await Bun.connect({
+      hostname: "127.0.0.1",
+      port,
+      socket: {
+        open(s) {
+          conn = new SmtpClient(s);
+        },
+        data(_s, chunk) {
+          conn.onData(chunk);
+        },
+        drain() {
+          conn.flushOut();
+        },
+        error(_s, e) {
+          console.error("bench client socket error", e);
+        },
+      },
+    });
+    await conn.expect(1);
+    await conn.send(enc.encode("EHLO bench.local\r\n"), 1);
+    return conn;
+  }
+
+  private onData(chunk: Uint8Array): void {
+    this.text += latin1.decode(chunk);
+    let nl: number;
+    while ((nl = this.text.indexOf("\n")) >= 0) {
+      const line = this.text.slice(0, nl + 1);
+      this.text = this.text.slice(nl + 1);
+      if (line.charCodeAt(3) === 45 /* "-" continuation */) continue;
+      this.codes.push(Number(line.slice(0, 3)));
+      this.last = line;
+    }
+    if (this.waiter && this.codes.length >= this.want) {
+      const w = this.waiter;
+      this.waiter = null;
+      w(this.codes.splice(0, this.want));
+    }
+  }
+
+  /** The next n replies. */
+  expect(n: number): Promise<number[]> {
+    if (this.codes.length >= n) return Promise.resolve(this.codes.splice(0, n));
+    this.want = n;
+    return new Promise((r) => (this.waiter = r));
+  }
+
+  private flushOut(): void {
+    while (this.out.length > 0) {
+      const b = this.out[0]!;
+      const n = this.socket.write(b);
+      if (n < b.byteLength) {
+        this.out[0] = b.subarray(Math.max(0, n));
+        return;
+      }
+      this.out.shift();
+    }
+  }
+
+  send(bytes: Uint8Array, replies: number): Promise<number[]> {
+    this.out.push(bytes);
+    if (this.out.length === 1) this.flushOut();
+    return this.expect(replies);
+  }
+
+  /** One message, one command at a time; resolves at its 250. */
+  async deliver(from: string, to: string, body: string): Promise<void> {
+    const codes = await this.send(enc.encode(`MAIL FROM:<${from}>\r\nRCPT TO:<${to}>\r\nDATA\r\n`), 3);
+    if (codes[0] !== 250 || codes[1] !== 250 || codes[2] !== 354) throw new Error(`envelope refused: ${codes} ${this.last}`);
+    const [final] = await this.send(enc.encode(body + ".\r\n"), 1);
+    if (final !== 250) throw new Error(`DATA refused: ${this.last}`);
+  }
+
+  close(): void {
+    this.socket.end("QUIT\r\n");
+  }
+}
+
+/** Resolves once something accepts connections on the port (20 s at most). */
+export async function waitForPort(port: number): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
+      s.end();
+      return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+      await Bun.sleep(100);
+    }
+  }
+}
+
+/** Runs fn against a throw-away MailDev (from node_modules) on a loopback SMTP port. */
+export async function withMaildev<T>(fn: (smtpPort: number) => Promise<T>): Promise<T> {
+  const smtpPort = 20000 + Math.floor(Math.random() * 20000);
+  const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
+  const proc = spawn(
+    "node",
+    [
+      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
+      "--smtp",
+      String(smtpPort),
+      "--ip",
+      "127.0.0.1",
+      "--web",
+      String(smtpPort + 1),
+      "--web-ip",
+      "127.0.0.1",
+      "--mail-directory",
+      dir,
+      "--silent",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  try {
+    await waitForPort(smtpPort);
+    return await fn(smtpPort);
+  } finally {
+    proc.kill("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
