@@ -331,7 +331,6 @@ export class IngestService {
         parse_error: p.parseError,
         received_at: receivedAt,
         expires_at: expiresAt,
-        search_body: p.searchBody,
       });
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
@@ -439,6 +438,5 @@ function unparsed(raw: Uint8Array, e: unknown): ParsedMessage {
     attachments: [],
     logicalSizeBytes: raw.byteLength,
     parseError: String((e as any)?.message ?? e).slice(0, 500),
-    searchBody: "",
   };
 }

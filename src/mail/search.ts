@@ -9,7 +9,9 @@
 //
 // Waiting is event-driven: a waiter listens for message.received of its inbox (or project) from
 // the moment before its first query until it answers, so no arrival slips between a query and
-// the wait; each arrival is checked by id. There is no polling loop.
+// the wait; each arrival is checked by id. There is no polling loop. Every query first awaits
+// storage.searchable(): the index is written just after the commit, and a search must see the
+// mail already acknowledged.
 import type { AppContext } from "../runtime/context";
 import type { MessageSearch, SearchQuery } from "../storage/mail";
 import type { MessageRow } from "./messages";
@@ -122,6 +124,7 @@ export class SearchService {
       order: "newest",
       limit: a.limit + 1,
     };
+    await this.ctx.storage.searchable();
     if (a.wait === undefined && a.min === undefined) return { rows: await this.ctx.storage.messages.search(search) };
     const need = a.min ?? 1;
     const deadline = Date.now() + (a.wait ?? 0) * 1000;
@@ -141,11 +144,15 @@ export class SearchService {
         }
         // New arrivals sit above any cursor: only a first page (no cursor) can gain them.
         const ids = waiter.take().filter((id) => !search.before || id < search.before);
-        if (ids.length) count += (await this.ctx.storage.messages.matching(a.projectId, ids, a.query)).length;
+        if (ids.length) {
+          await this.ctx.storage.searchable();
+          count += (await this.ctx.storage.messages.matching(a.projectId, ids, a.query)).length;
+        }
       }
     } finally {
       waiter.close();
     }
+    await this.ctx.storage.searchable();
     return { rows: await this.ctx.storage.messages.search(search), complete };
   }
 
@@ -165,6 +172,7 @@ export class SearchService {
     const deadline = Date.now() + waitSeconds * 1000;
     const waiter = new Waiter(this.arrivals, `i:${inboxId}`);
     try {
+      await this.ctx.storage.searchable();
       const [first] = await this.ctx.storage.messages.search({
         projectId,
         inboxId,
@@ -181,6 +189,7 @@ export class SearchService {
           if (!(await this.ctx.storage.inboxes.inProject(projectId, inboxId))) return null;
         }
         const ids = waiter.take().filter((id) => baseline === null || id > baseline);
+        await this.ctx.storage.searchable();
         const [hit] = await this.ctx.storage.messages.matching(projectId, ids, query);
         if (hit) return hit;
       }

@@ -211,14 +211,5 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
     attachments,
     logicalSizeBytes,
     parseError,
-    searchBody: searchBodyOf(text, htmlText),
   };
-}
-
-/** The body the search index holds: the text body, plus the HTML body's text when it is not the same words. */
-export function searchBodyOf(text: string | null, htmlText: string | null): string {
-  if (!htmlText) return text ?? "";
-  if (!text) return htmlText;
-  const words = (s: string) => s.replace(/\s+/g, " ").trim();
-  return words(text) === words(htmlText) ? text : `${text}\n${htmlText}`;
 }

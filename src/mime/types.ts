@@ -47,6 +47,4 @@ export interface ParsedMessage {
   /** Decoded size: text + html + attachment bytes (the raw size is the blob's). */
   logicalSizeBytes: number;
   parseError: string | null;
-  /** What the full-text index holds as the body: the text body, and the HTML body as text when it says something else. */
-  searchBody: string;
 }

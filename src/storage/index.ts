@@ -33,6 +33,12 @@ export interface Storage extends Repositories {
   readonly blobs: TransactionalBlobStore;
   /** Runs fn in one transaction; resolves with its result once the commit is durable. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Resolves once every message this node has stored so far is in the full-text index (an engine
+   * may index after the commit). Call it before a search, so a search sees the mail already
+   * acknowledged.
+   */
+  searchable(): Promise<void>;
   close(): Promise<void>;
 }
 

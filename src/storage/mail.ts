@@ -122,11 +122,8 @@ export interface MessageRecord {
   expires_at: string;
 }
 
-/**
- * A message as ingest inserts it (flags start cleared). `search_body` is what the full-text index
- * holds as the message's body (the text body and the HTML body as text); absent: the text body.
- */
-export type NewMessage = Omit<MessageRecord, "read" | "flagged" | "deleted_flag"> & { search_body?: string };
+/** A message as ingest inserts it (flags start cleared). */
+export type NewMessage = Omit<MessageRecord, "read" | "flagged" | "deleted_flag">;
 
 // -- Search (docs/search.md) ------------------------------------------------------------------
 // The AST of a `q` (parsed by src/mail/search-query.ts); the repository evaluates it. Every term

@@ -44,6 +44,7 @@ export const messageWait: StepHandler = async (sc, p) => {
   /** The oldest message after `seen` (matching q when given). */
   const next = async (seen: string): Promise<MessageRow | null> => {
     if (!query) return storage.messages.oldestAfter(inboxId, seen);
+    await storage.searchable();
     const [m] = await storage.messages.search({
       projectId: sc.project.id,
       inboxId,

@@ -27,6 +27,12 @@ export class SqliteConnection {
   private tail: Promise<void> = Promise.resolve();
   private depth = 0;
   readonly wal: WalSyncer;
+  /** Run inside every transaction of ours just before its COMMIT (housekeeping that may ride along). */
+  readonly beforeCommit: Array<() => void> = [];
+  /** Run after every COMMIT of ours, before the flush (wake whoever reads what was committed). */
+  readonly afterCommit: Array<() => void> = [];
+  /** Told the queue seq of each search-index entry a repository writes (search-index.ts). */
+  search: { enqueued(seq: number): void } = { enqueued: () => {} };
 
   constructor(readonly db: Database) {
     this.wal = new WalSyncer(db);
@@ -95,7 +101,9 @@ export class SqliteConnection {
       this.prepare("BEGIN IMMEDIATE").run();
       try {
         out = await fn();
+        for (const hook of this.beforeCommit) hook();
         this.prepare("COMMIT").run();
+        for (const hook of this.afterCommit) hook();
       } catch (e) {
         if (this.db.inTransaction) this.prepare("ROLLBACK").run();
         throw e;

@@ -11,6 +11,7 @@ import { sqliteMailRepositories } from "./mail";
 import { sqliteDomainsRepositories } from "./domains";
 import { sqliteEventsRepositories } from "./events";
 import { sqliteAutomationRepositories } from "./automation";
+import { SearchIndex } from "./search-index";
 
 function repositories(c: SqliteConnection): Repositories {
   return {
@@ -25,6 +26,8 @@ function repositories(c: SqliteConnection): Repositories {
 export function openSqliteStorage(dataDir: string): Storage {
   const sqlite = openDatabase(join(dataDir, "inboxd.db"));
   const c = new SqliteConnection(sqlite);
+  const search = new SearchIndex(c, join(dataDir, "inboxd-search.db"));
+  c.search = search;
   const direct = repositories(c);
   const blobs = new TieredBlobStore(new FsBlobStore(join(dataDir, "blobs")), c);
   const tx: Transaction = {
@@ -37,7 +40,9 @@ export function openSqliteStorage(dataDir: string): Storage {
     ...(outside as unknown as Repositories),
     blobs,
     transaction: (fn) => c.transaction(() => fn(tx)),
+    searchable: () => search.searchable(),
     close: async () => {
+      search.close();
       await c.wal.close();
       sqlite.close();
     },

@@ -361,16 +361,9 @@ class SqliteMessages implements MessageRepository {
       m.received_at,
       m.expires_at,
     )!;
-    // The full-text row (migration 0017); the trigger messages_fts_ad removes it with the message.
-    const people = (json: string) =>
-      (JSON.parse(json) as Array<{ name?: string; email?: string }>).map((a) => `${a.name ?? ""} ${a.email ?? ""}`).join(" ");
-    this.c.run(
-      "INSERT INTO messages_fts (rowid, subject, body, sender, recipients) VALUES (?, ?, ?, ?, ?)",
-      row.rowid,
-      m.subject,
-      m.search_body ?? m.text_body ?? "",
-      `${m.from_name} ${m.from_email}`,
-      `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
+    // Indexed for search after the commit, off this thread (search-index.ts).
+    this.c.search.enqueued(
+      this.c.get<{ seq: number }>("INSERT INTO search_queue (msg_rowid, op) VALUES (?, 1) RETURNING seq", row.rowid)!.seq,
     );
   }
 
@@ -444,8 +437,11 @@ class SqliteMessages implements MessageRepository {
 
   private ftsMatchesAtLeast(expr: string, n: number): boolean {
     return (
-      this.c.get<{ n: number }>("SELECT COUNT(*) AS n FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT ?)", expr, n)!
-        .n >= n
+      this.c.get<{ n: number }>(
+        "SELECT COUNT(*) AS n FROM (SELECT rowid FROM search.messages_fts WHERE messages_fts MATCH ? LIMIT ?)",
+        expr,
+        n,
+      )!.n >= n
     );
   }
 
@@ -575,9 +571,11 @@ function searchWhere(
   const ftsIn = (expr: string, not: boolean) => {
     params.push(expr);
     if (mode === "per-row" || common(expr)) {
-      parts.push(`${not ? "NOT " : ""}EXISTS (SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? AND messages_fts.rowid = m.rowid)`);
+      parts.push(
+        `${not ? "NOT " : ""}EXISTS (SELECT 1 FROM search.messages_fts WHERE messages_fts MATCH ? AND messages_fts.rowid = m.rowid)`,
+      );
     } else {
-      parts.push(`m.rowid ${not ? "NOT IN" : "IN"} (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)`);
+      parts.push(`m.rowid ${not ? "NOT IN" : "IN"} (SELECT rowid FROM search.messages_fts WHERE messages_fts MATCH ?)`);
     }
   };
   if (positive.length) ftsIn(positive.map(fts).join(" AND "), false);

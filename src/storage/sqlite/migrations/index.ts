@@ -12,6 +12,7 @@ import m0014 from "./0014_webhook_concurrency";
 import m0015 from "./0015_inbox_chaos";
 import m0016 from "./0016_catch_all_inbox";
 import m0017 from "./0017_message_search";
+import m0018 from "./0018_search_queue";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -26,4 +27,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 15, name: "inbox_chaos", sql: m0015 },
   { version: 16, name: "catch_all_inbox", sql: m0016 },
   { version: 17, name: "message_search", sql: m0017 },
+  { version: 18, name: "search_queue", sql: m0018 },
 ];

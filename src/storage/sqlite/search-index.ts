@@ -1,0 +1,244 @@
+// The full-text index of messages (docs/search.md), kept off the commit that stores a message
+// (docs/decisions.md, "Search index off the ingest commit"). Tokenizing subject and body inside
+// the ingest transaction cost the main thread a quarter of its ingest throughput; now:
+//
+// - the message's transaction appends its rowid to search_queue (migration 0018; deletions are
+//   queued by a trigger), which costs one small row;
+// - a worker thread (search-worker.ts) owns inboxd-search.db, a database file of its own, so its
+//   writes never take the lock the ingest commits need. It applies the queue in seq order and
+//   records the last seq applied in the same transaction (search_progress), then reports it;
+// - the main connection reads the index through ATTACH (`search.messages_fts`) and prunes the
+//   applied queue rows inside its next transaction;
+// - `searchable()` resolves once the index holds every message this process has queued, so a
+//   search (and a filtered wait judging an arrival) sees the mail already acknowledged. It is
+//   usually one worker turn, about a millisecond after the commit.
+//
+// A missing search database (deleted, or a data directory from before migration 0018) is rebuilt
+// from every message. Should the worker be unavailable, the queue is applied on this thread.
+import type { Database } from "bun:sqlite";
+import { searchBodyOfStored } from "../../mime/search-text";
+import type { SqliteConnection } from "./connection";
+
+/** Queue entries applied per index transaction. */
+const BATCH = 500;
+/** A search never waits longer than this for the index; it then runs on what is indexed. */
+const SETTLE_LIMIT_MS = 5000;
+
+const WORKER_SPEC = import.meta.path.includes("$bunfs")
+  ? "./storage/sqlite/search-worker.ts"
+  : new URL("./search-worker.ts", import.meta.url).href;
+
+/** Creates the index's tables in the search database attached (or opened) as `schema`. */
+export function createSearchSchema(db: Database, schema: string): void {
+  db.exec(`
+    CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.messages_fts USING fts5(
+      subject, body, sender, recipients,
+      content = '', contentless_delete = 1,
+      tokenize = 'unicode61 remove_diacritics 2'
+    );
+    CREATE TABLE IF NOT EXISTS ${schema}.search_progress (id INTEGER PRIMARY KEY CHECK (id = 1), last_seq INTEGER NOT NULL);
+  `);
+}
+
+interface QueueEntry {
+  seq: number;
+  msg_rowid: number;
+  op: number;
+}
+
+interface IndexedFields {
+  subject: string;
+  text_body: string | null;
+  html_body: string | null;
+  from_name: string;
+  from_email: string;
+  envelope_to: string;
+  to_json: string;
+  cc_json: string;
+}
+
+/**
+ * Applies up to BATCH queue entries after seq `after` to the index, in one transaction of the
+ * search database; returns the last seq applied (`after` when the queue held nothing newer).
+ * `mail` and `search` name the two databases as this connection sees them.
+ */
+export function applySearchQueue(db: Database, schemas: { mail: string; search: string }, after: number): number {
+  const { mail, search } = schemas;
+  const entries = db
+    .query(`SELECT seq, msg_rowid, op FROM ${mail}.search_queue WHERE seq > ? ORDER BY seq LIMIT ${BATCH}`)
+    .all(after) as QueueEntry[];
+  if (entries.length === 0) return after;
+  const read = db.query(
+    `SELECT subject, text_body, html_body, from_name, from_email, envelope_to, to_json, cc_json FROM ${mail}.messages WHERE rowid = ?`,
+  );
+  // Read and tokenize outside the write transaction; an entry whose message is gone indexes nothing.
+  const rows = entries.map((e) => {
+    const m = e.op === 1 ? (read.get(e.msg_rowid) as IndexedFields | null) : null;
+    return {
+      rowid: e.msg_rowid,
+      fields: m && [
+        m.subject,
+        searchBodyOfStored(m.text_body, m.html_body),
+        `${m.from_name} ${m.from_email}`,
+        `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
+      ],
+    };
+  });
+  const last = entries[entries.length - 1]!.seq;
+  const drop = db.query(`DELETE FROM ${search}.messages_fts WHERE rowid = ?`);
+  const insert = db.query(`INSERT INTO ${search}.messages_fts (rowid, subject, body, sender, recipients) VALUES (?, ?, ?, ?, ?)`);
+  const progress = db.query(`UPDATE ${search}.search_progress SET last_seq = ? WHERE id = 1`);
+  db.transaction(() => {
+    for (const r of rows) {
+      // Delete first: an index row for a reused rowid (a message lost with an unflushed commit) is replaced.
+      drop.run(r.rowid);
+      if (r.fields) insert.run(r.rowid, ...r.fields);
+    }
+    progress.run(last);
+  })();
+  return last;
+}
+
+function people(json: string): string {
+  try {
+    return (JSON.parse(json) as Array<{ name?: string; email?: string }>).map((a) => `${a.name ?? ""} ${a.email ?? ""}`).join(" ");
+  } catch {
+    return "";
+  }
+}
+
+/** The main thread's side: attaches the index, drives the worker, prunes the queue, answers searchable(). */
+export class SearchIndex {
+  private worker: Worker | null = null;
+  /** The last queue seq the index holds. */
+  private applied: number;
+  /** The highest seq this process queued (or found queued at start). */
+  private queued: number;
+  private woken = 0;
+  private pruned: number;
+  private waiters: Array<{ seq: number; resolve: () => void }> = [];
+  private drainingHere = false;
+  private closed = false;
+
+  constructor(
+    private readonly c: SqliteConnection,
+    private readonly searchFile: string,
+  ) {
+    const db = c.db;
+    db.query("ATTACH DATABASE ? AS search").run(searchFile);
+    db.exec("PRAGMA search.journal_mode = WAL");
+    createSearchSchema(db, "search");
+    let progress = db.query("SELECT last_seq FROM search.search_progress WHERE id = 1").get() as { last_seq: number } | null;
+    if (!progress) {
+      // A new search database: queue every message once more (rebuild), numbered from 1.
+      db.transaction(() => {
+        db.exec("DELETE FROM main.search_queue");
+        db.exec("INSERT INTO main.search_queue (msg_rowid, op) SELECT rowid, 1 FROM main.messages ORDER BY rowid");
+      })();
+      db.exec("INSERT INTO search.search_progress (id, last_seq) VALUES (1, 0)");
+      progress = { last_seq: 0 };
+    }
+    this.applied = progress.last_seq;
+    this.pruned = this.applied;
+    this.queued = (db.query("SELECT COALESCE(MAX(seq), 0) AS s FROM main.search_queue").get() as { s: number }).s;
+    c.beforeCommit.push(() => this.prune());
+    c.afterCommit.push(() => this.wake());
+    this.startWorker();
+    this.wake();
+  }
+
+  /** A message's transaction queued entry `seq` (called by the repository that inserts it). */
+  enqueued(seq: number): void {
+    if (seq > this.queued) this.queued = seq;
+  }
+
+  searchable(): Promise<void> {
+    const target = this.queued;
+    if (this.applied >= target || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const w = { seq: target, resolve };
+      this.waiters.push(w);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((x) => x !== w);
+        resolve();
+      }, SETTLE_LIMIT_MS).unref();
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.worker?.terminate();
+    this.worker = null;
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
+  }
+
+  private startWorker(): void {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SPEC);
+    } catch (e) {
+      console.error("search: index worker unavailable; indexing on the main thread", e);
+      return;
+    }
+    (worker as any).unref?.();
+    const fallBack = (why: unknown) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      if (this.closed) return;
+      console.error("search: index worker failed; indexing on the main thread", why);
+      worker.terminate();
+      this.wake();
+    };
+    worker.onmessage = (e: MessageEvent<{ applied: number }>) => this.advance(e.data.applied);
+    worker.onerror = (e) => fallBack(e);
+    worker.addEventListener("close", () => fallBack("exited"));
+    this.worker = worker;
+    worker.postMessage({ mailFile: this.c.db.filename, searchFile: this.searchFile, after: this.applied });
+  }
+
+  private wake(): void {
+    if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    this.woken = this.queued;
+    if (this.worker) this.worker.postMessage("wake");
+    else if (!this.drainingHere) {
+      this.drainingHere = true;
+      setImmediate(() => void this.drainHere());
+    }
+  }
+
+  /** Without the worker: apply the queue on this connection, between transactions. */
+  private async drainHere(): Promise<void> {
+    try {
+      for (;;) {
+        const next = await this.c.whenIdle(() => applySearchQueue(this.c.db, { mail: "main", search: "search" }, this.applied));
+        if (next === this.applied) break;
+        this.advance(next);
+      }
+    } catch (e) {
+      console.error("search: indexing failed", e);
+    } finally {
+      this.drainingHere = false;
+      this.woken = this.applied;
+    }
+  }
+
+  private advance(applied: number): void {
+    if (applied <= this.applied) return;
+    this.applied = applied;
+    const ready = this.waiters.filter((w) => w.seq <= applied);
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => w.seq > applied);
+    for (const w of ready) w.resolve();
+  }
+
+  /**
+   * Inside a transaction of the main connection: forget the queue entries the index holds, but
+   * the newest one: the next seq is max + 1, which must stay above every seq applied.
+   */
+  private prune(): void {
+    if (this.applied <= this.pruned) return;
+    this.c.run("DELETE FROM search_queue WHERE seq < ?", this.applied);
+    this.pruned = this.applied;
+  }
+}
