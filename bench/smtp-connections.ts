@@ -4,12 +4,14 @@
 //      QUIT → 221, timed per connection (median, p90, p99);
 //   2. one-message-per-connection throughput with 8 concurrent senders.
 // When Postfix's smtp-source and smtp-sink are installed, also `smtp-source -s 8 -m 5000 -l 10240`
-// (a new connection per message, and -d: each of the 8 sessions reused) against inboxd and smtp-sink.
+// (a new connection per message, and -d: each of the 8 sessions reused) against inboxd and smtp-sink,
+// and during each inboxd run, the latency from a probe message's 250 to the answer of a long-poll
+// parked on its inbox (plain, and filtered with q, which waits for the search index).
 //   bun bench/smtp-connections.ts [--sequential N] [--messages N] [--senders S]
 // Figures are printed, never asserted.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { json, startInboxd } from "../test/support/harness";
-import { arg, loadAverage, machineLine, pct, waitForPort, withMaildev } from "./support";
+import { arg, loadAverage, machineLine, pct, SmtpClient, waitForPort, withMaildev } from "./support";
 
 const SEQUENTIAL = arg("sequential", 200);
 const MESSAGES = arg("messages", 2000);
@@ -130,7 +132,7 @@ const reportRate = (who: string, r: { seconds: number; rate: number }) =>
   );
 
 /** `smtp-source` (Postfix) against a port: wall time for its run. */
-function smtpSource(port: number, to: string, disconnect: boolean): { seconds: number; ok: boolean; err: string } {
+async function smtpSource(port: number, to: string, disconnect: boolean): Promise<{ seconds: number; ok: boolean; err: string }> {
   const args = [
     "-s",
     "8",
@@ -146,8 +148,50 @@ function smtpSource(port: number, to: string, disconnect: boolean): { seconds: n
     `127.0.0.1:${port}`,
   ];
   const t0 = performance.now();
-  const r = spawnSync("smtp-source", args, { encoding: "utf8", timeout: 600_000 });
-  return { seconds: (performance.now() - t0) / 1000, ok: r.status === 0, err: (r.stderr || "").trim().split("\n").slice(-3).join(" | ") };
+  const child = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  child.stderr.on("data", (d) => (err += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+  const status = await new Promise<number | null>((r) => child.on("close", r));
+  clearTimeout(timer);
+  return { seconds: (performance.now() - t0) / 1000, ok: status === 0, err: err.trim().split("\n").slice(-3).join(" | ") };
+}
+
+/**
+ * While `running` is pending: one probe message at a time to a probe inbox with a long-poll
+ * parked on it, alternately plain and filtered by a word of the message (`q`, which waits for
+ * the search index); returns the milliseconds from each 250 to the long-poll's answer.
+ */
+async function probeLatency(inst: Awaited<ReturnType<typeof startInboxd>>, running: Promise<unknown>) {
+  const probe = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "probe" } }))).body.data;
+  const sender = await SmtpClient.open(inst.ports.smtp!);
+  let done = false;
+  void running.then(() => (done = true));
+  const plain: number[] = [];
+  const filtered: number[] = [];
+  let token: string | null = null;
+  for (let i = 0; !done; i++) {
+    const word = `probeword${i}`;
+    const q = new URLSearchParams({ wait: "10", view: "summary" });
+    if (i % 2 === 1) q.set("q", word);
+    else if (token) q.set("poll_token", token);
+    let answeredAt = 0;
+    const poll = inst.api(`/v1/inboxes/${probe.id}/messages/latest?${q}`).then(async (r) => {
+      answeredAt = performance.now();
+      return json(r);
+    });
+    await Bun.sleep(2); // let the poll park
+    const body = `From: probe@example.com\r\nTo: <${probe.address}>\r\nSubject: probe ${i}\r\n\r\nthe ${word} probe\r\n`;
+    await sender.deliver("probe@example.com", probe.address, body);
+    const ackAt = performance.now();
+    const r = await poll;
+    if (r.status !== 200) throw new Error(`long-poll answered ${r.status}`);
+    if (i % 2 === 0) token = r.body.meta.poll_token;
+    (i % 2 === 1 ? filtered : plain).push(Math.max(0, answeredAt - ackAt));
+    await Bun.sleep(20);
+  }
+  sender.close();
+  return { plain, filtered };
 }
 
 console.log(machineLine());
@@ -185,17 +229,24 @@ try {
       for (const d of [false, true]) {
         // smtp-source disconnects after every message unless -d ("don't disconnect"); it speaks HELO, one command per round trip.
         const what = `smtp-source -s 8 -m 5000 -l 10240${d ? " -d (8 sessions reused)" : " (a new connection per message)"}`;
-        const a = smtpSource(port, inbox.address, d);
+        const run = smtpSource(port, inbox.address, d);
+        const probes = await probeLatency(inst, run);
+        const a = await run;
         console.log(
           `inboxd    ${what}: ${a.seconds.toFixed(2)} s = ${(5000 / a.seconds).toFixed(0)} messages/s${a.ok ? "" : ` (failed: ${a.err})`}`,
         );
-        const b = smtpSource(sinkPort, "sink@example.com", d);
+        console.log(
+          `inboxd    meanwhile, 250 -> long-poll answer: p50 ${pct(probes.plain, 50).toFixed(2)} ms, p99 ${pct(probes.plain, 99).toFixed(2)} ms (${probes.plain.length} probes); with q (search index): p50 ${pct(probes.filtered, 50).toFixed(2)} ms, p99 ${pct(probes.filtered, 99).toFixed(2)} ms (${probes.filtered.length}); goal p99 < 25 ms`,
+        );
+        const b = await smtpSource(sinkPort, "sink@example.com", d);
         console.log(
           `smtp-sink ${what}: ${b.seconds.toFixed(2)} s = ${(5000 / b.seconds).toFixed(0)} messages/s${b.ok ? "" : ` (failed: ${b.err})`}`,
         );
       }
       const total = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count;
-      console.log(`inboxd inbox holds ${total} messages after smtp-source (expected ${count + 10000})`);
+      console.log(
+        `inboxd inbox holds ${total} messages after smtp-source (expected ${count + 10000}; the probes went to their own inboxes)`,
+      );
     } finally {
       sink.kill("SIGTERM");
     }

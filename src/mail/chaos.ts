@@ -90,20 +90,23 @@ export class ChaosService {
     await this.ctx.storage.inboxChaos.clear(inbox.id);
   }
 
-  /** The reply for RCPT TO this inbox, or null to go on as usual. */
-  async atRcpt(inbox: InboxRow): Promise<ChaosReply | null> {
-    const rules = await this.ctx.storage.inboxChaos.ofInbox(inbox.id);
+  /** The inbox's rules, read once at RCPT and judged again at the end of DATA (atRcpt, atData). */
+  rulesOf(inbox: InboxRow): Promise<ChaosRuleRecord[]> {
+    return this.ctx.storage.inboxChaos.ofInbox(inbox.id);
+  }
+
+  /** The reply for RCPT TO this inbox (given its rules), or null to go on as usual. */
+  atRcpt(inbox: InboxRow, rules: ChaosRuleRecord[]): ChaosReply | null {
     return rules.length === 0 ? null : this.decide(inbox, rules, "rcpt");
   }
 
-  /** The reply for the end of DATA of a message to these inboxes (in envelope order), or null to store it. */
-  async atData(inboxes: InboxRow[]): Promise<ChaosReply | null> {
-    if (inboxes.length === 0) return null;
-    const byInbox = await this.ctx.storage.inboxChaos.ofInboxes(inboxes.map((i) => i.id));
-    if (byInbox.size === 0) return null;
-    for (const inbox of inboxes) {
-      const rules = byInbox.get(inbox.id);
-      const reply = rules ? this.decide(inbox, rules, "data") : null;
+  /**
+   * The reply for the end of DATA of a message to these inboxes (in envelope order, with the
+   * rules read at their RCPT), or null to store it.
+   */
+  atData(recipients: Array<{ inbox: InboxRow; rules: ChaosRuleRecord[] }>): ChaosReply | null {
+    for (const { inbox, rules } of recipients) {
+      const reply = rules.length ? this.decide(inbox, rules, "data") : null;
       if (reply) return reply;
     }
     return null;

@@ -287,8 +287,6 @@ export interface ChaosRuleRecord {
 export interface InboxChaosRepository {
   /** The inbox's rules in evaluation order (empty: no fault injection). */
   ofInbox(inboxId: string): Promise<ChaosRuleRecord[]>;
-  /** The rules of several inboxes, by inbox id; inboxes without rules are absent. */
-  ofInboxes(inboxIds: string[]): Promise<Map<string, ChaosRuleRecord[]>>;
   /** Replaces every rule of the inbox by these, in this order (use inside a transaction). */
   replace(inboxId: string, rules: ChaosRuleRecord[], createdAt: string): Promise<void>;
   /** Removes the inbox's rules; whether there were any. */

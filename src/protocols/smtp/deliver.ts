@@ -5,6 +5,7 @@
 import type { Recipient } from "../../mail/ingest";
 import { InboxGone, QuotaExceeded } from "../../mail/ingest";
 import type { Services } from "../../services";
+import type { ChaosRuleRecord } from "../../storage/mail";
 import type { SmtpSession } from "./session";
 
 interface Outcome {
@@ -13,10 +14,16 @@ interface Outcome {
   delayMs: number;
 }
 
-async function outcome(services: Services, raw: Buffer, from: string | null, recipients: Recipient[]): Promise<Outcome> {
+async function outcome(
+  services: Services,
+  raw: Buffer,
+  from: string | null,
+  recipients: Recipient[],
+  chaos: ChaosRuleRecord[][],
+): Promise<Outcome> {
   try {
     // Fault injection first: a message that gets an injected failure is stored for no one.
-    const injected = await services.chaos.atData(recipients.map((r) => r.inbox));
+    const injected = services.chaos.atData(recipients.map((r, i) => ({ inbox: r.inbox, rules: chaos[i]! })));
     if (injected) return { code: injected.code, text: injected.text, delayMs: injected.delayMs };
     const r = await services.ingest.deliver(raw, from, recipients);
     return { code: 250, text: `2.0.0 stored ${r.messageIds.join(",")}`, delayMs: 0 };
@@ -35,8 +42,8 @@ export async function deliverMessage(s: SmtpSession, raw: Buffer): Promise<void>
   const from = t.from === "" ? null : t.from;
   const services = s.host.services;
   let results: Outcome[];
-  if (!s.lmtp) results = [await outcome(services, raw, from, t.recipients)];
-  else results = await Promise.all(t.recipients.map((r) => outcome(services, raw, from, [r])));
+  if (!s.lmtp) results = [await outcome(services, raw, from, t.recipients, t.chaos)];
+  else results = await Promise.all(t.recipients.map((r, i) => outcome(services, raw, from, [r], [t.chaos[i]!])));
   const delay = Math.max(...results.map((r) => r.delayMs));
   if (delay > 0) await Bun.sleep(delay);
   if (!s.lmtp) s.reply(`${results[0]!.code} ${results[0]!.text}`);

@@ -10,6 +10,7 @@ import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Recipient } from "../../mail/ingest";
 import type { ChaosReply } from "../../mail/chaos";
+import type { ChaosRuleRecord } from "../../storage/mail";
 import { type Body, ChunkCollector, DataDecoder, MAX_COMMAND_LINE, parseCommand, type SmtpCommand } from "./parser";
 import { commands, type SmtpState } from "./commands";
 import { deliverMessage } from "./deliver";
@@ -36,6 +37,8 @@ export interface Transaction {
   recipients: Recipient[];
   /** One per accepted RCPT (LMTP answers each), pointing into recipients. */
   accepted: { address: string; recipient: number }[];
+  /** Each recipient's chaos rules as read at its RCPT (same order as recipients). */
+  chaos: ChaosRuleRecord[][];
 }
 
 const CR = 0x0d;

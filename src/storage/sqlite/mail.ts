@@ -264,22 +264,6 @@ class SqliteInboxChaos implements InboxChaosRepository {
       .map(chaosRule);
   }
 
-  async ofInboxes(inboxIds: string[]) {
-    const out = new Map<string, ChaosRuleRecord[]>();
-    if (inboxIds.length === 0) return out;
-    const rows = this.c.all<ChaosRow>(
-      `SELECT inbox_id, stage, code, message, rate, delay_ms FROM inbox_chaos_rules
-       WHERE inbox_id IN (SELECT value FROM json_each(?)) ORDER BY inbox_id, position`,
-      JSON.stringify(inboxIds),
-    );
-    for (const r of rows) {
-      const list = out.get(r.inbox_id);
-      if (list) list.push(chaosRule(r));
-      else out.set(r.inbox_id, [chaosRule(r)]);
-    }
-    return out;
-  }
-
   async replace(inboxId: string, rules: ChaosRuleRecord[], createdAt: string) {
     this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = ?", inboxId);
     rules.forEach((r, i) =>

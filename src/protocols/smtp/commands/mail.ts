@@ -12,7 +12,7 @@ export default {
     const max = s.host.maxBytes;
     if (c.size !== null && c.size > max) return s.reply(`552 5.3.4 message size exceeds fixed maximum message size ${max}`);
     s.resetTransaction();
-    s.transaction = { from: c.address, body: c.body, recipients: [], accepted: [] };
+    s.transaction = { from: c.address, body: c.body, recipients: [], accepted: [], chaos: [] };
     s.state = "mail";
     s.reply("250 2.1.0 Accepted");
   },

@@ -21,7 +21,8 @@ export default {
       if (!inbox) return s.reply(`550 5.1.1 <${addr}>: no such inbox here`);
       let index = t.recipients.findIndex((r) => r.inbox.id === inbox.id);
       if (index < 0) {
-        const injected = await chaos.atRcpt(inbox);
+        const rules = await chaos.rulesOf(inbox);
+        const injected = chaos.atRcpt(inbox, rules);
         if (injected) return await s.injected(injected);
         const refusal = await ingest.checkRoom(inbox);
         if (refusal) {
@@ -32,6 +33,7 @@ export default {
           );
         }
         index = t.recipients.push({ inbox, address: addr.toLowerCase() }) - 1;
+        t.chaos.push(rules);
       }
       t.accepted.push({ address: addr, recipient: index });
       s.state = "rcpt";
