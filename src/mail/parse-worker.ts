@@ -28,6 +28,10 @@ self.onmessage = async (e: MessageEvent<Job>) => {
   }
 };
 
+// Loaded (mailparser and all): the pattern runner starts its clocks only now, so a cold start is
+// not counted against a pattern's time limit. The parse pool ignores this message (it has no id).
+self.postMessage({ ready: true });
+
 /** Transfer each underlying buffer once (attachments may share one). */
 function unique() {
   const seen = new Set<ArrayBuffer>();
