@@ -364,7 +364,7 @@ function sampleData(type: string, projectId: string, inboxId: string | null): Re
         preview: "Your verification code is 123456",
         text: "Your verification code is 123456\nhttps://example.test/verify?token=abc\n",
         html: '<p>Your verification code is <b>123456</b></p><p><a href="https://example.test/verify?token=abc">Verify</a></p>',
-        links: ["https://example.test/verify?token=abc"],
+        links: [{ url: "https://example.test/verify?token=abc", text: "Verify" }],
         codes: ["123456"],
         attachments: [],
         attachment_count: 0,

@@ -8,7 +8,10 @@ import { projectHeaders } from "../mime/parse";
 import { sanitizeHtml } from "../mime/sanitize";
 import { agentAttachment } from "../mime/attachment-agent";
 import { htmlToText } from "../mime/html-text";
-import { notFound } from "../lib/errors";
+import { readLinks } from "../mime/links";
+import { notFound, validation } from "../lib/errors";
+import { type CompiledPattern, compilePattern, PatternError, patternText } from "../mime/pattern";
+import { PatternRunner } from "./pattern-runner";
 import { randomToken } from "../lib/crypto";
 import type { BusEvent } from "../lib/bus";
 import type { AttachmentRecord, FlagChange, MessageRecord } from "../storage/mail";
@@ -25,7 +28,26 @@ export type { FlagChange };
 export const AGENT_TEXT_MAX = 32_000;
 
 export class MessageService {
+  private readonly patterns = new PatternRunner();
+
   constructor(private readonly ctx: AppContext) {}
+
+  /** A caller's `pattern` checked (422 validation_error with the reason), or null when absent. */
+  patternOf(pattern: string | undefined): CompiledPattern | null {
+    if (pattern === undefined) return null;
+    try {
+      return compilePattern(pattern);
+    } catch (e) {
+      if (e instanceof PatternError)
+        throw validation(`pattern is not a valid regular expression: ${e.reason}`, { field: "pattern", reason: e.reason });
+      throw e;
+    }
+  }
+
+  /** The pattern's matches over subject, text body and HTML-derived text (bounded; time-limited, else 422). */
+  codesMatching(r: MessageRow, pattern: CompiledPattern): Promise<string[]> {
+    return this.patterns.run(pattern, patternText(r.subject, r.text_body, r.html_body));
+  }
 
   /** Newest first; `rows.length` may be limit+1 (toPage trims). The caller has checked the inbox. */
   list(inboxId: string, cursor: string | undefined, limit: number): Promise<MessageRow[]> {
@@ -65,14 +87,21 @@ export class MessageService {
     return rows.map((r) => this.viewWith(r, view, headers, atts.get(r.id) ?? []));
   }
 
-  /** One message in a view (attachments are read for the full and agent views). */
-  async view(r: MessageRow, view: MessageView, headersMode: HeadersMode) {
+  /**
+   * One message in a view (attachments are read for the full and agent views). With a pattern,
+   * `codes` holds the pattern's matches instead of the extracted codes.
+   */
+  async view(r: MessageRow, view: MessageView, headersMode: HeadersMode, pattern: CompiledPattern | null = null) {
+    const codes = pattern ? await this.codesMatching(r, pattern) : null;
     const atts = view === "summary" ? [] : ((await this.attachmentsOf([r.id])).get(r.id) ?? []);
-    return this.viewWith(r, view, headersMode, atts);
+    const shaped = this.viewWith(r, view, headersMode, atts);
+    if (codes) shaped.codes = codes;
+    return shaped;
   }
 
   private viewWith(r: MessageRow, view: MessageView, headersMode: HeadersMode, attachments: AttachmentRow[]) {
-    const links = JSON.parse(r.links) as string[];
+    // [{url, text}]; rows stored before links carried their anchor text read with text "".
+    const links = readLinks(r.links);
     const headerLines = JSON.parse(r.headers) as HeaderLine[];
     const base = {
       id: r.id,

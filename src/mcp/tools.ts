@@ -15,6 +15,23 @@ const SearchQ = z
     'search: words, "phrases", from:, to:, subject:, code:, header:Name=value, has:attachment|code|link, is:read|unread, after:/before:YYYY-MM-DD, larger:/smaller:10k, -negation; terms combine with AND',
   );
 
+/** A caller's own code pattern (GET /v1/messages/{id}?pattern=, docs/parsing.md). */
+const PatternArg = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .describe(
+    "your own regular expression (JavaScript syntax; a leading (?i) ignores case) for the code: its matches (first capture group if any) replace the extracted codes",
+  );
+
+/** Which message a reading tool reads: by id, or the newest of an inbox (matching q when given). */
+const MessageChoice = {
+  message_id: Ulid.optional(),
+  inbox_id: Ulid.optional().describe("used when message_id is omitted: the newest message of this inbox (matching q)"),
+  q: SearchQ,
+};
+
 export interface ToolHost {
   api: ApiCaller;
   /** Sends a message over SMTP to an inbox address (send_test_email). */
@@ -80,6 +97,23 @@ function matches(m: any, f: { subject_contains?: string; from_contains?: string;
 
 export function registerTools(server: McpServer, host: ToolHost): void {
   const { api } = host;
+
+  /** The chosen message in a view: GET /v1/messages/{id}, or the inbox's newest (matching q) without waiting. */
+  const pick = async (
+    a: { message_id?: string; inbox_id?: string; q?: string },
+    query: Record<string, string | number | undefined>,
+  ): Promise<any> => {
+    if (!a.message_id && !a.inbox_id) throw new ToolError(422, { code: "validation_error", message: "give message_id or inbox_id" });
+    if (a.message_id && a.q !== undefined) {
+      throw new ToolError(422, {
+        code: "validation_error",
+        message: "q picks the newest matching message of inbox_id; leave it out when giving message_id",
+      });
+    }
+    return a.message_id
+      ? ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query })).data
+      : ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, q: a.q, ...query } })).data;
+  };
 
   tool(
     server,
@@ -199,25 +233,19 @@ export function registerTools(server: McpServer, host: ToolHost): void {
   tool(
     server,
     "get_message",
-    "Get one message in the agent view: sender-written text is inside an untrusted envelope.",
-    { message_id: Ulid },
-    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "agent" } })).data,
+    "Get one message (by id, or the newest of an inbox matching q) in the agent view: sender-written text is inside an untrusted envelope.",
+    MessageChoice,
+    async (a) => pick(a, { view: "agent" }),
     { readOnlyHint: true },
   );
 
   tool(
     server,
     "get_verification_code",
-    "The verification code(s) found in a message, or in the inbox's newest message.",
-    {
-      message_id: Ulid.optional(),
-      inbox_id: Ulid.optional().describe("used when message_id is omitted: the newest message of this inbox"),
-    },
+    "The verification code(s) found in a message, or in the newest message of an inbox (matching q); pattern: your own regular expression instead of the built-in extraction.",
+    { ...MessageChoice, pattern: PatternArg },
     async (a) => {
-      if (!a.message_id && !a.inbox_id) throw new ToolError(422, { code: "validation_error", message: "give message_id or inbox_id" });
-      const m = a.message_id
-        ? ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "summary" } })).data
-        : ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, view: "summary" } })).data;
+      const m = await pick(a, { view: "summary", pattern: a.pattern });
       return { message_id: m.id, code: m.codes?.[0] ?? null, codes: m.codes ?? [] };
     },
     { readOnlyHint: true },
@@ -226,11 +254,16 @@ export function registerTools(server: McpServer, host: ToolHost): void {
   tool(
     server,
     "get_links",
-    "The distinct links of a message (from its text and HTML bodies), in order.",
-    { message_id: Ulid },
+    "The distinct links of a message (by id, or the newest of an inbox matching q), in order: [{url, text}] with the anchor text, inside an untrusted envelope (the sender wrote both).",
+    MessageChoice,
     async (a) => {
-      const m = ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query: { view: "full" } })).data;
-      return { message_id: m.id, links: m.links ?? [] };
+      const m = await pick(a, { view: "agent" });
+      const u = m.untrusted ?? {};
+      return {
+        message_id: m.id,
+        links_count: m.links_count,
+        untrusted: { provenance: u.provenance, nonce: u.nonce, links: u.links ?? [] },
+      };
     },
     { readOnlyHint: true },
   );

@@ -1,5 +1,6 @@
 // The parsed form of one received message: what parse.ts produces from raw RFC 5322 bytes and
 // what ingest stores. Parsing never throws: a failure leaves parseError set and the rest best-effort.
+import type { Link } from "./links";
 
 export interface Address {
   email: string;
@@ -39,8 +40,8 @@ export interface ParsedMessage {
   headersTruncated: boolean;
   messageId: string | null;
   sentAt: string | null;
-  /** Distinct URLs from the text and HTML bodies, in order of first appearance. */
-  links: string[];
+  /** Distinct URLs from the text and HTML bodies with their anchor text, in order of first appearance. */
+  links: Link[];
   /** Verification codes found, most likely first. */
   codes: string[];
   attachments: ParsedAttachment[];

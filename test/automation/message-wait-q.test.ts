@@ -72,7 +72,7 @@ describe("message.wait q", () => {
     const { run } = await until(inst, r.body.data.id, (x) => TERMINAL.includes(x.status));
     expect(run.status).toBe("succeeded");
     expect(run.steps[0].output.from).toBe("app@shop.test");
-    expect(run.steps[0].output.links).toEqual(["https://shop.test/reset?t=9"]);
+    expect(run.steps[0].output.links).toEqual([{ url: "https://shop.test/reset?t=9", text: "" }]);
   });
 
   test("an existing matching message is found at once; q combines with the other filters", async () => {

@@ -129,7 +129,8 @@ describe("delivery", () => {
     expect(d.text).toContain("481516");
     expect(d.html).toContain("<b>481516</b>");
     expect(d.codes).toContain("481516");
-    expect(d.links).toContain("https://example.com/verify?t=abc");
+    // Links carry their anchor text; the URL from the text body takes the text of the HTML anchor.
+    expect(d.links).toEqual([{ url: "https://example.com/verify?t=abc", text: "Verify" }]);
     expect(d.attachments).toHaveLength(1);
     const a = d.attachments[0];
     expect(a).toMatchObject({ filename: "data.csv", size_bytes: attachment.length });

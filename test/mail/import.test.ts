@@ -290,7 +290,7 @@ describe("compose (JSON)", () => {
     expect(m.text).toContain("660712");
     expect(m.has_html).toBe(true);
     expect((await json(inst.api(`/v1/messages/${m.id}/html`))).body.data.html).toContain("<b>660712</b>");
-    expect(m.links).toEqual(["https://example.com/confirm?x=1"]);
+    expect(m.links).toEqual([{ url: "https://example.com/confirm?x=1", text: "confirm" }]);
     expect(m.envelope).toEqual({ mail_from: "shop@example.com", rcpt_to: [inbox.address] });
     const raw = new TextDecoder().decode(await rawOf(inst, m.id));
     expect(raw).toContain("MIME-Version: 1.0");

@@ -109,7 +109,10 @@ describe("a rich multipart message", () => {
     expect(m.to).toEqual([{ email: inbox.address, name: "" }]);
     expect(m.cc).toEqual([{ email: "copy@example.com", name: "Copy" }]);
     expect(m.text).toContain("482913");
-    expect(m.links).toEqual(["https://example.com/verify?t=1", "https://example.com/help"]);
+    expect(m.links).toEqual([
+      { url: "https://example.com/verify?t=1", text: "verify" },
+      { url: "https://example.com/help", text: "help" },
+    ]);
     expect(m.envelope).toEqual({ mail_from: "bounce@example.com", rcpt_to: [inbox.address] });
     expect(m.parse_error).toBeNull();
     expect(m.attachments.length).toBe(5);

@@ -123,7 +123,8 @@ describe("MCP over Streamable HTTP", () => {
     expect(sent.sent).toBe(true);
     const msg = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 10 } }));
     const links = data(await client.callTool({ name: "get_links", arguments: { message_id: msg.id } }));
-    expect(links.links).toContain("https://example.test/welcome?x=1");
+    expect(links.untrusted.provenance).toBe("third-party-email");
+    expect(links.untrusted.links).toEqual([{ url: "https://example.test/welcome?x=1", text: "" }]);
     await transport.terminateSession();
     await client.close();
   });

@@ -44,7 +44,10 @@ describe("bodies and addresses", () => {
     expect(m.text).toContain("please confirm");
     expect(m.html).toContain("<b>there</b>");
     expect(m.preview).toBe("Hello there, please confirm: https://example.com/confirm?t=abc. Thanks!");
-    expect(m.links).toEqual(["https://example.com/confirm?t=abc", "https://example.com/confirm?t=abc&u=1"]);
+    expect(m.links).toEqual([
+      { url: "https://example.com/confirm?t=abc", text: "" },
+      { url: "https://example.com/confirm?t=abc&u=1", text: "confirm" },
+    ]);
     expect(m.attachments).toEqual([]);
     expect(m.logicalSizeBytes).toBe(Buffer.byteLength(m.text!) + Buffer.byteLength(m.html!));
   });

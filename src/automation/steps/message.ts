@@ -3,6 +3,7 @@
 // (docs/search.md), judged by the same repository query as GET …/messages?q= and the long-poll.
 import type { MessageRecord, SearchQuery } from "../../storage/mail";
 import { parseSearchQuery, SearchSyntaxError } from "../../mail/search-query";
+import { readLinks } from "../../mime/links";
 import { StepError, type StepHandler } from "./types";
 
 const POLL_MS = 2000;
@@ -127,7 +128,7 @@ export const messageWait: StepHandler = async (sc, p) => {
     text: (m.text_body ?? "").slice(0, MAX_TEXT),
     html: (m.html_body ?? "").slice(0, MAX_TEXT),
     codes: JSON.parse(m.codes),
-    links: JSON.parse(m.links),
+    links: readLinks(m.links),
     received_at: m.received_at,
   };
 };
@@ -144,7 +145,7 @@ export const messageExtract: StepHandler = async (sc, p) => {
       value = hit ? (hit[1] ?? hit[0]) : undefined;
     } else value = (JSON.parse(m.codes) as string[])[0];
   } else {
-    const links = JSON.parse(m.links) as string[];
+    const links = readLinks(m.links).map((l) => l.url);
     value = p.pattern !== undefined ? links.find((l) => new RegExp(p.pattern).test(l)) : links[0];
   }
   if (value === undefined) {

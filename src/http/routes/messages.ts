@@ -11,6 +11,7 @@ import type { MessageView } from "../../mail/messages";
 import { MAX_QUERY_LENGTH, searchQueryOf } from "../../mail/search-query";
 import { idempotent } from "../idempotency";
 import { sha256Hex } from "../../storage/blobs";
+import { MAX_PATTERN_LENGTH } from "../../mime/pattern";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({
@@ -35,6 +36,14 @@ const SearchQ = t.Optional(
     maxLength: MAX_QUERY_LENGTH,
     description:
       'search (docs/search.md): words, "phrases", from:, to:, subject:, code:, header:Name=value, has:, is:, after:, before:, larger:, smaller:, -negation',
+  }),
+);
+const PatternQ = t.Optional(
+  t.String({
+    minLength: 1,
+    maxLength: MAX_PATTERN_LENGTH,
+    description:
+      "your own regular expression for codes (JavaScript syntax, Unicode mode; a leading (?i) ignores case): `codes` then holds its matches over subject, text body and HTML-derived text (first 64 KiB), its first capture group if it has one, at most 5, distinct; invalid or running over 250 ms: 422. See docs/parsing.md",
   }),
 );
 /** The list routes' search and wait-for-count parameters. */
@@ -174,6 +183,7 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
         const q = searchQueryOf(query.q);
+        const pattern = s.messages.patternOf(query.pattern);
         await s.inboxes.get(project.id, params.id);
         const baseline = s.latest.baseline(query.after, query.poll_token);
         const stillThere = () => s.messages.inboxExists(project.id, params.id);
@@ -186,7 +196,7 @@ const mod: RouteModule = (ctx, s) =>
           });
         }
         return {
-          data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected"),
+          data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected", pattern),
           meta: { poll_token: encodePollToken(m.id) },
         };
       },
@@ -202,8 +212,12 @@ const mod: RouteModule = (ctx, s) =>
           view: ViewQ("full"),
           headers: HeadersQ,
           q: SearchQ,
+          pattern: PatternQ,
         }),
-        detail: { summary: "Latest message (long poll; see docs/long-poll.md; with q only a matching message counts)", tags },
+        detail: {
+          summary: "Latest message (long poll; see docs/long-poll.md; with q only a matching message counts; pattern replaces codes)",
+          tags,
+        },
       },
     )
     .get(
@@ -211,14 +225,15 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
+        const pattern = s.messages.patternOf(query.pattern);
         const m = await s.messages.get(project.id, params.id);
-        return { data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected") };
+        return { data: await s.messages.view(m, query.view ?? "full", query.headers ?? "projected", pattern) };
       },
       {
         headers: SessionHeader,
         params: IdParams,
-        query: t.Object({ view: ViewQ("full"), headers: HeadersQ }),
-        detail: { summary: "Show a message", tags },
+        query: t.Object({ view: ViewQ("full"), headers: HeadersQ, pattern: PatternQ }),
+        detail: { summary: "Show a message (pattern: your own regular expression replaces codes)", tags },
       },
     )
     .patch(
