@@ -565,7 +565,7 @@ function searchWhere(
       parts.push(`m.rowid ${not ? "NOT IN" : "IN"} (SELECT rowid FROM search.messages_fts WHERE messages_fts MATCH ?)`);
     }
   };
-  const hasPrefix = (t: FtsTerm) => t.prefix || t.kind === "from" || t.kind === "to";
+  const hasPrefix = (t: FtsTerm) => t.kind === "from" || t.kind === "to" || t.prefix;
   const exact = positive.filter((t) => !hasPrefix(t));
   const prefixed = positive.filter(hasPrefix);
   const exactExpr = exact.map(fts).join(" AND ");
