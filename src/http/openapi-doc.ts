@@ -325,6 +325,8 @@ export function completeDocument(doc: any, routes: RouteInfo[]): any {
         if (path.includes("{") || !USER_PLANE.test(path)) responses["404"] = { $ref: "#/components/responses/NotFound" };
         responses["422"] = { $ref: "#/components/responses/ValidationError" };
         responses["429"] = { $ref: "#/components/responses/RateLimited" };
+      } else if (path === "/mcp") {
+        responses["401"] = { $ref: "#/components/responses/Unauthorized" };
       }
       op.responses = responses;
     }
