@@ -8,7 +8,6 @@ import { NullableTs, Ts, ULID_PATTERN } from "./schemas";
 
 const Id = t.String({ pattern: ULID_PATTERN, examples: ["01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"] });
 const NullableString = (description?: string) => t.Union([t.String(), t.Null()], { description });
-const NullableInt = (description?: string) => t.Union([t.Integer(), t.Null()], { description });
 /** An object whose further fields are open (the contract leaves them unspecified). */
 const Open = <P extends Record<string, TSchema>>(props: P, title?: string) => t.Object(props, { additionalProperties: true, title });
 const AnyObject = (description?: string) => t.Record(t.String(), t.Unknown(), { description });

@@ -5,7 +5,7 @@ import { IdParams, Ulid } from "./common";
 import { idempotent } from "../idempotency";
 import { requireScope } from "../../tenancy/auth";
 import * as R from "../resources";
-import { One, Page } from "../resources";
+import { One } from "../resources";
 
 const tags = ["agent-sessions"];
 

@@ -8,7 +8,7 @@ import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { CHAOS_MAX_DELAY_MS, CHAOS_MAX_MESSAGE, CHAOS_MAX_RULES } from "../../mail/chaos";
 import * as R from "../resources";
-import { One, Page } from "../resources";
+import { One } from "../resources";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({

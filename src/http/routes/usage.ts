@@ -3,7 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { requireScope } from "../../tenancy/auth";
 import * as R from "../resources";
-import { One, Page } from "../resources";
+import { One } from "../resources";
 
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(
