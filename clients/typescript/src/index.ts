@@ -2,7 +2,7 @@
 // schema.d.ts, requests through openapi-fetch), plus the helpers tests want: per-test inboxes and
 // waiting for a message, a verification code or a link.
 import createClient, { type Client } from "openapi-fetch";
-import type { components, operations, paths } from "./schema";
+import type { components, operations, paths } from "./schema.js";
 
 export type { components, operations, paths };
 export type Inbox = components["schemas"]["Inbox"];
@@ -204,7 +204,9 @@ export function createInboxd(options: InboxdOptions): Inboxd {
 }
 
 /** Options from INBOXD_URL (default http://127.0.0.1:8025), INBOXD_API_KEY and INBOXD_PROJECT. */
-export function optionsFromEnv(env: Record<string, string | undefined> = process.env): InboxdOptions {
+export function optionsFromEnv(
+  env: Record<string, string | undefined> = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {},
+): InboxdOptions {
   const apiKey = env.INBOXD_API_KEY;
   if (!apiKey) throw new Error("set INBOXD_API_KEY (an inboxd API key) or pass options");
   return { baseUrl: env.INBOXD_URL ?? "http://127.0.0.1:8025", apiKey, project: env.INBOXD_PROJECT };

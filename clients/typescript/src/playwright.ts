@@ -3,7 +3,7 @@
 //   test("sign-up", async ({ page, inbox }) => { …; const code = await inbox.waitForCode({ q: "subject:Welcome" }); });
 // Configure with INBOXD_URL / INBOXD_API_KEY, or `test.use({ inboxdOptions: { baseUrl, apiKey } })`.
 import { test as base } from "@playwright/test";
-import { type CreateInboxBody, Inboxd, type InboxdOptions, inboxFixture, optionsFromEnv, type TestInbox } from "./index";
+import { type CreateInboxBody, Inboxd, type InboxdOptions, inboxFixture, optionsFromEnv, type TestInbox } from "./index.js";
 
 export interface InboxdFixtures {
   inboxdOptions: InboxdOptions | undefined;
