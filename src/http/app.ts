@@ -11,7 +11,7 @@ import { RateLimiter } from "./ratelimit";
 import type { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
 import { routeModules } from "./routes";
-import { docsPage } from "./docs-page";
+import { docsRoutes } from "./docs-page";
 import { completeDocument } from "./openapi-doc";
 
 /** Routes that bind no project (API.md: user-plane). */
@@ -74,7 +74,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
         path: "/openapi-ui",
         specPath: "/openapi-generated.json",
         provider: null,
-        exclude: { paths: ["/docs", "/openapi.json", "/openapi-generated.json"] },
+        exclude: { paths: [/^\/docs/, "/openapi.json", "/openapi-generated.json"] },
         documentation: {
           info: {
             title: "inboxd",
@@ -238,9 +238,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       },
       { detail: { hide: true } },
     )
-    .get("/docs", () => new Response(docsPage(), { headers: { "content-type": "text/html; charset=utf-8" } }), {
-      detail: { hide: true },
-    });
+    .use(docsRoutes());
 
   for (const mod of routeModules) app.use(mod(ctx, services));
 

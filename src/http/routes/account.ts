@@ -6,6 +6,8 @@ import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireOwnerOrAdmin } from "../../tenancy/identity";
 import { idempotent } from "../idempotency";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["account"];
 
@@ -25,6 +27,7 @@ const mod: RouteModule = (ctx, s) => {
   });
   return new Elysia()
     .get("/v1/me", async ({ request }) => ({ data: await s.identity.me(principalOf(request).principal) }), {
+      response: { 200: One(R.Me) },
       detail: { summary: "Current user", tags },
     })
     .get(
@@ -37,7 +40,7 @@ const mod: RouteModule = (ctx, s) => {
         const teamName = rows.length ? await s.identity.teamName(principal.teamId) : "";
         return toPage(rows, limit, (p) => projectView(p, principal.role, teamName));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List the caller's projects", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.Project) }, detail: { summary: "List the caller's projects", tags } },
     )
     .post(
       "/v1/projects",
@@ -50,6 +53,7 @@ const mod: RouteModule = (ctx, s) => {
         }),
       {
         body: t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), slug: t.Optional(t.String({ maxLength: 40 })) }),
+        response: { 201: One(R.Project) },
         detail: { summary: "Create a project (owner or admin)", tags },
       },
     )
@@ -67,6 +71,7 @@ const mod: RouteModule = (ctx, s) => {
           name: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
           settings: t.Optional(t.Record(t.String(), t.Boolean())),
         }),
+        response: { 200: One(R.Project) },
         detail: { summary: "Update a project's name or settings (owner or admin)", tags },
       },
     )
@@ -83,6 +88,7 @@ const mod: RouteModule = (ctx, s) => {
           password: t.String({ minLength: 1, maxLength: 1024 }),
           name: t.Optional(t.String({ maxLength: 100 })),
         }),
+        response: { 201: One(R.DeviceLogin) },
         detail: { summary: "Log in: create a device session (the token is shown once)", tags, security: [] },
       },
     )
@@ -99,7 +105,7 @@ const mod: RouteModule = (ctx, s) => {
           current: d.id === principal.id,
         }));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List the user's device sessions", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.Device) }, detail: { summary: "List the user's device sessions", tags } },
     )
     .delete(
       "/v1/devices/:id",

@@ -4,6 +4,8 @@ import { reqOf } from "../request";
 import { IdParams, Ulid } from "./common";
 import { idempotent } from "../idempotency";
 import { requireScope } from "../../tenancy/auth";
+import * as R from "../resources";
+import { One } from "../resources";
 
 const tags = ["agent-sessions"];
 
@@ -23,6 +25,7 @@ const mod: RouteModule = (ctx, s) =>
             scopes: t.Optional(t.Array(t.String(), { description: "narrow the session further (default: credential ∩ agent)" })),
           }),
         ),
+        response: { 201: One(R.AgentSession) },
         detail: { summary: "Open an MCP agent session (creates a run with trigger_type mcp)", tags },
       },
     )
@@ -33,7 +36,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "runs:write");
         return { data: await s.agentSessions.release(project.id, params.id) };
       },
-      { params: IdParams, detail: { summary: "Release an agent session (idempotent; applies its cleanup ledger)", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.AgentSession) },
+        detail: { summary: "Release an agent session (idempotent; applies its cleanup ledger)", tags },
+      },
     );
 
 export default mod;

@@ -5,6 +5,8 @@ import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["agents"];
 const Permissions = t.Array(t.String(), { description: "scopes of the API-key vocabulary; at most the caller's own" });
@@ -19,7 +21,11 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.agents.list(project.id, query.cursor, limit), limit, (r) => s.agents.view(r));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List agents (the Standard preset always among them)", tags } },
+      {
+        query: t.Object(PageQuery),
+        response: { 200: Page(R.Agent) },
+        detail: { summary: "List agents (the Standard preset always among them)", tags },
+      },
     )
     .post(
       "/v1/agents",
@@ -35,6 +41,7 @@ const mod: RouteModule = (ctx, s) =>
           description: t.Optional(t.String()),
           permissions: Permissions,
         }),
+        response: { 201: One(R.Agent) },
         detail: { summary: "Create an agent", tags },
       },
     )
@@ -45,7 +52,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "agents:read");
         return { data: s.agents.view(await s.agents.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show an agent", tags } },
+      { params: IdParams, response: { 200: One(R.Agent) }, detail: { summary: "Show an agent", tags } },
     )
     .patch(
       "/v1/agents/:id",
@@ -59,6 +66,7 @@ const mod: RouteModule = (ctx, s) =>
         body: t.Optional(
           t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), permissions: t.Optional(Permissions) }),
         ),
+        response: { 200: One(R.Agent) },
         detail: { summary: "Update an agent", tags },
       },
     )

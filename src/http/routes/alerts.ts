@@ -4,6 +4,8 @@ import { reqOf } from "../request";
 import { PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { ALERT_CHANNELS, ALERT_TYPES, view } from "../../events/alerts";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["alerts"];
 
@@ -24,6 +26,7 @@ const mod: RouteModule = (_ctx, s) =>
           channel: t.Optional(t.Union(ALERT_CHANNELS.map((c) => t.Literal(c)))),
           type: t.Optional(t.Union(ALERT_TYPES.map((c) => t.Literal(c)))),
         }),
+        response: { 200: Page(R.Alert, { unread_count: t.Integer() }) },
         detail: {
           summary:
             "List the calling user's alerts in the bound project (device sessions only; an API key gets 403 principal_not_permitted)",
@@ -43,6 +46,7 @@ const mod: RouteModule = (_ctx, s) =>
             ids: t.Optional(t.Array(Ulid(), { maxItems: 1000, description: "omit to mark every unread alert of the project read" })),
           }),
         ),
+        response: { 200: One(R.UnreadCount) },
         detail: { summary: "Mark alerts read; an id that is not the caller's in this project is 422", tags },
       },
     );

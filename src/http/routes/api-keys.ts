@@ -7,6 +7,8 @@ import { requireScope } from "../../tenancy/auth";
 import { apiKeyView } from "../../tenancy/api-keys";
 import { idempotent } from "../idempotency";
 import { NullableTs } from "../schemas";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["api-keys"];
 
@@ -20,7 +22,7 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.apiKeys.list(project.id, query.cursor, limit), limit, (r) => apiKeyView(r));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List API keys", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.ApiKey) }, detail: { summary: "List API keys", tags } },
     )
     .post(
       "/v1/api-keys",
@@ -36,6 +38,7 @@ const mod: RouteModule = (ctx, s) =>
           scopes: t.Optional(t.Array(t.String(), { description: "subset of the caller's scopes; omitted: the caller's own set" })),
           expires_at: t.Optional(NullableTs),
         }),
+        response: { 201: One(R.ApiKey) },
         detail: { summary: "Create an API key (secret shown once)", tags },
       },
     )
@@ -46,7 +49,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "keys:read");
         return { data: apiKeyView(await s.apiKeys.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show an API key", tags } },
+      { params: IdParams, response: { 200: One(R.ApiKey) }, detail: { summary: "Show an API key", tags } },
     )
     .post(
       "/v1/api-keys/:id/revoke",
@@ -55,7 +58,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "keys:write");
         return { data: await s.apiKeys.revoke(project.id, params.id) };
       },
-      { params: IdParams, detail: { summary: "Revoke an API key", tags } },
+      { params: IdParams, response: { 200: One(R.Revoked) }, detail: { summary: "Revoke an API key", tags } },
     )
     .post(
       "/v1/api-keys/:id/rotate",
@@ -64,7 +67,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "keys:write");
         return { data: await s.apiKeys.rotate(principal, project.id, params.id) };
       },
-      { params: IdParams, detail: { summary: "Rotate a key's secret (new secret shown once)", tags } },
+      { params: IdParams, response: { 200: One(R.ApiKey) }, detail: { summary: "Rotate a key's secret (new secret shown once)", tags } },
     );
 
 export default mod;

@@ -3,6 +3,8 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery } from "./common";
 import { toPage, limitOf } from "../pagination";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["approvals"];
 
@@ -22,6 +24,7 @@ const mod: RouteModule = (_ctx, s) =>
       },
       {
         query: t.Object({ ...PageQuery, status: t.Optional(t.String({ description: "pending, approved, rejected or expired" })) }),
+        response: { 200: Page(R.Approval) },
         detail: { summary: "List approvals (device session of a team owner or admin)", tags },
       },
     )
@@ -31,7 +34,11 @@ const mod: RouteModule = (_ctx, s) =>
         const { principal, project } = reqOf(request);
         return { data: await s.approvals.approve(principal, project, params.id) };
       },
-      { params: IdParams, detail: { summary: "Approve a pending approval; the parked run resumes at the same step", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.Approval) },
+        detail: { summary: "Approve a pending approval; the parked run resumes at the same step", tags },
+      },
     )
     .post(
       "/v1/approvals/:id/reject",
@@ -42,6 +49,7 @@ const mod: RouteModule = (_ctx, s) =>
       {
         params: IdParams,
         body: t.Optional(t.Object({ reason: t.Optional(t.Union([t.String(), t.Null()], { description: "at most 500 characters" })) })),
+        response: { 200: One(R.Approval) },
         detail: { summary: "Reject a pending approval; the parked run fails", tags },
       },
     );

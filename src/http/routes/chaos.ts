@@ -7,6 +7,8 @@ import { IdParams } from "./common";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { CHAOS_MAX_DELAY_MS, CHAOS_MAX_MESSAGE, CHAOS_MAX_RULES } from "../../mail/chaos";
+import * as R from "../resources";
+import { One } from "../resources";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({
@@ -38,7 +40,12 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "inboxes:read");
         return { data: await s.chaos.get(project.id, params.id) };
       },
-      { headers: SessionHeader, params: IdParams, detail: { summary: "Show an inbox's fault-injection rules", tags } },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        response: { 200: One(R.ChaosRules) },
+        detail: { summary: "Show an inbox's fault-injection rules", tags },
+      },
     )
     .put(
       "/v1/inboxes/:id/chaos",
@@ -54,6 +61,7 @@ const mod: RouteModule = (ctx, s) =>
         body: t.Object({
           rules: t.Array(Rule, { description: `at most ${CHAOS_MAX_RULES}, tried in order per stage; empty: no fault injection` }),
         }),
+        response: { 200: One(R.ChaosRules) },
         detail: { summary: "Set an inbox's fault-injection rules (replaces them)", tags },
       },
     )

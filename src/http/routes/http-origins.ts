@@ -5,6 +5,8 @@ import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["http-origins"];
 
@@ -18,7 +20,7 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.origins.list(project.id, query.cursor, limit), limit, (r) => s.origins.view(r));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List allowed HTTP origins", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.HttpOrigin) }, detail: { summary: "List allowed HTTP origins", tags } },
     )
     .post(
       "/v1/http-origins",
@@ -33,6 +35,7 @@ const mod: RouteModule = (ctx, s) =>
           origin: t.String({ description: "scheme://host[:port], e.g. https://app.example.com or https://*.example.com" }),
           description: t.Optional(t.Union([t.String(), t.Null()])),
         }),
+        response: { 201: One(R.HttpOrigin) },
         detail: { summary: "Allow an HTTP origin", tags },
       },
     )
@@ -43,7 +46,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "origins:read");
         return { data: s.origins.view(await s.origins.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show an HTTP origin", tags } },
+      { params: IdParams, response: { 200: One(R.HttpOrigin) }, detail: { summary: "Show an HTTP origin", tags } },
     )
     .patch(
       "/v1/http-origins/:id",
@@ -55,6 +58,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         params: IdParams,
         body: t.Object({ description: t.Union([t.String(), t.Null()]) }),
+        response: { 200: One(R.HttpOrigin) },
         detail: { summary: "Update an HTTP origin's description", tags },
       },
     )

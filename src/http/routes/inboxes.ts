@@ -5,6 +5,8 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireDevice, requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["inboxes"];
 const SessionHeader = t.Object({
@@ -35,6 +37,7 @@ const mod: RouteModule = (ctx, s) =>
             watch: t.Optional(t.Boolean({ description: "watch from the calling device (device sessions only)" })),
           }),
         ),
+        response: { 201: One(R.Inbox) },
         detail: { summary: "Create an inbox", tags },
       },
     )
@@ -62,6 +65,7 @@ const mod: RouteModule = (ctx, s) =>
             }),
           ),
         }),
+        response: { 200: Page(R.Inbox) },
         detail: { summary: "List inboxes", tags },
       },
     )
@@ -74,7 +78,7 @@ const mod: RouteModule = (ctx, s) =>
         const watched = (await s.inboxes.watchedBy(principal, [row.id])).has(row.id);
         return { data: s.inboxes.view(row, project, watched, await s.inboxes.teamUsedBytes(project.teamId)) };
       },
-      { headers: SessionHeader, params: IdParams, detail: { summary: "Show an inbox", tags } },
+      { headers: SessionHeader, params: IdParams, response: { 200: One(R.Inbox) }, detail: { summary: "Show an inbox", tags } },
     )
     .patch(
       "/v1/inboxes/:id",
@@ -94,6 +98,7 @@ const mod: RouteModule = (ctx, s) =>
             ttl_seconds: t.Optional(t.Integer({ description: ">= 1; counts from now, clamped to the plan's ceiling" })),
           }),
         ),
+        response: { 200: One(R.Inbox) },
         detail: { summary: "Update an inbox (name and/or ttl_seconds)", tags },
       },
     )
@@ -117,7 +122,12 @@ const mod: RouteModule = (ctx, s) =>
         const v = s.inboxes.view(row, project, false, 0);
         return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
       },
-      { headers: SessionHeader, params: IdParams, detail: { summary: "IMAP/POP3 credentials of an inbox", tags } },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        response: { 200: One(R.InboxCredentials) },
+        detail: { summary: "IMAP/POP3 credentials of an inbox", tags },
+      },
     )
     .post(
       "/v1/inboxes/:id/mark-read",
@@ -132,6 +142,7 @@ const mod: RouteModule = (ctx, s) =>
         headers: SessionHeader,
         params: IdParams,
         body: t.Object({ last_read_ulid: Ulid("every message up to and including this id becomes read") }),
+        response: { 200: One(R.MarkReadResult) },
         detail: { summary: "Mark every message up to an id read", tags },
       },
     )
@@ -144,7 +155,11 @@ const mod: RouteModule = (ctx, s) =>
         await s.inboxes.watch(principal, params.id);
         return { data: { inbox_id: params.id, watched: true } };
       },
-      { params: IdParams, detail: { summary: "Watch an inbox from this device (device sessions only)", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.WatchState) },
+        detail: { summary: "Watch an inbox from this device (device sessions only)", tags },
+      },
     )
     .delete(
       "/v1/inboxes/:id/watch",
@@ -155,7 +170,7 @@ const mod: RouteModule = (ctx, s) =>
         await s.inboxes.unwatch(principal, params.id);
         return { data: { inbox_id: params.id, watched: false } };
       },
-      { params: IdParams, detail: { summary: "Stop watching an inbox from this device", tags } },
+      { params: IdParams, response: { 200: One(R.WatchState) }, detail: { summary: "Stop watching an inbox from this device", tags } },
     );
 
 export default mod;

@@ -12,6 +12,8 @@ import { MAX_QUERY_LENGTH, searchQueryOf } from "../../mail/search-query";
 import { idempotent } from "../idempotency";
 import { sha256Hex } from "../../storage/blobs";
 import { MAX_PATTERN_LENGTH } from "../../mime/pattern";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["messages"];
 const SessionHeader = t.Object({
@@ -103,6 +105,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         headers: SessionHeader,
         params: IdParams,
+        response: { 201: One(R.Message) },
         detail: {
           summary: "Import a message (message/rfc822: stored byte for byte) or compose one (JSON); see docs/import.md",
           tags,
@@ -113,7 +116,6 @@ const mod: RouteModule = (ctx, s) =>
               "application/json": { schema: ComposeBody as any },
             },
           },
-          responses: { 201: { description: "{data: the message, full view}" } },
         } as any,
       },
     )
@@ -136,6 +138,11 @@ const mod: RouteModule = (ctx, s) =>
         headers: SessionHeader,
         params: IdParams,
         query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ, ...ListSearchQ }),
+        response: {
+          200: Page(R.Message, {
+            complete: t.Optional(t.Boolean({ description: "with wait: false when wait ran out before min matches" })),
+          }),
+        },
         detail: { summary: "List messages of an inbox (newest first; q searches, see docs/search.md)", tags },
       },
     )
@@ -156,6 +163,11 @@ const mod: RouteModule = (ctx, s) =>
       {
         headers: SessionHeader,
         query: t.Object({ ...PageQuery, view: ViewQ("summary"), headers: HeadersQ, ...ListSearchQ }),
+        response: {
+          200: Page(R.Message, {
+            complete: t.Optional(t.Boolean({ description: "with wait: false when wait ran out before min matches" })),
+          }),
+        },
         detail: { summary: "List (and search) the messages of every inbox of the project, newest first", tags },
       },
     )
@@ -214,6 +226,7 @@ const mod: RouteModule = (ctx, s) =>
           q: SearchQ,
           pattern: PatternQ,
         }),
+        response: { 200: t.Object({ data: R.Message, meta: R.LatestMeta }) },
         detail: {
           summary: "Latest message (long poll; see docs/long-poll.md; with q only a matching message counts; pattern replaces codes)",
           tags,
@@ -233,6 +246,7 @@ const mod: RouteModule = (ctx, s) =>
         headers: SessionHeader,
         params: IdParams,
         query: t.Object({ view: ViewQ("full"), headers: HeadersQ, pattern: PatternQ }),
+        response: { 200: One(R.Message) },
         detail: { summary: "Show a message (pattern: your own regular expression replaces codes)", tags },
       },
     )
@@ -249,6 +263,7 @@ const mod: RouteModule = (ctx, s) =>
         params: IdParams,
         query: t.Object({ headers: HeadersQ }),
         body: t.Object({ read: t.Boolean({ description: "mark the message read (true) or unread (false)" }) }),
+        response: { 200: One(R.Message) },
         detail: { summary: "Mark one message read or unread", tags },
       },
     )
@@ -282,6 +297,7 @@ const mod: RouteModule = (ctx, s) =>
           ),
           headers: HeadersQ,
         }),
+        response: { 200: One(R.HtmlBody) },
         detail: { summary: "Sanitised HTML body of a message", tags },
       },
     )
@@ -322,7 +338,12 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "messages:read");
         return { data: await s.messages.attachmentAgent(project.id, params.id, params.attachmentId) };
       },
-      { headers: SessionHeader, params: AttParams, detail: { summary: "Attachment for AI agents (untrusted envelope)", tags } },
+      {
+        headers: SessionHeader,
+        params: AttParams,
+        response: { 200: One(R.AgentAttachment) },
+        detail: { summary: "Attachment for AI agents (untrusted envelope)", tags },
+      },
     );
 
 export default mod;

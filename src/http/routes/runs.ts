@@ -7,6 +7,8 @@ import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { validation } from "../../lib/errors";
 import { RUN_STATUSES } from "../../automation/runs";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["runs"];
 
@@ -42,6 +44,7 @@ const mod: RouteModule = (ctx, s) =>
           scenario_id: Ulid("the scenario; its current (latest published) version runs"),
           inputs: t.Optional(t.Record(t.String(), t.Unknown())),
         }),
+        response: { 201: One(R.Run) },
         detail: { summary: "Launch a run of a scenario's current version", tags },
       },
     )
@@ -58,6 +61,7 @@ const mod: RouteModule = (ctx, s) =>
           ...PageQuery,
           status: t.Optional(t.String({ description: `one of ${RUN_STATUSES.join(", ")}; comma-separated for several` })),
         }),
+        response: { 200: Page(R.Run) },
         detail: { summary: "List runs", tags },
       },
     )
@@ -68,7 +72,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "runs:read");
         return { data: s.runs.view(await s.runs.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show a run", tags } },
+      { params: IdParams, response: { 200: One(R.Run) }, detail: { summary: "Show a run", tags } },
     )
     .get(
       "/v1/runs/:id/events",
@@ -78,7 +82,12 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.runs.events(project.id, params.id, query.cursor, limit), limit, (e) => s.runs.eventView(e));
       },
-      { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a run's events (ascending sequence)", tags } },
+      {
+        params: IdParams,
+        query: t.Object(PageQuery),
+        response: { 200: Page(R.RunEvent) },
+        detail: { summary: "List a run's events (ascending sequence)", tags },
+      },
     )
     .post(
       "/v1/runs/:id/cancel",
@@ -87,7 +96,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "runs:write");
         return { data: s.runs.view(await s.runs.cancel(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Request cancellation of a run (409 when already finished)", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.Run) },
+        detail: { summary: "Request cancellation of a run (409 when already finished)", tags },
+      },
     );
 
 export default mod;

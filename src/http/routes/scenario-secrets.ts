@@ -5,6 +5,8 @@ import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["scenario-secrets"];
 
@@ -18,7 +20,11 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.scenarioSecrets.list(project.id, query.cursor, limit), limit, (r) => s.scenarioSecrets.view(r));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List scenario secrets (metadata only)", tags } },
+      {
+        query: t.Object(PageQuery),
+        response: { 200: Page(R.ScenarioSecret) },
+        detail: { summary: "List scenario secrets (metadata only)", tags },
+      },
     )
     .post(
       "/v1/scenario-secrets",
@@ -33,6 +39,7 @@ const mod: RouteModule = (ctx, s) =>
           name: t.String({ description: "letters, digits, _ (1..64); referenced as ${secrets.NAME}" }),
           value: t.String({ description: "the secret; never returned" }),
         }),
+        response: { 201: One(R.ScenarioSecret) },
         detail: { summary: "Create a scenario secret", tags },
       },
     )
@@ -43,7 +50,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "secrets:read");
         return { data: s.scenarioSecrets.view(await s.scenarioSecrets.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show a scenario secret's metadata", tags } },
+      { params: IdParams, response: { 200: One(R.ScenarioSecret) }, detail: { summary: "Show a scenario secret's metadata", tags } },
     )
     .post(
       "/v1/scenario-secrets/:id/rotate",
@@ -52,7 +59,12 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "secrets:write");
         return { data: s.scenarioSecrets.view(await s.scenarioSecrets.rotate(project.id, params.id, body.value)) };
       },
-      { params: IdParams, body: t.Object({ value: t.String() }), detail: { summary: "Rotate a scenario secret (version + 1)", tags } },
+      {
+        params: IdParams,
+        body: t.Object({ value: t.String() }),
+        response: { 200: One(R.ScenarioSecret) },
+        detail: { summary: "Rotate a scenario secret (version + 1)", tags },
+      },
     )
     .delete(
       "/v1/scenario-secrets/:id",

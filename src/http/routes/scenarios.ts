@@ -7,6 +7,8 @@ import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { parseIfMatch } from "../../automation/scenarios";
 import { definitionJsonSchema } from "../../automation/scenario-schema";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["scenarios"];
 const Definition = t.Unknown({ description: "scenario definition (GET /v1/scenarios/schema; docs/scenarios.md)" });
@@ -20,7 +22,10 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "scenarios:read");
         return { data: definitionJsonSchema() };
       },
-      { detail: { summary: "JSON Schema of the scenario definition language", tags } },
+      {
+        response: { 200: t.Object({ data: t.Record(t.String(), t.Unknown(), { description: "JSON Schema of a scenario definition" }) }) },
+        detail: { summary: "JSON Schema of the scenario definition language", tags },
+      },
     )
     .get(
       "/v1/scenarios",
@@ -31,7 +36,7 @@ const mod: RouteModule = (ctx, s) =>
         const page = toPage(await s.scenarios.list(project.id, query.cursor, limit), limit, (r) => r);
         return { ...page, data: await Promise.all(page.data.map((r) => s.scenarios.view(r))) };
       },
-      { query: t.Object(PageQuery), detail: { summary: "List scenarios", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.Scenario) }, detail: { summary: "List scenarios", tags } },
     )
     .post(
       "/v1/scenarios",
@@ -43,6 +48,7 @@ const mod: RouteModule = (ctx, s) =>
         }),
       {
         body: t.Object({ name: t.String(), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) }),
+        response: { 201: One(R.Scenario) },
         detail: { summary: "Create a scenario (draft_revision 1)", tags },
       },
     )
@@ -55,7 +61,7 @@ const mod: RouteModule = (ctx, s) =>
         set.headers.etag = `"${row.draft_revision}"`;
         return { data: await s.scenarios.view(row) };
       },
-      { params: IdParams, detail: { summary: "Show a scenario", tags } },
+      { params: IdParams, response: { 200: One(R.Scenario) }, detail: { summary: "Show a scenario", tags } },
     )
     .patch(
       "/v1/scenarios/:id",
@@ -74,6 +80,7 @@ const mod: RouteModule = (ctx, s) =>
         body: t.Optional(
           t.Object({ name: t.Optional(t.String()), description: t.Optional(t.String()), draft_definition: t.Optional(Definition) }),
         ),
+        response: { 200: One(R.Scenario) },
         detail: { summary: "Update a scenario draft (If-Match: draft_revision)", tags },
       },
     )
@@ -100,6 +107,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         params: IdParams,
         body: t.Optional(t.Object({ definition: t.Optional(t.Unknown({ description: "a definition to check; omitted: the draft" })) })),
+        response: { 200: One(R.ValidationResult) },
         detail: { summary: "Validate a definition (or the draft)", tags },
       },
     )
@@ -112,7 +120,11 @@ const mod: RouteModule = (ctx, s) =>
         set.status = 201;
         return { data: s.scenarios.versionView(v) };
       },
-      { params: IdParams, detail: { summary: "Publish the draft as the next version (422 while invalid)", tags } },
+      {
+        params: IdParams,
+        response: { 201: One(R.ScenarioVersion) },
+        detail: { summary: "Publish the draft as the next version (422 while invalid)", tags },
+      },
     )
     .get(
       "/v1/scenarios/:id/versions",
@@ -122,7 +134,12 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.scenarios.versions(project.id, params.id, query.cursor, limit), limit, (v) => s.scenarios.versionView(v));
       },
-      { params: IdParams, query: t.Object(PageQuery), detail: { summary: "List a scenario's versions", tags } },
+      {
+        params: IdParams,
+        query: t.Object(PageQuery),
+        response: { 200: Page(R.ScenarioVersion) },
+        detail: { summary: "List a scenario's versions", tags },
+      },
     )
     .get(
       "/v1/scenarios/:id/versions/:version",
@@ -133,6 +150,7 @@ const mod: RouteModule = (ctx, s) =>
       },
       {
         params: t.Object({ id: Ulid(), version: t.String({ pattern: "^[1-9][0-9]{0,8}$", description: "integer >= 1" }) }),
+        response: { 200: One(R.ScenarioVersion) },
         detail: { summary: "Show a scenario version by number", tags },
       },
     );

@@ -2,6 +2,8 @@ import { Elysia } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { requireScope } from "../../tenancy/auth";
+import * as R from "../resources";
+import { One } from "../resources";
 
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(
@@ -11,7 +13,7 @@ const mod: RouteModule = (_ctx, s) =>
       requireScope(principal, "usage:read");
       return { data: await s.usage.usage(project) };
     },
-    { detail: { summary: "Show project usage and quotas", tags: ["usage"] } },
+    { response: { 200: One(R.Usage) }, detail: { summary: "Show project usage and quotas", tags: ["usage"] } },
   );
 
 export default mod;

@@ -6,6 +6,8 @@ import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { WEBHOOK_EVENT_TYPES } from "../../events/webhooks";
+import * as R from "../resources";
+import { One, Page } from "../resources";
 
 const tags = ["webhooks"];
 const EventType = t.Union(
@@ -39,6 +41,7 @@ const mod: RouteModule = (ctx, s) =>
           inbox_id: t.Optional(Fields.inbox_id),
           enabled: t.Optional(Fields.enabled),
         }),
+        response: { 201: One(R.Webhook) },
         detail: { summary: "Register a webhook (the signing secret is in this answer only)", tags },
       },
     )
@@ -50,7 +53,7 @@ const mod: RouteModule = (ctx, s) =>
         const limit = limitOf(query);
         return toPage(await s.webhooks.list(project.id, query.cursor, limit), limit, (r) => s.webhooks.view(r));
       },
-      { query: t.Object(PageQuery), detail: { summary: "List webhooks", tags } },
+      { query: t.Object(PageQuery), response: { 200: Page(R.Webhook) }, detail: { summary: "List webhooks", tags } },
     )
     .get(
       "/v1/webhooks/:id",
@@ -59,7 +62,7 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "webhooks:read");
         return { data: s.webhooks.view(await s.webhooks.get(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Show a webhook", tags } },
+      { params: IdParams, response: { 200: One(R.Webhook) }, detail: { summary: "Show a webhook", tags } },
     )
     .patch(
       "/v1/webhooks/:id",
@@ -79,6 +82,7 @@ const mod: RouteModule = (ctx, s) =>
             enabled: t.Optional(Fields.enabled),
           }),
         ),
+        response: { 200: One(R.Webhook) },
         detail: { summary: "Update a webhook", tags },
       },
     )
@@ -101,7 +105,11 @@ const mod: RouteModule = (ctx, s) =>
         const { row, secret } = await s.webhooks.rotateSecret(project.id, params.id);
         return { data: s.webhooks.view(row, secret) };
       },
-      { params: IdParams, detail: { summary: "New signing secret; the previous one also signs for 24 hours", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.Webhook) },
+        detail: { summary: "New signing secret; the previous one also signs for 24 hours", tags },
+      },
     )
     .get(
       "/v1/webhooks/:id/deliveries",
@@ -119,6 +127,7 @@ const mod: RouteModule = (ctx, s) =>
           ...PageQuery,
           status: t.Optional(t.Union([t.Literal("pending"), t.Literal("succeeded"), t.Literal("failed")])),
         }),
+        response: { 200: Page(R.WebhookDelivery) },
         detail: { summary: "Deliveries of a webhook with every try (status, duration, response excerpt)", tags },
       },
     )
@@ -133,6 +142,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         params: IdParams,
         body: t.Optional(t.Object({ event_type: t.Optional(EventType) })),
+        response: { 200: One(R.WebhookDelivery) },
         detail: { summary: "Send a sample event now (one try, logged with the deliveries)", tags },
       },
     )
@@ -146,6 +156,7 @@ const mod: RouteModule = (ctx, s) =>
       },
       {
         params: t.Object({ id: Ulid("webhook id"), deliveryId: Ulid("delivery id") }),
+        response: { 200: One(R.WebhookDelivery) },
         detail: {
           summary: "Try a finished delivery once more, now (same webhook-id, so receivers can de-duplicate); 409 while it is pending",
           tags,
@@ -159,7 +170,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "webhooks:write");
         return { data: s.webhooks.view(await s.webhooks.pause(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Pause deliveries: events keep queueing, nothing is sent until resumed", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.Webhook) },
+        detail: { summary: "Pause deliveries: events keep queueing, nothing is sent until resumed", tags },
+      },
     )
     .post(
       "/v1/webhooks/:id/resume",
@@ -168,7 +183,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "webhooks:write");
         return { data: s.webhooks.view(await s.webhooks.resume(project.id, params.id)) };
       },
-      { params: IdParams, detail: { summary: "Resume deliveries (also closes an open circuit): what queued goes out now", tags } },
+      {
+        params: IdParams,
+        response: { 200: One(R.Webhook) },
+        detail: { summary: "Resume deliveries (also closes an open circuit): what queued goes out now", tags },
+      },
     );
 
 export default mod;
