@@ -22,7 +22,6 @@ import { AgentService } from "../automation/agents";
 import { OriginService } from "../automation/origins";
 import { buildAutomation } from "../automation/build";
 import { buildEventServices, eventExpiryHooks, eventIngestHooks, relayBusEvents } from "../events/build";
-import { Metrics } from "../lib/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
@@ -46,7 +45,7 @@ export function buildServices(ctx: AppContext) {
   );
   relayBusEvents(ctx, events);
   return {
-    metrics: new Metrics(),
+    metrics: ctx.metrics,
     auth,
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),
