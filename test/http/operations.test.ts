@@ -75,7 +75,7 @@ describe("SMTP", () => {
     }
     const id = /stored (\S+)/.exec(info.response)![1]!;
     const l = await line(new RegExp(`INFO\\s+smtp transaction .*ids=${id}`));
-    expect(l).toMatch(/^\d{4}-\d\d-\d\dT\S+Z INFO  smtp transaction /);
+    expect(l).toMatch(/^\d{4}-\d\d-\d\dT\S+Z INFO {2}smtp transaction /);
     expect(l).toContain("from=ops-sender@example.com");
     expect(l).toContain(`to=${inbox.address}`);
     expect(l).toContain("code=250");
