@@ -2,6 +2,7 @@
 // so that each rule lives in exactly one place whatever the channel. This is the only place that
 // wires capabilities together: every service receives its collaborators through its constructor,
 // and producers announce through their typed hooks (ingest, expiry) or the bus.
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import { AuthService } from "../tenancy/auth";
 import { IdentityService } from "../tenancy/identity";
@@ -40,7 +41,7 @@ export function buildServices(ctx: AppContext) {
   const automation = buildAutomation(ctx, { auth, inboxes, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(
       () => undefined,
-      (e) => console.error(`event ${type} failed`, e),
+      (e) => log.error({ err: e }, `event ${type} failed`),
     ),
   );
   relayBusEvents(ctx, events);

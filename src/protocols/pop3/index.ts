@@ -161,7 +161,7 @@ class Connection {
           if (item === "overlong") this.session.lineTooLong();
           else await this.session.handleLine(item);
         } catch (e) {
-          console.error("pop3: command failed", e);
+          log.error({ err: e }, "pop3: command failed");
           if (!this.socket.destroyed) this.socket.write("-ERR [SYS/TEMP] internal error\r\n");
         }
         if (this.queue.length < MAX_QUEUED_LINES / 2 && this.socket.isPaused()) this.socket.resume();

@@ -1,6 +1,7 @@
 // One POP3 conversation (RFC 1939 states AUTHORIZATION → TRANSACTION → UPDATE), independent of
 // sockets: the listener feeds it lines and gives it an Io to answer through. Every error
 // answers -ERR and the session goes on; only QUIT, autologout and a deleted inbox end it.
+import { log } from "../../lib/log";
 import { recordLogin } from "../login-log";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
@@ -273,7 +274,7 @@ export class Pop3Session {
       try {
         removed = await this.drop!.commit(ids(this.deleted), ids(this.retrieved));
       } catch (e) {
-        console.error("pop3: update state failed", e);
+        log.error({ err: e }, "pop3: update state failed");
         this.err("[SYS/TEMP] some deleted messages were not removed");
         return this.end();
       }
