@@ -8,7 +8,7 @@ const USAGE = `usage:
   inboxd serve                      run HTTP, SMTP, IMAP and POP3 listeners (configured by INBOXD_* variables)
   inboxd user add --email E --password P --role owner|admin|member [--team NAME] [--name N]
   inboxd mcp --url URL --key KEY    stdio MCP server forwarding to a running inboxd
-  inboxd health                     exit 0 when the local HTTP listener answers /healthz (for container health checks)
+  inboxd health                     exit 0 when the local HTTP listener answers /readyz with 200 (container health checks)
   inboxd version`;
 
 async function main(argv: string[]): Promise<number> {
@@ -57,7 +57,7 @@ async function main(argv: string[]): Promise<number> {
   if (cmd === "health") {
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     try {
-      const r = await fetch(`http://${host}:${config.httpPort}/healthz`, { signal: AbortSignal.timeout(2000) });
+      const r = await fetch(`http://${host}:${config.httpPort}/readyz`, { signal: AbortSignal.timeout(2000) });
       return r.ok ? 0 : 1;
     } catch {
       return 1;

@@ -1,5 +1,6 @@
 // Builds the event capability (event log + stream, webhooks and their dispatcher, alerts) and
 // attaches it to the producers: ingest (message stored, quota refused) and the expiry sweep.
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
 import { EventLog } from "./event-stream";
@@ -61,17 +62,17 @@ export function eventIngestHooks(s: EventServices) {
       await s.alerts.onMessageStored(m, tx);
     },
     quotaRefused: (r: QuotaRefusal): void => {
-      s.alerts.onQuotaRefused(r).catch((e) => console.error("quotaRefused hook failed", e));
+      s.alerts.onQuotaRefused(r).catch((e) => log.error({ err: e }, "quotaRefused hook failed"));
     },
   };
 }
 
 /** Live-view changes that producers only announce on the bus, logged so SSE clients can resume. */
 export function relayBusEvents(ctx: AppContext, s: EventServices): void {
-  const log = (e: unknown) => console.error("event log append failed", e);
+  const failed = (e: unknown) => log.error({ err: e }, "event log append failed");
   ctx.bus.subscribe((e) => {
-    if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId }).catch(log);
+    if (e.type === "run.changed") s.events.emit(e.projectId, "run.changed", { run_id: e.runId }).catch(failed);
     else if (e.type === "inbox.deleted")
-      s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId }).catch(log);
+      s.events.emit(e.projectId, "inbox.deleted", { inbox_id: e.inboxId }, { inboxId: e.inboxId }).catch(failed);
   });
 }

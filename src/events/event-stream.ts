@@ -2,6 +2,7 @@
 // every capability announces something (message.received, inbox.expiring, run.finished, alerts …):
 // it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
 // webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
 import type { StoredEvent } from "../storage/events";
@@ -199,7 +200,7 @@ export class EventLog {
               }
             } catch (e) {
               // The database went away under us (shutdown); the client reconnects with Last-Event-ID.
-              if (!closed) console.error("event stream stopped", e);
+              if (!closed) log.error({ err: e }, "event stream stopped");
               stop();
             }
             try {

@@ -16,6 +16,7 @@
 // hangs costs the pump nothing while open, and ingest only ever writes rows.
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
+import { hostOf, log } from "../lib/log";
 import { nowIso } from "../lib/time";
 import { signedHeaders } from "../lib/standard-webhooks";
 import type { Repositories } from "../storage";
@@ -121,7 +122,7 @@ export class WebhookDispatcher {
           await this.pumpOnce();
         } catch (e) {
           // Only when the database is gone (shutdown) or broken; the sweep tries again later.
-          console.error("webhook dispatch pump failed", e);
+          log.error({ err: e }, "webhook dispatch pump failed");
         }
       } while (this.pumpAgain && !this.stopped);
     })().finally(() => {
@@ -272,10 +273,40 @@ export class WebhookDispatcher {
     const attempt = d.attempts + 1;
     const done = ok || attempt >= d.max_attempts;
     const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
+    this.report(d, wh.url, attempt, status, error, duration, done, nextAt);
     await new Promise<void>((resolve) => {
       this.outcomes.push({ d, o: { attempt, usedOrigin, ok, done, nextAt, status, error, excerpt, startedIso, duration }, resolve });
       if (this.outcomes.length === 1) setImmediate(() => void this.flushOutcomes());
     });
+  }
+
+  /** One log line and the series per try: the endpoint by host only (a path or query may carry a token). */
+  private report(
+    d: DeliveryRow,
+    url: string,
+    attempt: number,
+    status: number | null,
+    error: string | null,
+    ms: number,
+    done: boolean,
+    nextAt: number,
+  ): void {
+    const ok = status !== null && status >= 200 && status < 300;
+    const result = ok ? "success" : status !== null ? "failure" : "error";
+    this.ctx.metrics.webhookAttempts.inc({ result });
+    this.ctx.metrics.webhookDuration.observe(ms / 1000);
+    const fields = {
+      webhook: d.webhook_id,
+      delivery: d.id,
+      host: hostOf(url),
+      attempt,
+      status,
+      ms,
+      result,
+      ...(ok ? {} : { error: error?.split(":")[0], next: done ? "none" : new Date(nextAt).toISOString() }),
+    };
+    if (ok) log.info(fields, "webhook attempt");
+    else log.warn(fields, "webhook attempt");
   }
 
   /**
@@ -300,11 +331,11 @@ export class WebhookDispatcher {
         try {
           await this.origins.recordUse(u.projectId, u.url);
         } catch (e) {
-          console.error("webhook origin last_used_at not recorded", e); // never costs the outcomes
+          log.error({ err: e }, "webhook origin last_used_at not recorded"); // never costs the outcomes
         }
       }
     } catch (e) {
-      console.error("webhook delivery outcomes not recorded", e);
+      log.error({ err: e }, "webhook delivery outcomes not recorded");
     }
     for (const b of batch) b.resolve();
   }

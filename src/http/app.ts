@@ -1,6 +1,6 @@
 // The HTTP application: the conventions every route shares (request id, error envelope, rate
 // limits, authentication and project binding, metrics, 404/405), then the route modules.
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
@@ -10,6 +10,7 @@ import { initRequest, stateOf } from "./request";
 import { RateLimiter } from "./ratelimit";
 import type { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
+import { log } from "../lib/log";
 import { routeModules } from "./routes";
 import { docsRoutes } from "./docs-page";
 import { completeDocument } from "./openapi-doc";
@@ -40,10 +41,47 @@ const isPublic = (method: string, path: string) => method === "POST" && path ===
 export interface HttpApp {
   app: Elysia<any, any, any, any, any, any, any>;
   metrics: Metrics;
+  /** Called by the server once every listener is up: /readyz may then answer 200. */
+  markReady(): void;
+}
+
+/** /healthz and /readyz: a status word, and per check "ok" or what failed. */
+const Probe = t.Object(
+  {
+    status: t.Union([t.Literal("ok"), t.Literal("unavailable")]),
+    checks: t.Record(t.String(), t.String(), { description: 'per check: "ok" or why it failed' }),
+  },
+  { examples: [{ status: "ok", checks: { database: "ok", listeners: "ok" } }] },
+);
+/** A check answers within this, or counts as failed (a database stuck behind a lock, say). */
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function probe(name: string, run: () => Promise<unknown>): Promise<[string, string]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      run(),
+      new Promise(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS)),
+      ),
+    ]);
+    return [name, "ok"];
+  } catch (e) {
+    log.warn({ check: name, err: e }, "health check failed");
+    return [name, String((e as Error)?.message ?? e).slice(0, 200)];
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
   const metrics = services.metrics;
+  let ready = false;
+  const probeAnswer = (checks: [string, string][], set: { status?: unknown }) => {
+    const ok = checks.every(([, v]) => v === "ok");
+    set.status = ok ? 200 : 503;
+    return { status: ok ? ("ok" as const) : ("unavailable" as const), checks: Object.fromEntries(checks) };
+  };
   const limiter = new RateLimiter(ctx.config.rateLimitRps, ctx.config.rateLimitBurst);
   let knownRoutes: { re: RegExp; method: string }[] = [];
   let openapiDoc: Promise<string> | null = null;
@@ -165,11 +203,15 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       const s = stateOf(request);
       if (!s) return;
       const status = s.errorStatus ?? (typeof set.status === "number" ? set.status : 200);
-      metrics.observe(request.method, route || "unmatched", status, (performance.now() - s.startedAt) / 1000);
+      const ms = performance.now() - s.startedAt;
+      metrics.observe(request.method, route || "unmatched", status, ms / 1000);
+      // The path only: a query may carry a credential (EventSource's access_token).
+      if (log.isLevelEnabled("debug"))
+        log.debug({ method: request.method, path, status, ms: Math.round(ms), request_id: s.id }, "http request");
       if (s.agentSession) {
         void services.agentSessions
           .recordCall(s.agentSession, { method: request.method, route: route || path, path, status, request_id: s.id })
-          .catch((e) => console.error("recording an agent-session call failed", e));
+          .catch((e) => log.error({ err: e }, "recording an agent-session call failed"));
       }
     })
     .onError({ as: "global" }, ({ code, error, request, path }) => {
@@ -217,14 +259,41 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
               status,
             );
           }
-          console.error("unhandled error", request.method, path, error);
+          log.error({ err: error, method: request.method, path, request_id: stateOf(request)?.id }, "unhandled error");
           return envelope(request, new DomainError("internal", "internal", "internal error; see the server log for the request id"));
         }
       }
     })
-    .get("/healthz", () => ({ status: "ok" }), { detail: { summary: "Liveness", tags: ["operations"], security: [] } })
-    .get("/metrics", () => new Response(metrics.render(), { headers: { "content-type": "text/plain; version=0.0.4" } }), {
-      detail: { summary: "Prometheus metrics", tags: ["operations"], security: [] },
+    .get("/healthz", async ({ set }) => probeAnswer([await probe("database", () => ctx.storage.check(false))], set), {
+      response: { 200: Probe, 503: Probe },
+      detail: {
+        summary: "Liveness: the process answers and its database answers a read (503 otherwise)",
+        tags: ["operations"],
+        security: [],
+      },
+    })
+    .get(
+      "/readyz",
+      async ({ set }) =>
+        probeAnswer(
+          [
+            ["listeners", ready ? "ok" : "starting"],
+            ready ? await probe("database", () => ctx.storage.check(true)) : ["database", "not checked yet"],
+          ],
+          set,
+        ),
+      {
+        response: { 200: Probe, 503: Probe },
+        detail: {
+          summary: "Readiness: 503 until every listener is up and the database takes writes, then 200",
+          tags: ["operations"],
+          security: [],
+        },
+      },
+    )
+    .get("/metrics", async () => new Response(await metrics.render(), { headers: { "content-type": metrics.contentType } }), {
+      response: { 200: t.String({ description: "Prometheus text exposition format 0.0.4" }) },
+      detail: { summary: "Prometheus metrics (docs/operations.md lists the series)", tags: ["operations"], security: [] },
     })
     .get(
       "/openapi.json",
@@ -255,7 +324,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     ),
   }));
 
-  return { app, metrics };
+  return { app, metrics, markReady: () => void (ready = true) };
 }
 
 function validationErrors(v: any): { path: string; message: string }[] {

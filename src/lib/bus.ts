@@ -1,6 +1,7 @@
 // In-process event bus: wake-ups for long-polls, IMAP IDLE, SSE and webhook dispatch.
 // Only a wake-up travels here; the durable fact is always in the database. A multi-node
 // deployment swaps this for PostgreSQL LISTEN/NOTIFY or similar behind the same interface.
+import { log } from "./log";
 
 export type BusEvent =
   | { type: "message.received"; projectId: string; inboxId: string; messageId: string }
@@ -26,7 +27,7 @@ export class LocalBus implements EventBus {
       try {
         fn(e);
       } catch (err) {
-        console.error("bus listener failed", err);
+        log.error({ err: err }, "bus listener failed");
       }
     }
   }

@@ -1,69 +1,137 @@
-// Prometheus text exposition: request counts by route and status, latency histograms by route.
-const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// Prometheus series (prom-client), one registry per server. Channels count what they see (HTTP
+// requests, SMTP transactions, IMAP/POP3 log-ins, webhook attempts); figures that live elsewhere
+// (pending webhook deliveries, messages stored, database size, long-poll waiters) are read at scrape
+// time through the sources the server registers. The full list is in docs/operations.md.
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
-interface Hist {
-  counts: number[];
-  sum: number;
-  count: number;
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** SMTP delivery (end of data → reply) and webhook tries: a few ms on a quiet disk, up to the timeouts. */
+const IO_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** What the scrape reads from storage and services. A source that throws leaves its series out of that scrape. */
+export interface MetricSources {
+  storage?: () => Promise<{ messages: number; databaseBytes: number; webhookPending: number }>;
+  longPollWaiters?: () => number;
 }
+
+export type LoginResult = "ok" | "failed";
+export type WebhookResult = "success" | "failure" | "error";
 
 export class Metrics {
-  private requests = new Map<string, number>();
-  private latency = new Map<string, Hist>();
-  private gauges = new Map<string, () => number>();
-  private counters = new Map<string, number>();
+  readonly registry = new Registry();
+  private sources: MetricSources = {};
+
+  private readonly httpRequests = this.counter("inboxd_http_requests_total", "HTTP requests by route and status.", [
+    "method",
+    "route",
+    "status",
+  ]);
+  private readonly httpDuration = new Histogram({
+    name: "inboxd_http_request_duration_seconds",
+    help: "HTTP request latency by route.",
+    labelNames: ["method", "route"],
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Connections accepted, by protocol (smtp, lmtp, imap, pop3). */
+  readonly connections = this.counter("inboxd_connections_total", "Mail protocol connections accepted, by protocol.", ["proto"]);
+  /**
+   * SMTP/LMTP transactions (one per DATA/BDAT end, or per refused MAIL/RCPT), by result: accepted
+   * (250), refused (5xx) or deferred (4xx).
+   */
+  readonly smtpTransactions = this.counter("inboxd_smtp_transactions_total", "SMTP transactions by result (accepted, refused, deferred).", [
+    "result",
+  ]);
+  readonly smtpRefusals = this.counter("inboxd_smtp_refusals_total", "Refused MAIL and RCPT commands, by stage and reply code.", [
+    "stage",
+    "code",
+  ]);
+  readonly smtpBytes = this.counter("inboxd_smtp_received_bytes_total", "Bytes of message data accepted over SMTP/LMTP.", []);
+  readonly smtpDeliveryDuration = new Histogram({
+    name: "inboxd_smtp_delivery_duration_seconds",
+    help: "From the end of DATA to the reply (parse, store, commit).",
+    buckets: IO_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly logins = this.counter("inboxd_logins_total", "IMAP and POP3 log-ins by protocol and result (ok, failed).", ["proto", "result"]);
+  readonly webhookAttempts = this.counter(
+    "inboxd_webhook_attempts_total",
+    "Webhook delivery tries by result: success (2xx), failure (other status), error (no answer).",
+    ["result"],
+  );
+  readonly webhookDuration = new Histogram({
+    name: "inboxd_webhook_attempt_duration_seconds",
+    help: "Duration of one webhook delivery try.",
+    buckets: IO_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: "inboxd_" });
+    const sources = () => this.sources;
+    let snapshot: Promise<{ messages: number; databaseBytes: number; webhookPending: number } | null> | null = null;
+    // One storage read per scrape feeds three gauges.
+    const storage = () =>
+      (snapshot ??= (sources().storage?.() ?? Promise.resolve(null))
+        .catch(() => null)
+        .finally(() => setTimeout(() => (snapshot = null), 0)));
+    const fromStorage = (
+      name: string,
+      help: string,
+      pick: (s: { messages: number; databaseBytes: number; webhookPending: number }) => number,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          const s = await storage();
+          if (s) this.set(pick(s));
+        },
+      });
+    fromStorage("inboxd_messages_stored", "Messages stored, all inboxes.", (s) => s.messages);
+    fromStorage("inboxd_database_size_bytes", "Size of the database (pages in use times page size).", (s) => s.databaseBytes);
+    fromStorage(
+      "inboxd_webhook_deliveries_pending",
+      "Webhook deliveries waiting in the outbox (due or backing off).",
+      (s) => s.webhookPending,
+    );
+    new Gauge({
+      name: "inboxd_long_poll_waiters",
+      help: "Requests parked in a long poll (latest message, waits on a search).",
+      registers: [this.registry],
+      collect() {
+        const read = sources().longPollWaiters;
+        if (read) this.set(read());
+      },
+    });
+  }
+
+  /** Called by the server once storage and services exist. */
+  setSources(sources: MetricSources): void {
+    this.sources = sources;
+  }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method}\u0000${route}\u0000${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const lk = `${method}\u0000${route}`;
-    let h = this.latency.get(lk);
-    if (!h) {
-      h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-      this.latency.set(lk, h);
-    }
-    h.sum += seconds;
-    h.count++;
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) h.counts[i]!++;
+    this.httpRequests.inc({ method, route, status: String(status) });
+    this.httpDuration.observe({ method, route }, seconds);
   }
 
-  /** A named counter (e.g. inboxd_smtp_messages_accepted_total). */
-  inc(name: string, by = 1): void {
-    this.counters.set(name, (this.counters.get(name) ?? 0) + by);
+  /** An SMTP/LMTP transaction's outcome by its reply code. */
+  smtpResult(code: number): void {
+    this.smtpTransactions.inc({ result: code < 400 ? "accepted" : code < 500 ? "deferred" : "refused" });
   }
 
-  gauge(name: string, read: () => number): void {
-    this.gauges.set(name, read);
+  render(): Promise<string> {
+    return this.registry.metrics();
   }
 
-  render(): string {
-    const out: string[] = [];
-    out.push("# HELP inboxd_http_requests_total HTTP requests by route and status.");
-    out.push("# TYPE inboxd_http_requests_total counter");
-    for (const [k, v] of this.requests) {
-      const [m, r, s] = k.split("\u0000");
-      out.push(`inboxd_http_requests_total{method="${m}",route="${esc(r!)}",status="${s}"} ${v}`);
-    }
-    out.push("# HELP inboxd_http_request_duration_seconds HTTP request latency by route.");
-    out.push("# TYPE inboxd_http_request_duration_seconds histogram");
-    for (const [k, h] of this.latency) {
-      const [m, r] = k.split("\u0000");
-      const labels = `method="${m}",route="${esc(r!)}"`;
-      BUCKETS.forEach((b, i) => out.push(`inboxd_http_request_duration_seconds_bucket{${labels},le="${b}"} ${h.counts[i]}`));
-      out.push(`inboxd_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
-      out.push(`inboxd_http_request_duration_seconds_sum{${labels}} ${h.sum}`);
-      out.push(`inboxd_http_request_duration_seconds_count{${labels}} ${h.count}`);
-    }
-    for (const [name, v] of this.counters) {
-      out.push(`# TYPE ${name} counter`, `${name} ${v}`);
-    }
-    for (const [name, read] of this.gauges) {
-      out.push(`# TYPE ${name} gauge`, `${name} ${read()}`);
-    }
-    return out.join("\n") + "\n";
+  get contentType(): string {
+    return this.registry.contentType;
   }
-}
 
-function esc(s: string): string {
-  return s.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
+  private counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
 }

@@ -4,6 +4,7 @@
 // on timestamps in the database, so a sweep after downtime catches up, and two workers sweeping
 // together only race to delete the same rows (deletes are idempotent; the alert claim is one
 // conditional update).
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { ExpiredInbox } from "../storage/mail";
 import type { InboxRow } from "./inboxes";
@@ -72,6 +73,6 @@ async function announce(name: string, hook: () => Promise<void>): Promise<void> 
   try {
     await hook();
   } catch (e) {
-    console.error(`${name} hook failed`, e);
+    log.error({ err: e }, `${name} hook failed`);
   }
 }

@@ -8,6 +8,7 @@
 // is durable (the engine shares one flush among the transactions committed meanwhile), so the
 // event loop never waits on the disk. Each delivery sits in its own savepoint, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { ParsedMessage } from "../mime/types";
 import { ParsePool } from "./parse-pool";
@@ -401,7 +402,7 @@ export class IngestService {
       try {
         hook(refusal);
       } catch (e) {
-        console.error("quotaRefused hook failed", e);
+        log.error({ err: e }, "quotaRefused hook failed");
       }
     }
   }

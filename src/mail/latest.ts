@@ -28,6 +28,7 @@ export function decodePollToken(token: string): string {
 
 export class LatestService {
   private waiters = new Map<string, Set<() => void>>();
+  private parked = 0;
 
   constructor(
     ctx: AppContext,
@@ -43,6 +44,11 @@ export class LatestService {
     if (!set) return;
     this.waiters.delete(inboxId);
     for (const fn of set) fn();
+  }
+
+  /** Requests in a long poll now (for /metrics). */
+  waiting(): number {
+    return this.parked;
   }
 
   /** Effective baseline: the later of `after` and the poll_token's message (null = none). */
@@ -63,6 +69,21 @@ export class LatestService {
     signal?: AbortSignal,
   ): Promise<MessageRow | null> {
     const deadline = Date.now() + waitSeconds * 1000;
+    this.parked++;
+    try {
+      return await this.waitLoop(inboxId, baseline, deadline, stillThere, signal);
+    } finally {
+      this.parked--;
+    }
+  }
+
+  private async waitLoop(
+    inboxId: string,
+    baseline: string | null,
+    deadline: number,
+    stillThere: () => Promise<boolean> | boolean,
+    signal?: AbortSignal,
+  ): Promise<MessageRow | null> {
     for (;;) {
       // Register before querying: a commit that lands while the query runs wakes this waiter
       // (bus events are published after the commit), so none slips between the two.

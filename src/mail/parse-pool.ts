@@ -6,6 +6,7 @@
 // thread. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
 // worker that fails to start or dies falls back to the same in-thread parse, so parsing never
 // loses a message.
+import { log } from "../lib/log";
 import type { ParsedMessage } from "../mime/types";
 import { parseMessage } from "../mime/parse";
 
@@ -42,7 +43,7 @@ export class ParsePool {
     try {
       worker = new Worker(WORKER_SPEC);
     } catch (e) {
-      console.error("parse pool: worker unavailable, parsing in the main thread", e);
+      log.error({ err: e }, "parse pool: worker unavailable, parsing in the main thread");
       return;
     }
     // Parsing must not keep the process alive on its own.
@@ -60,7 +61,7 @@ export class ParsePool {
       for (const p of slot.pending.values()) parseMessage(p.raw).then(p.resolve, p.reject);
       slot.pending.clear();
       if (!this.closed) {
-        console.error("parse pool: worker failed; replacing it", why);
+        log.error({ err: why }, "parse pool: worker failed; replacing it");
         setTimeout(() => !this.closed && this.slots.length < this.size && this.spawn(), 1000);
       }
     };

@@ -6,6 +6,7 @@
 // handed to a worker that has said it is ready (loading the worker takes ~100 ms and is not the
 // pattern's fault). Where no worker can start (or three in a row die before being ready), the
 // match runs in this thread, bounded only by the 64 KB of text.
+import { log } from "../lib/log";
 import { validation } from "../lib/errors";
 import { type CompiledPattern, matchPattern } from "../mime/pattern";
 
@@ -67,7 +68,7 @@ export class PatternRunner {
       const failed = () => {
         if (this.worker !== w) return; // already replaced (terminate() also ends in "close")
         if (!this.ready && ++this.failedStarts >= 3) {
-          console.error("pattern runner: the worker keeps failing to start; patterns run in the main thread");
+          log.warn("pattern runner: the worker keeps failing to start; patterns run in the main thread");
           this.unavailable = true;
         }
         this.replace(new Error("pattern worker failed"));
@@ -80,7 +81,7 @@ export class PatternRunner {
       this.worker = w;
       return true;
     } catch (e) {
-      console.error("pattern runner: no worker thread, patterns run in the main thread", e);
+      log.error({ err: e }, "pattern runner: no worker thread, patterns run in the main thread");
       this.unavailable = true;
       return false;
     }

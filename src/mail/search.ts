@@ -21,6 +21,8 @@ type Arrival = { messageId: string } | { gone: true };
 /** Wake-ups by scope: "i:<inbox id>" and "p:<project id>" hear message.received (and inbox.deleted). */
 class Arrivals {
   private listeners = new Map<string, Set<(a: Arrival) => void>>();
+  /** Listeners registered now: one per request waiting on a search (the long-poll gauge). */
+  size = 0;
 
   constructor(ctx: AppContext) {
     ctx.bus.subscribe((e) => {
@@ -41,7 +43,9 @@ class Arrivals {
     const set = this.listeners.get(key) ?? new Set();
     set.add(fn);
     this.listeners.set(key, set);
+    this.size++;
     return () => {
+      this.size--;
       set.delete(fn);
       if (set.size === 0) this.listeners.delete(key);
     };
@@ -108,6 +112,11 @@ export class SearchService {
 
   constructor(private readonly ctx: AppContext) {
     this.arrivals = new Arrivals(ctx);
+  }
+
+  /** Requests waiting on a search now (for /metrics). */
+  waiting(): number {
+    return this.arrivals.size;
   }
 
   /**

@@ -2,6 +2,7 @@
 // A bad value stops start-up with one line naming the variable.
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
+import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
 
 export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
@@ -73,6 +74,9 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Comment line sent on idle SSE streams so proxies and clients keep them open. */
   sseHeartbeatMs: number;
+  /** Operational log: least level written, and text (one readable line per event) or json (docs/operations.md). */
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {}
@@ -222,5 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookEndpointConcurrency: int(env, "INBOXD_WEBHOOK_ENDPOINT_CONCURRENCY", 8, 1, 1_000),
     webhookMaxAttempts: int(env, "INBOXD_WEBHOOK_MAX_ATTEMPTS", 10, 1, 50),
     sseHeartbeatMs: int(env, "INBOXD_SSE_HEARTBEAT_MS", 15_000, 10, 3_600_000),
+    logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", LOG_LEVELS),
+    logFormat: oneOf(env, "INBOXD_LOG_FORMAT", "text", ["text", "json"] as const),
   };
 }

@@ -3,6 +3,7 @@ import type { Config } from "./config";
 import type { Storage } from "../storage";
 import type { EventBus } from "../lib/bus";
 import type { Sealer } from "../lib/crypto";
+import type { Metrics } from "../lib/metrics";
 
 export interface TlsMaterial {
   cert: string;
@@ -15,6 +16,8 @@ export interface AppContext {
   bus: EventBus;
   sealer: Sealer;
   tls: TlsMaterial;
+  /** The Prometheus series every channel counts into (lib/metrics.ts, served at /metrics). */
+  metrics: Metrics;
   /** Identifies this process when claiming jobs (several workers may share the database). */
   workerId: string;
   /** Ports actually bound (port 0 resolves at listen time); filled in by the server. */

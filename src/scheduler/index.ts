@@ -1,6 +1,7 @@
 // Periodic jobs inside the binary (expiry, retention, webhook retries, run recovery …). Each job is
 // written to be safe when several workers run it against one database: it claims rows with a
 // single UPDATE … WHERE claimed_until < now, or its effect is idempotent (deleting what has expired).
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
 
@@ -34,7 +35,7 @@ export class Scheduler {
         try {
           await job.run(this.ctx, this.s);
         } catch (e) {
-          console.error(`job ${job.name} failed`, e);
+          log.error({ err: e }, `job ${job.name} failed`);
         }
       })();
       this.running.add(p);

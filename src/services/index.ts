@@ -2,6 +2,7 @@
 // so that each rule lives in exactly one place whatever the channel. This is the only place that
 // wires capabilities together: every service receives its collaborators through its constructor,
 // and producers announce through their typed hooks (ingest, expiry) or the bus.
+import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import { AuthService } from "../tenancy/auth";
 import { IdentityService } from "../tenancy/identity";
@@ -22,7 +23,6 @@ import { AgentService } from "../automation/agents";
 import { OriginService } from "../automation/origins";
 import { buildAutomation } from "../automation/build";
 import { buildEventServices, eventExpiryHooks, eventIngestHooks, relayBusEvents } from "../events/build";
-import { Metrics } from "../lib/metrics";
 
 export function buildServices(ctx: AppContext) {
   const auth = new AuthService(ctx);
@@ -41,12 +41,12 @@ export function buildServices(ctx: AppContext) {
   const automation = buildAutomation(ctx, { auth, inboxes, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(
       () => undefined,
-      (e) => console.error(`event ${type} failed`, e),
+      (e) => log.error({ err: e }, `event ${type} failed`),
     ),
   );
   relayBusEvents(ctx, events);
   return {
-    metrics: new Metrics(),
+    metrics: ctx.metrics,
     auth,
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),

@@ -29,6 +29,15 @@ export interface Transaction extends Repositories {
   putInlineBlob(key: string, bytes: Uint8Array): Promise<void>;
 }
 
+export interface StorageStats {
+  /** Messages stored, all inboxes. */
+  messages: number;
+  /** Bytes of the database file (SQLite: page count times page size; the WAL and search index left out). */
+  databaseBytes: number;
+  /** Webhook deliveries waiting in the outbox. */
+  webhookPending: number;
+}
+
 export interface Storage extends Repositories {
   readonly blobs: TransactionalBlobStore;
   /** Runs fn in one transaction; resolves with its result once the commit is durable. */
@@ -39,6 +48,13 @@ export interface Storage extends Repositories {
    * acknowledged.
    */
   searchable(): Promise<void>;
+  /**
+   * Operations (/healthz, /readyz): resolves when the database answers a read, and with write also
+   * when it grants the write lock (a write transaction opens and commits); rejects otherwise.
+   */
+  check(write: boolean): Promise<void>;
+  /** Figures for /metrics, read at scrape time. */
+  stats(): Promise<StorageStats>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,7 @@
 // The IMAP listeners: implicit TLS on INBOXD_IMAP_PORT, and optionally a plain port offering
 // STARTTLS (INBOXD_IMAP_PLAIN_PORT, off by default). Both share one connection budget (in
 // total and per inbox) and one sweeper that says BYE to sessions idle beyond the timeout.
+import { log } from "../../lib/log";
 import net, { type Server, type Socket } from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
@@ -36,7 +37,7 @@ function listen(server: Server, port: number, host: string): Promise<number> {
     server.listen(port, host, () => {
       server.off("error", reject);
       // Later errors (EMFILE under a connection flood, say) are logged; the listener stays up.
-      server.on("error", (e) => console.error("imap listener error", e));
+      server.on("error", (e) => log.error({ err: e }, "imap listener error"));
       resolve((server.address() as net.AddressInfo).port);
     });
   });
@@ -67,6 +68,7 @@ function accept(ctx: AppContext, services: Services, sh: Shared, socket: Socket,
     },
     onClose: (s) => sh.sessions.delete(s),
   };
+  ctx.metrics.connections.inc({ proto: "imap" });
   const s = new Session(socket, host);
   sh.sessions.add(s);
   s.greet();

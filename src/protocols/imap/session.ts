@@ -2,6 +2,7 @@
 // commands queue), checks each against the session state, and writes responses with
 // back-pressure. Bus events for the logged-in inbox mark the view stale; it is refreshed before
 // the next tagged reply, or at once while the client IDLEs.
+import { log } from "../../lib/log";
 import type { Socket } from "node:net";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
@@ -101,7 +102,7 @@ export class Session {
     try {
       frames = this.framer.push(chunk);
     } catch (e) {
-      console.error("imap framer failed", e);
+      log.error({ err: e }, "imap framer failed");
       this.close();
       return;
     }
@@ -148,7 +149,7 @@ export class Session {
       }
     } catch (e) {
       // Whatever went wrong (a database error while refreshing, say) ends this session, never the server.
-      console.error("imap session failed", e);
+      log.error({ err: e }, "imap session failed");
       void this.end("* BYE Internal error");
     } finally {
       this.running = false;
@@ -174,7 +175,7 @@ export class Session {
       } catch (e) {
         if (e instanceof ParseError) reply = `BAD ${e.message}`;
         else {
-          console.error(`imap ${cmd.name} failed`, e);
+          log.error({ err: e }, `imap ${cmd.name} failed`);
           reply = "NO [SERVERBUG] Internal error";
         }
       }
@@ -324,7 +325,7 @@ export class Session {
         this.pushUpdates(true).then(
           () => void this.flush(),
           (err) => {
-            console.error("imap idle refresh failed", err);
+            log.error({ err: err }, "imap idle refresh failed");
             void this.end("* BYE Internal error");
           },
         );
@@ -348,7 +349,7 @@ export class Session {
   close(graceful = false): void {
     if (this.closed) return;
     this.closed = true;
-    this.runAfterReply().catch((e) => console.error("imap deferred work failed", e));
+    this.runAfterReply().catch((e) => log.error({ err: e }, "imap deferred work failed"));
     this.state = "logout";
     this.unsubscribe?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);

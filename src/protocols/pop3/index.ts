@@ -2,6 +2,7 @@
 // INBOXD_POP3_PLAIN_PORT is set, a plain port offering STLS. This file owns sockets only:
 // framing lines, pipelining order, back-pressure, idle timeout and connection bounds. What
 // the lines mean is session.ts.
+import { log } from "../../lib/log";
 import net from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
@@ -75,6 +76,7 @@ class Connection {
         setTimeout(() => s.destroy(), 5000).unref();
       },
     };
+    ctx.metrics.connections.inc({ proto: "pop3" });
     this.session = new Pop3Session(ctx, services, sh.slots, io);
     this.attach(socket);
   }
@@ -130,7 +132,7 @@ class Connection {
     if (this.queue.length >= MAX_QUEUED_LINES) this.socket.pause();
     this.pump().catch((e) => {
       // Never an unhandled rejection: one broken connection must not take the server down.
-      console.error("pop3: connection failed", e);
+      log.error({ err: e }, "pop3 connection failed");
       this.socket.destroy();
     });
   }
@@ -159,7 +161,7 @@ class Connection {
           if (item === "overlong") this.session.lineTooLong();
           else await this.session.handleLine(item);
         } catch (e) {
-          console.error("pop3: command failed", e);
+          log.error({ err: e }, "pop3: command failed");
           if (!this.socket.destroyed) this.socket.write("-ERR [SYS/TEMP] internal error\r\n");
         }
         if (this.queue.length < MAX_QUEUED_LINES / 2 && this.socket.isPaused()) this.socket.resume();

@@ -1,6 +1,8 @@
 // One POP3 conversation (RFC 1939 states AUTHORIZATION → TRANSACTION → UPDATE), independent of
 // sockets: the listener feeds it lines and gives it an Io to answer through. Every error
 // answers -ERR and the session goes on; only QUIT, autologout and a deleted inbox end it.
+import { log } from "../../lib/log";
+import { recordLogin } from "../login-log";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import { decodeSaslPlain, parseCommand, type Pop3Command } from "./parser";
@@ -230,11 +232,19 @@ export class Pop3Session {
   private async login(user: string, password: string): Promise<void> {
     const access = this.services.mailAccess;
     if (access.isThrottled(this.io.ip)) {
+      recordLogin(this.ctx, "pop3", this.io.ip, user, "throttled");
       return this.err("[SYS/TEMP] too many failed log-ins from your address; try again later");
     }
     const inbox = await access.login(user, password, this.io.ip);
-    if (!inbox) return this.err("[AUTH] invalid user name or password");
-    if (!this.slots.acquire(inbox.id)) return this.err("[IN-USE] too many open sessions on this inbox");
+    if (!inbox) {
+      recordLogin(this.ctx, "pop3", this.io.ip, user, "invalid");
+      return this.err("[AUTH] invalid user name or password");
+    }
+    if (!this.slots.acquire(inbox.id)) {
+      recordLogin(this.ctx, "pop3", this.io.ip, user, "busy");
+      return this.err("[IN-USE] too many open sessions on this inbox");
+    }
+    recordLogin(this.ctx, "pop3", this.io.ip, user, "ok");
     let drop: Maildrop;
     try {
       drop = await Maildrop.open(this.ctx, this.services, inbox);
@@ -264,7 +274,7 @@ export class Pop3Session {
       try {
         removed = await this.drop!.commit(ids(this.deleted), ids(this.retrieved));
       } catch (e) {
-        console.error("pop3: update state failed", e);
+        log.error({ err: e }, "pop3: update state failed");
         this.err("[SYS/TEMP] some deleted messages were not removed");
         return this.end();
       }

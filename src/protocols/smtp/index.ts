@@ -13,6 +13,7 @@
 //   an inbox's fault-injection rule  its code and text at RCPT or at the end of DATA, after its
 //                                    delay; nothing stored (mail/chaos.ts, docs/chaos.md)
 import net from "node:net";
+import { log } from "../../lib/log";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
@@ -63,6 +64,7 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
       socket.end(`421 4.7.0 ${config.publicHost} Error: too many connections; try again later\r\n`);
       return;
     }
+    ctx.metrics.connections.inc({ proto: lmtp ? "lmtp" : "smtp" });
     const s = new SmtpSession(socket, host);
     sh.sessions.add(s);
     mine.add(s);
@@ -73,7 +75,7 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
     server.listen(port, config.host, () => {
       server.off("error", reject);
       // Later errors (EMFILE under a connection flood, say) are logged; the listener stays up.
-      server.on("error", (e) => console.error(`${lmtp ? "lmtp" : "smtp"}: listener error`, e));
+      server.on("error", (e) => log.error({ err: e }, `${lmtp ? "lmtp" : "smtp"} listener error`));
       resolve();
     });
   });

@@ -4,6 +4,7 @@
 // run in order, and the replies produced meanwhile leave in one write, when the input runs dry
 // (or before the session waits for the client: a 334 challenge, STARTTLS). The greeting goes out
 // as soon as the connection is accepted.
+import { log } from "../../lib/log";
 import type { Socket } from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
@@ -111,6 +112,24 @@ export class SmtpSession {
 
   replyLines(code: number, lines: string[]): void {
     lines.forEach((l, i) => this.reply(`${code}${i < lines.length - 1 ? "-" : " "}${l}`));
+  }
+
+  /**
+   * A refused MAIL or RCPT: one log line and one count (the transaction may go on with other
+   * recipients, so it is not a transaction's outcome).
+   */
+  refused(stage: "mail" | "rcpt", code: number, address: string): void {
+    this.host.ctx.metrics.smtpRefusals.inc({ stage, code: String(code) });
+    log.info(
+      {
+        proto: this.lmtp ? "lmtp" : "smtp",
+        client: this.ip,
+        from: stage === "mail" ? address : this.transaction?.from,
+        ...(stage === "rcpt" ? { to: address } : {}),
+        code,
+      },
+      `${this.lmtp ? "lmtp" : "smtp"} ${stage === "mail" ? "sender" : "recipient"} refused`,
+    );
   }
 
   /** An injected failure (docs/chaos.md), after the rule's delay; 421 also closes the connection. */
@@ -263,7 +282,7 @@ export class SmtpSession {
       }
     } catch (e) {
       // One broken connection never takes the server down.
-      console.error("smtp: session failed", e);
+      log.error({ err: e, client: this.ip }, "smtp session failed");
       this.reply("421 4.3.0 internal error; closing the connection");
       this.close();
     } finally {

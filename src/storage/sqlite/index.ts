@@ -41,6 +41,17 @@ export function openSqliteStorage(dataDir: string): Storage {
     blobs,
     transaction: (fn) => c.transaction(() => fn(tx)),
     searchable: () => search.searchable(),
+    check: async (write) => {
+      if (write) await c.transaction(async () => undefined);
+      else await c.whenIdle(() => c.get("SELECT 1"));
+    },
+    stats: () =>
+      c.whenIdle(() => ({
+        messages: c.get<{ n: number }>("SELECT COUNT(*) AS n FROM messages")!.n,
+        databaseBytes:
+          c.get<{ page_count: number }>("PRAGMA page_count")!.page_count * c.get<{ page_size: number }>("PRAGMA page_size")!.page_size,
+        webhookPending: c.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
+      })),
     close: async () => {
       search.close();
       await c.wal.close();

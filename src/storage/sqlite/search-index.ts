@@ -15,6 +15,7 @@
 //
 // A missing search database (deleted, or a data directory from before migration 0018) is rebuilt
 // from every message. Should the worker be unavailable, the queue is applied on this thread.
+import { log } from "../../lib/log";
 import type { Database } from "bun:sqlite";
 import { searchBodyOfStored } from "../../mime/search-text";
 import type { SqliteConnection } from "./connection";
@@ -178,7 +179,7 @@ export class SearchIndex {
     try {
       worker = new Worker(WORKER_SPEC);
     } catch (e) {
-      console.error("search: index worker unavailable; indexing on the main thread", e);
+      log.error({ err: e }, "search: index worker unavailable; indexing on the main thread");
       return;
     }
     (worker as any).unref?.();
@@ -186,7 +187,7 @@ export class SearchIndex {
       if (this.worker !== worker) return;
       this.worker = null;
       if (this.closed) return;
-      console.error("search: index worker failed; indexing on the main thread", why);
+      log.error({ err: why }, "search: index worker failed; indexing on the main thread");
       worker.terminate();
       this.wake();
     };
@@ -216,7 +217,7 @@ export class SearchIndex {
         this.advance(next);
       }
     } catch (e) {
-      console.error("search: indexing failed", e);
+      log.error({ err: e }, "search: indexing failed");
     } finally {
       this.drainingHere = false;
       this.woken = this.applied;

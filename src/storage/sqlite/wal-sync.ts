@@ -13,6 +13,7 @@
 // connection runs PASSIVE checkpoints (every 30 ms while the WAL grows, backing off to 1 s when
 // idle: small copies keep each device flush short); the main connection keeps an
 // automatic checkpoint only as a bound (WAL_BOUND_PAGES), which then has little left to copy.
+import { log } from "../../lib/log";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Database } from "bun:sqlite";
 
@@ -48,14 +49,14 @@ export class WalSyncer {
     try {
       worker = new Worker(CHECKPOINT_WORKER);
     } catch (e) {
-      console.error("wal: checkpoint worker unavailable; the writer checkpoints itself", e);
+      log.error({ err: e }, "wal: checkpoint worker unavailable; the writer checkpoints itself");
       return;
     }
     (worker as any).unref?.();
     const fallBack = (why: unknown) => {
       if (this.checkpointer !== worker) return;
       this.checkpointer = null;
-      console.error("wal: checkpoint worker failed; the writer checkpoints itself", why);
+      log.error({ err: why }, "wal: checkpoint worker failed; the writer checkpoints itself");
       try {
         sqlite.exec(`PRAGMA wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT}`);
       } catch {

@@ -8,9 +8,15 @@ export default {
   outOfOrder: "503 5.5.1 Error: nested MAIL command",
   run(s, c) {
     if (c.verb !== "MAIL") return;
-    if (s.host.authRequired && s.user === null) return s.reply("530 5.7.0 Authentication required");
+    if (s.host.authRequired && s.user === null) {
+      s.refused("mail", 530, c.address);
+      return s.reply("530 5.7.0 Authentication required");
+    }
     const max = s.host.maxBytes;
-    if (c.size !== null && c.size > max) return s.reply(`552 5.3.4 message size exceeds fixed maximum message size ${max}`);
+    if (c.size !== null && c.size > max) {
+      s.refused("mail", 552, c.address);
+      return s.reply(`552 5.3.4 message size exceeds fixed maximum message size ${max}`);
+    }
     s.resetTransaction();
     s.transaction = { from: c.address, body: c.body, recipients: [], accepted: [], chaos: [] };
     s.state = "mail";

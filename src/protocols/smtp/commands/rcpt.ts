@@ -1,6 +1,7 @@
 // RCPT TO (RFC 5321 §4.1.1.3): the address must lead to a live inbox (mail/ingest resolveRecipient:
 // exact address, +tag, a domain's catch-all, the instance's catch-all), then the inbox's chaos
 // rules at RCPT (docs/chaos.md), then room in its quota. The same inbox twice gets one copy.
+import { log } from "../../../lib/log";
 import type { CommandDef } from "./types";
 
 /** Recipients per transaction (RFC 5321 §4.5.3.1.8 asks for at least 100). */
@@ -18,14 +19,21 @@ export default {
     const { ingest, chaos } = s.host.services;
     try {
       const inbox = await ingest.resolveRecipient(addr);
-      if (!inbox) return s.reply(`550 5.1.1 <${addr}>: no such inbox here`);
+      if (!inbox) {
+        s.refused("rcpt", 550, addr);
+        return s.reply(`550 5.1.1 <${addr}>: no such inbox here`);
+      }
       let index = t.recipients.findIndex((r) => r.inbox.id === inbox.id);
       if (index < 0) {
         const rules = await chaos.rulesOf(inbox);
         const injected = chaos.atRcpt(inbox, rules);
-        if (injected) return await s.injected(injected);
+        if (injected) {
+          s.refused("rcpt", injected.code, addr);
+          return await s.injected(injected);
+        }
         const refusal = await ingest.checkRoom(inbox);
         if (refusal) {
+          s.refused("rcpt", 452, addr);
           return s.reply(
             refusal.kind === "inbox"
               ? `452 4.2.2 <${addr}>: mailbox full (inbox storage quota reached)`
@@ -39,7 +47,8 @@ export default {
       s.state = "rcpt";
       s.reply("250 2.1.5 Accepted");
     } catch (e) {
-      console.error("smtp: recipient lookup failed", e);
+      log.error({ err: e, to: addr }, "smtp recipient lookup failed");
+      s.refused("rcpt", 451, addr);
       s.reply("451 4.3.0 temporary failure looking up the recipient; try again");
     }
   },

@@ -1,0 +1,75 @@
+// The operational log: one line per event, with a level, on stdout (pino).
+//
+// INBOXD_LOG_FORMAT=text (the default, on a TTY or not: `docker logs` and CI logs are read by people)
+// writes `2026-01-02T03:04:05.678Z INFO  smtp transaction from=a@b to=c@d size=312 code=250 …`;
+// json writes pino's records ({"level":30,"time":…,"msg":"smtp transaction",…}) for a log collector.
+// Secrets never reach a line: callers log no passwords, keys or tokens, and the fields below are
+// censored anyway should one slip into a record.
+import pino, { type Logger } from "pino";
+
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error" | "fatal" | "silent";
+export const LOG_LEVELS: readonly LogLevel[] = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+export type LogFormat = "text" | "json";
+
+/** Field names whose values are never written, at any depth we log (one level of nesting). */
+const SECRET_FIELDS = ["password", "pass", "secret", "token", "authorization", "api_key", "apiKey", "key"];
+const REDACT = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`)];
+
+const LEVEL_NAMES: Record<number, string> = { 10: "TRACE", 20: "DEBUG", 30: "INFO", 40: "WARN", 50: "ERROR", 60: "FATAL" };
+
+/** A value as it stands in a text line: bare when it has no blank, quote or `=`, JSON-quoted otherwise; a list comma-separated. */
+function textValue(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v) && v.every((x) => typeof x !== "object")) return v.length === 0 ? '""' : v.map(textValue).join(",");
+  if (typeof v === "object") return JSON.stringify(v);
+  const s = String(v);
+  return s !== "" && /^[^\s"=]+$/.test(s) ? s : JSON.stringify(s);
+}
+
+/** pino record (JSON text) → one readable line. An error shows as its code and message (json keeps the stack). */
+export function textLine(record: string): string {
+  const r = JSON.parse(record) as Record<string, unknown>;
+  const { level, time, msg, ...fields } = r;
+  const head = `${new Date(Number(time)).toISOString()} ${(LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(5)} ${String(msg ?? "")}`;
+  const rest = Object.entries(fields).map(([k, v]) => `${k}=${textValue(k === "err" && v && typeof v === "object" ? errText(v) : v)}`);
+  return `${[head, ...rest].join(" ")}\n`;
+}
+
+function errText(e: object): string {
+  const o = e as { message?: string; code?: string; stack?: string };
+  return [o.code, o.message].filter(Boolean).join(" ") || JSON.stringify(e);
+}
+
+export function createLogger(level: LogLevel, format: LogFormat, fd = 1): Logger {
+  const dest = pino.destination({ dest: fd, sync: true });
+  const stream = format === "json" ? dest : { write: (s: string) => void dest.write(textLine(s)) };
+  return pino(
+    {
+      level,
+      base: undefined,
+      redact: { paths: REDACT, censor: "[redacted]" },
+      serializers: { err: pino.stdSerializers.err },
+    },
+    stream,
+  );
+}
+
+/**
+ * The process's logger. Start-up configures it once (configureLog); until then it logs at info in
+ * text. Importers see the configured one (an ES module's `let` export is a live binding).
+ */
+export let log: Logger = createLogger("info", "text");
+
+export function configureLog(level: LogLevel, format: LogFormat): Logger {
+  log = createLogger(level, format);
+  return log;
+}
+
+/** The host of a URL (webhook endpoints are logged by host: their path or query may carry a token). */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "invalid-url";
+  }
+}
