@@ -41,6 +41,7 @@ function successStatus(method: string, path: string): string {
 /** operationIds the generic rule would name badly. */
 const OPERATION_IDS: Record<string, string> = {
   "get /healthz": "getHealth",
+  "get /readyz": "getReadiness",
   "get /metrics": "getMetrics",
   "post /mcp": "postMcp",
   "get /mcp": "streamMcp",
@@ -249,13 +250,6 @@ function binaryOrSpecial(method: string, path: string): Record<string, unknown> 
   }
   if (path === "/v1/events") return { "text/event-stream": { schema: { type: "string", description: "Server-Sent Events" } } };
   if (path === "/metrics") return { "text/plain": { schema: { type: "string", description: "Prometheus text format" } } };
-  if (path === "/healthz") {
-    return {
-      "application/json": {
-        schema: { type: "object", required: ["status"], properties: { status: { type: "string", examples: ["ok"] } } },
-      },
-    };
-  }
   if (path === "/mcp" && method !== "delete") {
     return {
       "application/json": { schema: { type: "object", description: "JSON-RPC (MCP Streamable HTTP)", additionalProperties: true } },
@@ -327,6 +321,9 @@ export function completeDocument(doc: any, routes: RouteInfo[]): any {
         responses["429"] = { $ref: "#/components/responses/RateLimited" };
       } else if (path === "/mcp") {
         responses["401"] = { $ref: "#/components/responses/Unauthorized" };
+      } else if (generated["503"]?.content) {
+        // Probes (/healthz, /readyz) declare their own 503 with the same body.
+        responses["503"] = { ...generated["503"], description: "Unavailable: a check failed (see checks)" };
       }
       op.responses = responses;
     }

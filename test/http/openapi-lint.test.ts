@@ -18,7 +18,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("redocly lint of the served document: 0 errors, at most 3 warnings", async () => {
+test("redocly lint of the served document: 0 errors, and only the accepted warnings", async () => {
   const file = join(dir, "openapi.json");
   writeFileSync(file, await (await fetch(`${inst.url}/openapi.json`)).text());
   const proc = Bun.spawn(["node", join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", file, "--format=json"], {
@@ -37,5 +37,8 @@ test("redocly lint of the served document: 0 errors, at most 3 warnings", async 
     errors.map((p) => `${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`),
     err,
   ).toEqual([]);
-  expect(warnings.map((p) => `${p.ruleId} at ${p.location?.[0]?.pointer}`).length).toBeLessThanOrEqual(3);
+  // Accepted: the operations probes have no 4xx answer, and the project names no licence yet.
+  const accepted = (w: string) =>
+    /^operation-4xx-response at #\/paths\/~1(healthz|readyz|metrics)\//.test(w) || w.startsWith("info-license");
+  expect(warnings.map((p) => `${p.ruleId} at ${p.location?.[0]?.pointer}`).filter((w) => !accepted(w))).toEqual([]);
 }, 120_000);

@@ -7,8 +7,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /** Liveness: the process answers and its database answers a read (503 otherwise) */
         get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 503 until every listener is up and the database takes writes, then 200 */
+        get: operations["getReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -24,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /** Prometheus metrics (docs/operations.md lists the series) */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -1871,8 +1888,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example ok */
-                        status: string;
+                        /** @enum {string} */
+                        status: "ok" | "unavailable";
+                        /** @description per check: "ok" or why it failed */
+                        checks: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: a check failed (see checks) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "unavailable";
+                        /** @description per check: "ok" or why it failed */
+                        checks: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "unavailable";
+                        /** @description per check: "ok" or why it failed */
+                        checks: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            /** @description Unavailable: a check failed (see checks) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok" | "unavailable";
+                        /** @description per check: "ok" or why it failed */
+                        checks: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
