@@ -387,7 +387,9 @@ describe("scopes and tenancy", () => {
     expect(paths.length).toBeGreaterThanOrEqual(7);
     for (const [, ops] of paths) {
       for (const op of Object.values(ops as Record<string, any>)) {
-        const names = (op.parameters ?? []).map((p: any) => p.name.toLowerCase());
+        // Parameters are inline or shared components ($ref: "#/components/parameters/Name").
+        const resolve = (p: any) => (p.$ref ? spec.components.parameters[p.$ref.split("/").pop()] : p);
+        const names = (op.parameters ?? []).map((p: any) => resolve(p).name.toLowerCase());
         expect(names).toContain("x-service-agent-session");
       }
     }

@@ -172,6 +172,8 @@ describe("operations", () => {
     expect(m).toContain("inboxd_http_request_duration_seconds_bucket{");
     const docs = await fetch(`${inst.url}/docs`);
     expect(docs.status).toBe(200);
-    expect(await docs.text()).toContain("/openapi.json");
+    // The reference UI (Swagger UI, served from the binary) reads the document the page points it at.
+    expect(await docs.text()).toContain("/docs/init.js");
+    expect(await (await fetch(`${inst.url}/docs/init.js`)).text()).toContain("/openapi.json");
   });
 });
