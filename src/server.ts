@@ -116,10 +116,13 @@ export function usableDataDir(dir: string): string {
     mkdirSync(dataDir, { recursive: true });
     accessSync(dataDir, constants.W_OK | constants.X_OK);
   } catch (e: any) {
-    const why = e?.code === "EACCES" || e?.code === "EPERM" ? "permission denied" : (e?.code ?? String(e?.message ?? e));
-    throw new StartupError(
-      `INBOXD_DATA_DIR: cannot write to ${dataDir} (${why}); give the user running inboxd (uid ${process.getuid?.() ?? "?"}) write access or choose another directory`,
-    );
+    const denied = e?.code === "EACCES" || e?.code === "EPERM" || e?.code === "EROFS";
+    const why = denied
+      ? `${e.code === "EROFS" ? "read-only file system" : "permission denied"}; give the user running inboxd (uid ${process.getuid?.() ?? "?"}) write access or choose another directory`
+      : e?.code === "ENOTDIR" || e?.code === "EEXIST"
+        ? "a file is in the way; choose a directory"
+        : `${e?.code ?? String(e?.message ?? e)}; choose another directory`;
+    throw new StartupError(`INBOXD_DATA_DIR: cannot write to ${dataDir} (${why})`);
   }
   return dataDir;
 }

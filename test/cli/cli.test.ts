@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BOOTSTRAP_KEY, json, ROOT, startInboxd } from "../support/harness";
 import { createInbox } from "../support/mail";
 import { flagOf, SETTINGS } from "../../src/runtime/config";
+import { withDatabaseFile } from "../support/sqlite-file";
 
 interface Run {
   code: number;
@@ -277,6 +278,28 @@ describe("secrets and the sign-in link", () => {
     await quiet.stop();
     quiet.cleanup();
   }, 60_000);
+});
+
+test("a sign-in link is stored as a hash only and refused once expired (15 minutes)", async () => {
+  const inst = await startInboxd();
+  try {
+    const token = /#signin=(iss_\S+) /.exec(inst.output())![1]!;
+    const rows = withDatabaseFile(
+      inst.dataDir,
+      (db) => db.query("SELECT token_hash, created_at, expires_at FROM signin_tokens").all() as any[],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).not.toContain(token.slice(4));
+    expect(Date.parse(rows[0].expires_at) - Date.parse(rows[0].created_at)).toBe(15 * 60 * 1000);
+    // Time moves on: the link has expired.
+    withDatabaseFile(inst.dataDir, (db) => db.run("UPDATE signin_tokens SET expires_at = '2000-01-01T00:00:00.000Z'"));
+    const late = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token } }));
+    expect(late.status).toBe(401);
+    expect(late.body.code).toBe("invalid_signin_link");
+  } finally {
+    await inst.stop();
+    inst.cleanup();
+  }
 });
 
 describe("user list and user passwd", () => {
