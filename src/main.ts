@@ -169,8 +169,9 @@ const COMMANDS: Command[] = [
     args: { min: 0, max: 2, usage: "[COMMAND]" },
     run: async (p) => {
       const cmd = p.positionals.length ? find(p.positionals)?.cmd : undefined;
-      if (p.positionals.length && !cmd) throw new UsageError(`unknown command "${p.positionals.join(" ")}"`);
-      console.log(cmd ? commandHelp(cmd) : overview());
+      const group = p.positionals.length === 1 ? groupHelp(p.positionals[0]!) : null;
+      if (p.positionals.length && !cmd && !group) throw new UsageError(`unknown command "${p.positionals.join(" ")}"`);
+      console.log(cmd ? commandHelp(cmd) : (group ?? overview()));
       return 0;
     },
   },
@@ -183,6 +184,18 @@ function find(argv: string[]): { cmd: Command; rest: string[] } | null {
     if (cmd && argv.slice(0, words).every((w) => !w.startsWith("-"))) return { cmd, rest: argv.slice(words) };
   }
   return null;
+}
+
+/** `inboxd user --help`: the commands of a group. */
+function groupHelp(group: string): string | null {
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  if (!members.length) return null;
+  return [
+    "usage:",
+    ...members.map((c) => `  inboxd ${c.name.padEnd(12)} ${c.summary}`),
+    "",
+    `Run \`inboxd ${group} COMMAND --help\` for its flags.`,
+  ].join("\n");
 }
 
 function overview(): string {
@@ -217,6 +230,15 @@ function explainConfigError(e: ConfigError, p: Parsed): string {
 
 async function main(argv: string[]): Promise<number> {
   const found = argv.length === 0 || argv[0]!.startsWith("-") ? null : find(argv);
+  const group = !found && argv.length > 0 ? groupHelp(argv[0]!) : null;
+  if (group && (argv.length === 1 || argv[1] === "--help" || argv[1] === "-h")) {
+    if (argv.length === 1) {
+      console.error(group);
+      return 2;
+    }
+    console.log(group);
+    return 0;
+  }
   if (!found && argv.length > 0 && !argv[0]!.startsWith("-")) {
     const guess = argv[0] === "user" ? ` (user commands: ${["add", "list", "passwd"].join(", ")})` : "";
     console.error(`inboxd: unknown command "${argv.slice(0, argv[0] === "user" ? 2 : 1).join(" ")}"${guess}; run \`inboxd --help\``);

@@ -89,6 +89,17 @@ describe("help, flags, version", () => {
       expect(r.code).toBe(0);
       for (const cmd of COMMANDS) expect(r.stdout).toContain(cmd.join(" "));
     }
+    for (const args of [
+      ["user", "--help"],
+      ["help", "user"],
+    ]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("inboxd user passwd");
+    }
+    const bare = await cli(["user"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("inboxd user list");
     expect(existsSync(dir)).toBe(false);
   }, 120_000);
 
