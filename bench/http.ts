@@ -4,7 +4,7 @@
 // reads with p99 < 10 ms.  Usage: bun bench/http.ts [--duration 10] [--connections 32]
 import { join } from "node:path";
 import { startInboxd, ROOT } from "../test/support/harness";
-import { arg } from "./support";
+import { arg, benchModule } from "./support";
 
 const duration = arg("duration", 10);
 const connections = arg("connections", 32);
@@ -16,7 +16,7 @@ try {
 
   async function cannon(title: string, opts: Record<string, unknown>) {
     const script = `
-      const autocannon = require(${JSON.stringify(join(ROOT, "node_modules/autocannon"))});
+      const autocannon = require(${JSON.stringify(benchModule("autocannon"))});
       autocannon(${JSON.stringify({ duration, connections, pipelining: 1, ...opts })}, (err, r) => {
         if (err) { console.error(err); process.exit(1); }
         console.log(JSON.stringify({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, total: r.requests.total }));

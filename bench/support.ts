@@ -2,7 +2,7 @@
 // client, and MailDev started on loopback ports as the peer.
 import type { Socket } from "bun";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -141,14 +141,29 @@ export async function waitForPort(port: number): Promise<void> {
   }
 }
 
-/** Runs fn against a throw-away MailDev (from node_modules) on a loopback SMTP port. */
+/**
+ * A benchmark peer or tool from bench/node_modules (bench/package.json: not part of the default
+ * install); exits with how to install it when missing.
+ */
+export function benchModule(path: string): string {
+  const file = join(ROOT, "bench/node_modules", path);
+  if (!existsSync(file)) {
+    console.error(
+      `${path.split("/")[0]} is not installed: run \`npm ci --prefix bench\` once (benchmark peers stay out of the default install)`,
+    );
+    process.exit(2);
+  }
+  return file;
+}
+
+/** Runs fn against a throw-away MailDev (bench/node_modules) on a loopback SMTP port. */
 export async function withMaildev<T>(fn: (smtpPort: number) => Promise<T>): Promise<T> {
   const smtpPort = 20000 + Math.floor(Math.random() * 20000);
   const dir = mkdtempSync(join(tmpdir(), "maildev-bench-"));
   const proc = spawn(
     "node",
     [
-      join(ROOT, "node_modules/maildev/dist/bin/maildev.js"),
+      benchModule("maildev/dist/bin/maildev.js"),
       "--smtp",
       String(smtpPort),
       "--ip",

@@ -3,8 +3,9 @@
 // Those start-up lines (`listening …`, `ready`) are bare lines on stdout in the text log format,
 // whatever the level, because scripts and the test harness wait for them; in json they are records.
 import { accessSync, constants, mkdirSync } from "node:fs";
+import { createServer } from "node:net";
 import { resolve } from "node:path";
-import type { Config } from "./runtime/config";
+import { type Config, SETTINGS } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
 import { openSqliteStorage } from "./storage/sqlite";
 import { lockDataDir } from "./storage/lock";
@@ -21,7 +22,12 @@ import type { Listener } from "./protocols/listener";
 import { newId } from "./lib/ids";
 import { configureLog } from "./lib/log";
 import { Metrics } from "./lib/metrics";
-import { ConfigError } from "./runtime/config";
+
+/**
+ * The environment refused what a setting asks for (a port in use, an address this host does not
+ * have, a data directory it cannot write): one line naming the setting, no stack trace.
+ */
+export class StartupError extends Error {}
 
 export interface RunningServer {
   ctx: AppContext;
@@ -34,9 +40,16 @@ export interface RunningServer {
 export async function startServer(config: Config, say?: (line: string) => void): Promise<RunningServer> {
   const logger = configureLog(config.logLevel, config.logFormat);
   const log = say ?? (config.logFormat === "json" ? (line: string) => logger.info(line) : console.log);
-  const dataDir = resolve(config.dataDir);
-  openDataDir(dataDir);
+  const dataDir = usableDataDir(config.dataDir);
   const unlock = lockDataDir(dataDir);
+  try {
+    // Before anything is written (a first start prints credentials once): a busy port or an address
+    // this host lacks stops start-up here, not after the bootstrap.
+    await probePorts(config);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
   try {
     const storage = openSqliteStorage(dataDir);
     const metrics = new Metrics();
@@ -56,21 +69,34 @@ export async function startServer(config: Config, say?: (line: string) => void):
 
     const listeners: Listener[] = [];
     // Mail listeners first, so the inbox resource can report their real ports.
+    const stopAll = () => Promise.allSettled(listeners.map((l) => l.stop()));
     for (const factory of protocolListeners) {
-      const l = await factory(ctx, services);
+      const l = await factory(ctx, services).catch(async (e) => {
+        await stopAll();
+        throw listenError(e, config, null);
+      });
       if (l) listeners.push(l);
     }
     const { app, markReady } = buildHttpApp(ctx, services);
-    app.listen({
-      hostname: config.host,
-      port: config.httpPort,
-      idleTimeout: 120,
-      maxRequestBodySize: requestBodyLimit(config.smtpMaxBytes),
-    });
+    try {
+      app.listen({
+        hostname: config.host,
+        port: config.httpPort,
+        idleTimeout: 120,
+        maxRequestBodySize: requestBodyLimit(config.smtpMaxBytes),
+        // Elysia turns SO_REUSEPORT on: a second inboxd would then share the port and answer some of
+        // the first one's requests. One server per port; a busy port stops start-up.
+        reusePort: false,
+      });
+    } catch (e) {
+      await stopAll();
+      throw listenError(e, config, "INBOXD_HTTP_PORT");
+    }
     const httpPort = app.server!.port!;
     ctx.ports.http = httpPort;
     listeners.unshift({ proto: "http", port: httpPort, stop: async () => void (await app.stop(true)) });
     for (const l of listeners) log(`listening ${l.proto} ${config.host}:${l.port}`);
+    if (config.signinLink === "on") await printSigninLink(ctx, services, log);
     markReady();
     log("ready");
 
@@ -95,24 +121,76 @@ export async function startServer(config: Config, say?: (line: string) => void):
   }
 }
 
-/**
- * Creates the data directory if needed and proves it writable, so that an unwritable one (a
- * root-owned bind mount, a read-only volume) stops start-up with one line naming the setting.
- */
-function openDataDir(dataDir: string): void {
+/** The data directory, created if needed, or a StartupError naming INBOXD_DATA_DIR when it cannot be written. */
+export function usableDataDir(dir: string): string {
+  const dataDir = resolve(dir);
   try {
     mkdirSync(dataDir, { recursive: true });
     accessSync(dataDir, constants.W_OK | constants.X_OK);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException)?.code;
-    if (code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOTDIR" || code === "EEXIST") {
-      const uid = typeof process.getuid === "function" ? ` by uid ${process.getuid()}` : "";
-      throw new ConfigError(
-        `INBOXD_DATA_DIR ${dataDir} is not a writable directory${uid} (${code}); make it writable (chown) or point INBOXD_DATA_DIR elsewhere`,
-      );
-    }
-    throw e;
+  } catch (e: any) {
+    const denied = e?.code === "EACCES" || e?.code === "EPERM" || e?.code === "EROFS";
+    const why = denied
+      ? `${e.code === "EROFS" ? "read-only file system" : "permission denied"}; give the user running inboxd (uid ${process.getuid?.() ?? "?"}) write access or choose another directory`
+      : e?.code === "ENOTDIR" || e?.code === "EEXIST"
+        ? "a file is in the way; choose a directory"
+        : `${e?.code ?? String(e?.message ?? e)}; choose another directory`;
+    throw new StartupError(`INBOXD_DATA_DIR: cannot write to ${dataDir} (${why})`);
   }
+  return dataDir;
+}
+
+/** Binds and releases every configured port (0 and off are skipped); a failure is a StartupError naming the setting. */
+async function probePorts(config: Config): Promise<void> {
+  const probe = (port: number, setting: string | null) =>
+    new Promise<void>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", (e) => reject(listenError(e, config, setting)));
+      server.listen({ port, host: config.host, exclusive: true }, () => server.close(() => resolve()));
+    });
+  await probe(0, null); // the address itself
+  for (const s of SETTINGS) {
+    const port = s.env.endsWith("_PORT") ? config[s.key] : null;
+    if (typeof port === "number" && port !== 0) await probe(port, s.env);
+  }
+}
+
+/** A listener's error as one line naming the setting: the port's (in use, privileged) or INBOXD_HOST (no such address). */
+function listenError(e: any, config: Config, portSetting: string | null): Error {
+  const code: string | undefined = e?.code;
+  const byPort =
+    portSetting ??
+    (typeof e?.port === "number" ? SETTINGS.find((s) => s.env.endsWith("_PORT") && config[s.key] === e.port)?.env : undefined);
+  const key = SETTINGS.find((s) => s.env === byPort)?.key;
+  const port = key ? config[key] : e?.port;
+  if (code === "EADDRINUSE") {
+    return new StartupError(
+      `${byPort ?? "a port setting"}: port ${port} on ${config.host} is in use (another inboxd or mail server?); stop it or choose another port`,
+    );
+  }
+  if (code === "EACCES" && byPort) {
+    return new StartupError(`${byPort}: port ${port} needs privileges this user lacks; choose a port above 1023`);
+  }
+  if (code === "EADDRNOTAVAIL" || code === "EINVAL" || code === "ENOTFOUND" || code === undefined) {
+    return new StartupError(
+      `INBOXD_HOST: cannot listen on ${config.host} (${code ?? String(e?.message ?? e)}); use an address of this host, 127.0.0.1 or 0.0.0.0`,
+    );
+  }
+  return e;
+}
+
+/** Prints a one-time web UI sign-in link for the owner (INBOXD_SIGNIN_LINK=off turns it off). */
+async function printSigninLink(ctx: AppContext, services: Services, log: (line: string) => void): Promise<void> {
+  const user = await services.identity.signinUser(ctx.config.adminEmail);
+  if (!user) return;
+  const { token } = await services.identity.issueSignin(user.id);
+  log(`signin: ${uiBase(ctx)}/#signin=${token} (signs ${user.email} in to the web UI; single use, valid 15 minutes)`);
+}
+
+function uiBase(ctx: AppContext): string {
+  if (ctx.config.publicUrl) return ctx.config.publicUrl;
+  const host = ctx.config.host;
+  const shown = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+  return `http://${shown}:${ctx.ports.http}`;
 }
 
 /** Bun's cap on a request body: 64 MiB, or more when imports (message/rfc822 or base64 in JSON) may be larger. */

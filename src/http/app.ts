@@ -16,7 +16,7 @@ import { docsRoutes } from "./docs-page";
 import { completeDocument } from "./openapi-doc";
 
 /** Routes that bind no project (API.md: user-plane). */
-const USER_PLANE = /^\/v1\/(me|projects|devices)(\/|$)/;
+const USER_PLANE = /^\/v1\/(me|projects|devices|signin)(\/|$)/;
 /**
  * Routes where X-Service-Agent-Session binds the call to an agent session: the contract's inbox and
  * message routes, plus scenarios and runs so that MCP's run_scenario/get_run are checked and recorded too.
@@ -36,7 +36,7 @@ async function readRaw(request: Request, services: Services): Promise<Uint8Array
 }
 
 /** Routes reachable without credentials. */
-const isPublic = (method: string, path: string) => method === "POST" && path === "/v1/devices";
+const isPublic = (method: string, path: string) => method === "POST" && (path === "/v1/devices" || path === "/v1/signin");
 
 export interface HttpApp {
   app: Elysia<any, any, any, any, any, any, any>;

@@ -1,5 +1,7 @@
-// Every setting comes from the environment (Mailpit-style), validated once at start.
-// A bad value stops start-up with one line naming the variable.
+// Every setting comes from one table, SETTINGS (Mailpit-style): each row is an environment variable,
+// and the command line derives its flag from the name (INBOXD_SMTP_PORT <-> --smtp-port), so a setting
+// added here is a flag and a help line at once. Values are validated once at start; a bad value
+// stops start-up with one line naming the variable.
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
@@ -77,6 +79,8 @@ export interface Config {
   /** Operational log: least level written, and text (one readable line per event) or json (docs/operations.md). */
   logLevel: LogLevel;
   logFormat: LogFormat;
+  /** Print a one-time web UI sign-in link for the owner at start-up (INBOXD_SIGNIN_LINK). */
+  signinLink: "on" | "off";
 }
 
 export class ConfigError extends Error {}
@@ -139,94 +143,233 @@ function str(env: Env, name: string): string | null {
   return raw === undefined || raw === "" ? null : raw;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const bootstrapKey = str(env, "INBOXD_BOOTSTRAP_KEY");
-  if (bootstrapKey !== null && bootstrapKey.length < 16) {
-    throw new ConfigError("INBOXD_BOOTSTRAP_KEY must be at least 16 characters");
-  }
-  const adminEmail = str(env, "INBOXD_ADMIN_EMAIL") ?? "admin@localhost";
-  if (!/^[^@\s]+@[^@\s]+$/.test(adminEmail)) {
-    throw new ConfigError(`INBOXD_ADMIN_EMAIL is not an email address, got "${adminEmail}"`);
-  }
-  const adminPassword = str(env, "INBOXD_ADMIN_PASSWORD");
-  if (adminPassword !== null && adminPassword.length < 8) {
-    throw new ConfigError("INBOXD_ADMIN_PASSWORD must be at least 8 characters");
-  }
-  const tlsCert = str(env, "INBOXD_TLS_CERT");
-  const tlsKey = str(env, "INBOXD_TLS_KEY");
-  if ((tlsCert === null) !== (tlsKey === null)) {
-    throw new ConfigError("INBOXD_TLS_CERT and INBOXD_TLS_KEY must be set together");
-  }
-  const secretKey = str(env, "INBOXD_SECRET_KEY");
-  if (secretKey !== null && !/^[0-9a-fA-F]{64}$/.test(secretKey)) {
-    throw new ConfigError("INBOXD_SECRET_KEY must be 64 hex characters (32 bytes)");
-  }
-  const dns = str(env, "INBOXD_DNS_SERVERS");
-  const dnsServers = dns
-    ? dns
+/** One row of the settings table: where a Config field comes from, how it is read, what it means. */
+export interface Setting<K extends keyof Config = keyof Config> {
+  /** The Config field it fills. */
+  key: K;
+  /** The environment variable; the flag is derived from it (flagOf). */
+  env: string;
+  /** One line for `inboxd serve --help` and docs/configuration.md. */
+  help: string;
+  /** Reads and validates the value (throws ConfigError naming `name`). */
+  read: (env: Env, name: string) => unknown;
+  /** Never echoed: help shows no value, logs never print it (pass secrets by environment, not flags, in CI). */
+  secret?: boolean;
+}
+
+const setting = <K extends keyof Config>(
+  key: K,
+  env: string,
+  help: string,
+  read: (env: Env, name: string) => Config[K],
+  opts: { secret?: boolean } = {},
+): Setting<K> => ({ key, env, help, read, ...opts });
+
+const list = (env: Env, name: string): string[] => {
+  const raw = str(env, name);
+  return raw
+    ? raw
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean)
     : [];
-  for (const s of dnsServers) {
-    if (!isDnsServer(s)) {
-      throw new ConfigError(`INBOXD_DNS_SERVERS has an invalid server "${s}" (IPv4, IPv6, 1.2.3.4:53 or [::1]:53)`);
-    }
+};
+
+function minLength(env: Env, name: string, min: number): string | null {
+  const raw = str(env, name);
+  if (raw !== null && raw.length < min) throw new ConfigError(`${name} must be at least ${min} characters`);
+  return raw;
+}
+
+/**
+ * Every setting, in the order `inboxd serve --help` lists them. To add one: add the field to
+ * Config, then one row here (tsc fails until both exist); its flag, help line and validation
+ * follow from the row. Checks across settings go in crossCheck below.
+ */
+export const SETTINGS = [
+  setting(
+    "dataDir",
+    "INBOXD_DATA_DIR",
+    "SQLite file, blob directory, generated TLS key and certificate (default ./data)",
+    (e, n) => str(e, n) ?? "./data",
+  ),
+  setting("host", "INBOXD_HOST", "address every listener binds (default 127.0.0.1)", (e, n) => hostName(e, n, "127.0.0.1")),
+  setting("httpPort", "INBOXD_HTTP_PORT", "REST API, web UI, /metrics (default 8025; 0 picks a free port)", (e, n) => port(e, n, 8025)),
+  // 1025 as Mailpit and MailDev, so apps configured for them work unchanged.
+  setting("smtpPort", "INBOXD_SMTP_PORT", "inbound SMTP, STARTTLS offered (default 1025)", (e, n) => port(e, n, 1025)),
+  setting("imapPort", "INBOXD_IMAP_PORT", "IMAP over implicit TLS (default 9993)", (e, n) => port(e, n, 9993)),
+  setting("pop3Port", "INBOXD_POP3_PORT", "POP3 over implicit TLS (default 9995)", (e, n) => port(e, n, 9995)),
+  setting("imapPlainPort", "INBOXD_IMAP_PLAIN_PORT", "plain IMAP port offering STARTTLS (default off)", optionalPort),
+  setting("pop3PlainPort", "INBOXD_POP3_PLAIN_PORT", "plain POP3 port offering STLS (default off)", optionalPort),
+  setting("lmtpPort", "INBOXD_LMTP_PORT", "LMTP port, RFC 2033 (default off)", optionalPort),
+  setting(
+    "publicHost",
+    "INBOXD_PUBLIC_HOST",
+    "host name in inboxes' imap/pop3 blocks and the generated certificate (default localhost)",
+    (e, n) => hostName(e, n, "localhost"),
+  ),
+  setting(
+    "publicUrl",
+    "INBOXD_PUBLIC_URL",
+    "base URL in webhook payloads and the sign-in link (default http://PUBLIC_HOST:HTTP_PORT)",
+    (e, n) => str(e, n)?.replace(/\/+$/, "") ?? null,
+  ),
+  setting("mailDomain", "INBOXD_MAIL_DOMAIN", "the shared mail domain (default inboxd.test)", (e, n) => hostName(e, n, "inboxd.test")),
+  setting(
+    "bootstrapKey",
+    "INBOXD_BOOTSTRAP_KEY",
+    "secret of the bootstrap API key, at least 16 characters (default generated)",
+    (e, n) => minLength(e, n, 16),
+    {
+      secret: true,
+    },
+  ),
+  setting("adminEmail", "INBOXD_ADMIN_EMAIL", "email of the bootstrap owner (default admin@localhost)", (e, n) => {
+    const v = str(e, n) ?? "admin@localhost";
+    if (!/^[^@\s]+@[^@\s]+$/.test(v)) throw new ConfigError(`${n} is not an email address, got "${v}"`);
+    return v.toLowerCase();
+  }),
+  setting(
+    "adminPassword",
+    "INBOXD_ADMIN_PASSWORD",
+    "password of the bootstrap owner, at least 8 characters (default generated)",
+    (e, n) => minLength(e, n, 8),
+    {
+      secret: true,
+    },
+  ),
+  setting("signinLink", "INBOXD_SIGNIN_LINK", "print a one-time web UI sign-in link at start-up: on or off (default on)", (e, n) =>
+    oneOf(e, n, "on", ["on", "off"] as const),
+  ),
+  setting("tlsCert", "INBOXD_TLS_CERT", "PEM certificate for IMAP, POP3 and STARTTLS (default generated self-signed)", str),
+  setting("tlsKey", "INBOXD_TLS_KEY", "PEM key of INBOXD_TLS_CERT", str),
+  setting(
+    "secretKey",
+    "INBOXD_SECRET_KEY",
+    "64 hex characters sealing stored secrets; shared by nodes of one database",
+    (e, n) => {
+      const v = str(e, n);
+      if (v !== null && !/^[0-9a-fA-F]{64}$/.test(v)) throw new ConfigError(`${n} must be 64 hex characters (32 bytes)`);
+      return v;
+    },
+    { secret: true },
+  ),
+  setting("runWaitCap", "INBOXD_RUN_WAIT_CAP", "cap of `wait` on run launch, seconds (default 60)", (e, n) => int(e, n, 60, 0, 3600)),
+  // The contract's plans stay available; the default suits one team on its own machine (docs/plans.md).
+  setting("plan", "INBOXD_PLAN", "plan of bootstrapped teams: self-hosted, free, starter, pro, business (default self-hosted)", (e, n) =>
+    oneOf(e, n, "self-hosted", ["self-hosted", "free", "starter", "pro", "business"] as const),
+  ),
+  setting("rateLimitRps", "INBOXD_RATE_LIMIT_RPS", "sustained requests per second per principal (default 100)", (e, n) =>
+    int(e, n, 100, 1, 1_000_000),
+  ),
+  setting("rateLimitBurst", "INBOXD_RATE_LIMIT_BURST", "rate-limit bucket size (default 1000)", (e, n) => int(e, n, 1000, 1, 10_000_000)),
+  setting("smtpMaxBytes", "INBOXD_SMTP_MAX_BYTES", "largest message accepted, bytes (default 26214400)", (e, n) =>
+    int(e, n, 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  ),
+  setting("smtpAuth", "INBOXD_SMTP_AUTH", "SMTP AUTH: any or require (default any)", (e, n) =>
+    oneOf(e, n, "any", ["any", "require"] as const),
+  ),
+  // RFC 5321 §4.5.3.2.7: a server should wait at least 5 minutes for the next command.
+  setting("smtpIdleSeconds", "INBOXD_SMTP_IDLE_TIMEOUT", "SMTP/LMTP idle timeout, seconds (default 300)", (e, n) =>
+    int(e, n, 300, 1, 86400),
+  ),
+  setting("smtpMaxConnections", "INBOXD_SMTP_MAX_CONNECTIONS", "open SMTP and LMTP connections (default 1000)", (e, n) =>
+    int(e, n, 1000, 1, 1_000_000),
+  ),
+  setting("pop3IdleSeconds", "INBOXD_POP3_IDLE_TIMEOUT", "POP3 autologout, seconds (default 600)", (e, n) => int(e, n, 600, 1, 86400)),
+  setting("pop3MaxConnections", "INBOXD_POP3_MAX_CONNECTIONS", "open POP3 connections (default 1000)", (e, n) =>
+    int(e, n, 1000, 1, 1_000_000),
+  ),
+  setting("pop3MaxPerInbox", "INBOXD_POP3_MAX_PER_INBOX", "POP3 sessions per inbox (default 10)", (e, n) => int(e, n, 10, 1, 10_000)),
+  setting("imapIdleSeconds", "INBOXD_IMAP_IDLE_TIMEOUT", "IMAP autologout, seconds (default 1800)", (e, n) => int(e, n, 1800, 1, 86400)),
+  setting("imapMaxConnections", "INBOXD_IMAP_MAX_CONNECTIONS", "open IMAP connections (default 1000)", (e, n) =>
+    int(e, n, 1000, 1, 1_000_000),
+  ),
+  setting("imapMaxPerInbox", "INBOXD_IMAP_MAX_PER_INBOX", "IMAP sessions per inbox (default 20)", (e, n) => int(e, n, 20, 1, 10_000)),
+  setting("approvalTtlSeconds", "INBOXD_APPROVAL_TTL", "approval lifetime, seconds (default 86400)", (e, n) =>
+    int(e, n, 86400, 1, 365 * 86400),
+  ),
+  setting("agentSessionTtlSeconds", "INBOXD_AGENT_SESSION_TTL", "agent session lifetime, seconds (default 3600)", (e, n) =>
+    int(e, n, 3600, 1, 30 * 86400),
+  ),
+  setting("domainVerify", "INBOXD_DOMAIN_VERIFY", "check custom domains' DNS: on or off (default on)", (e, n) =>
+    oneOf(e, n, "on", ["on", "off"] as const),
+  ),
+  setting("catchAll", "INBOXD_CATCH_ALL", "mail to unknown addresses goes to the catch-all inbox: on or off (default on)", (e, n) =>
+    oneOf(e, n, "on", ["on", "off"] as const),
+  ),
+  setting(
+    "dnsServers",
+    "INBOXD_DNS_SERVERS",
+    "resolvers for domain checks, comma-separated ip or ip:port (default the system's)",
+    (e, n) => {
+      const servers = list(e, n);
+      for (const s of servers) {
+        if (!isDnsServer(s)) throw new ConfigError(`${n} has an invalid server "${s}" (IPv4, IPv6, 1.2.3.4:53 or [::1]:53)`);
+      }
+      return servers;
+    },
+  ),
+  setting("domainCheckSeconds", "INBOXD_DOMAIN_CHECK_INTERVAL", "re-check of pending domains, seconds (default 300)", (e, n) =>
+    int(e, n, 300, 1, 86400),
+  ),
+  setting("sweepIntervalMs", "INBOXD_SWEEP_INTERVAL_MS", "expiry and retention sweep, milliseconds (default 5000)", (e, n) =>
+    int(e, n, 5000, 50, 3_600_000),
+  ),
+  // Parse threads take mail at or above parseInlineBelow (docs/smtp.md, Tuning).
+  setting("parseWorkers", "INBOXD_PARSE_WORKERS", "mail-parsing threads, 0 = main thread (default cores-1, at most 4)", (e, n) =>
+    int(e, n, Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 32),
+  ),
+  // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
+  setting("parseInlineBelow", "INBOXD_PARSE_INLINE_BELOW", "messages smaller than this many bytes are parsed on the main thread", (e, n) =>
+    int(e, n, availableParallelism() <= 2 ? 64 * 1024 : 0, 0, 1024 * 1024 * 1024),
+  ),
+  setting("webhookTimeoutMs", "INBOXD_WEBHOOK_TIMEOUT_MS", "webhook try timeout, milliseconds (default 10000)", (e, n) =>
+    int(e, n, 10_000, 10, 300_000),
+  ),
+  setting("webhookBackoffBaseMs", "INBOXD_WEBHOOK_BACKOFF_BASE_MS", "first webhook retry delay, milliseconds (default 5000)", (e, n) =>
+    int(e, n, 5_000, 1, 3_600_000),
+  ),
+  setting("webhookConcurrency", "INBOXD_WEBHOOK_CONCURRENCY", "webhook sends in flight (default 32)", (e, n) => int(e, n, 32, 1, 10_000)),
+  setting("webhookEndpointConcurrency", "INBOXD_WEBHOOK_ENDPOINT_CONCURRENCY", "tries in flight to one webhook (default 8)", (e, n) =>
+    int(e, n, 8, 1, 1_000),
+  ),
+  setting("webhookMaxAttempts", "INBOXD_WEBHOOK_MAX_ATTEMPTS", "tries per webhook delivery (default 10)", (e, n) => int(e, n, 10, 1, 50)),
+  setting("sseHeartbeatMs", "INBOXD_SSE_HEARTBEAT_MS", "comment line on idle SSE streams, milliseconds (default 15000)", (e, n) =>
+    int(e, n, 15_000, 10, 3_600_000),
+  ),
+  setting("logLevel", "INBOXD_LOG_LEVEL", "least level logged: trace, debug, info, warn, error, fatal or silent (default info)", (e, n) =>
+    oneOf(e, n, "info", LOG_LEVELS),
+  ),
+  setting("logFormat", "INBOXD_LOG_FORMAT", "log lines as text (one readable line per event) or json (default text)", (e, n) =>
+    oneOf(e, n, "text", ["text", "json"] as const),
+  ),
+] as const;
+
+// Every Config field has a row: tsc names the missing ones here.
+type Missing = Exclude<keyof Config, (typeof SETTINGS)[number]["key"]>;
+const _everyFieldHasASetting: [Missing] extends [never] ? true : Missing = true;
+void _everyFieldHasASetting;
+
+/** `INBOXD_SMTP_PORT` -> `smtp-port` (the flag is `--smtp-port`). */
+export function flagOf(envName: string): string {
+  return envName
+    .replace(/^INBOXD_/, "")
+    .toLowerCase()
+    .replace(/_/g, "-");
+}
+
+/** Checks that involve more than one setting. */
+function crossCheck(c: Config): void {
+  if ((c.tlsCert === null) !== (c.tlsKey === null)) {
+    throw new ConfigError("INBOXD_TLS_CERT and INBOXD_TLS_KEY must be set together");
   }
-  return {
-    dataDir: str(env, "INBOXD_DATA_DIR") ?? "./data",
-    host: hostName(env, "INBOXD_HOST", "127.0.0.1"),
-    httpPort: port(env, "INBOXD_HTTP_PORT", 8025),
-    // 1025 as Mailpit and MailDev, so apps configured for them work unchanged.
-    smtpPort: port(env, "INBOXD_SMTP_PORT", 1025),
-    imapPort: port(env, "INBOXD_IMAP_PORT", 9993),
-    pop3Port: port(env, "INBOXD_POP3_PORT", 9995),
-    imapPlainPort: optionalPort(env, "INBOXD_IMAP_PLAIN_PORT"),
-    pop3PlainPort: optionalPort(env, "INBOXD_POP3_PLAIN_PORT"),
-    pop3IdleSeconds: int(env, "INBOXD_POP3_IDLE_TIMEOUT", 600, 1, 86400),
-    pop3MaxConnections: int(env, "INBOXD_POP3_MAX_CONNECTIONS", 1000, 1, 1_000_000),
-    pop3MaxPerInbox: int(env, "INBOXD_POP3_MAX_PER_INBOX", 10, 1, 10_000),
-    imapIdleSeconds: int(env, "INBOXD_IMAP_IDLE_TIMEOUT", 1800, 1, 86400),
-    imapMaxConnections: int(env, "INBOXD_IMAP_MAX_CONNECTIONS", 1000, 1, 1_000_000),
-    imapMaxPerInbox: int(env, "INBOXD_IMAP_MAX_PER_INBOX", 20, 1, 10_000),
-    publicHost: hostName(env, "INBOXD_PUBLIC_HOST", "localhost"),
-    mailDomain: hostName(env, "INBOXD_MAIL_DOMAIN", "inboxd.test"),
-    bootstrapKey,
-    adminEmail: adminEmail.toLowerCase(),
-    adminPassword,
-    tlsCert,
-    tlsKey,
-    runWaitCap: int(env, "INBOXD_RUN_WAIT_CAP", 60, 0, 3600),
-    // The contract's plans stay available; the default suits one team on its own machine (docs/plans.md).
-    plan: oneOf(env, "INBOXD_PLAN", "self-hosted", ["self-hosted", "free", "starter", "pro", "business"] as const),
-    rateLimitRps: int(env, "INBOXD_RATE_LIMIT_RPS", 100, 1, 1_000_000),
-    rateLimitBurst: int(env, "INBOXD_RATE_LIMIT_BURST", 1000, 1, 10_000_000),
-    smtpMaxBytes: int(env, "INBOXD_SMTP_MAX_BYTES", 25 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    smtpAuth: oneOf(env, "INBOXD_SMTP_AUTH", "any", ["any", "require"] as const),
-    // RFC 5321 §4.5.3.2.7: a server should wait at least 5 minutes for the next command.
-    smtpIdleSeconds: int(env, "INBOXD_SMTP_IDLE_TIMEOUT", 300, 1, 86400),
-    smtpMaxConnections: int(env, "INBOXD_SMTP_MAX_CONNECTIONS", 1000, 1, 1_000_000),
-    lmtpPort: optionalPort(env, "INBOXD_LMTP_PORT"),
-    secretKey,
-    approvalTtlSeconds: int(env, "INBOXD_APPROVAL_TTL", 86400, 1, 365 * 86400),
-    agentSessionTtlSeconds: int(env, "INBOXD_AGENT_SESSION_TTL", 3600, 1, 30 * 86400),
-    domainVerify: oneOf(env, "INBOXD_DOMAIN_VERIFY", "on", ["on", "off"] as const),
-    catchAll: oneOf(env, "INBOXD_CATCH_ALL", "on", ["on", "off"] as const),
-    dnsServers,
-    domainCheckSeconds: int(env, "INBOXD_DOMAIN_CHECK_INTERVAL", 300, 1, 86400),
-    sweepIntervalMs: int(env, "INBOXD_SWEEP_INTERVAL_MS", 5000, 50, 3_600_000),
-    // Parse threads take mail at or above parseInlineBelow (docs/smtp.md, Tuning).
-    parseWorkers: int(env, "INBOXD_PARSE_WORKERS", Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 32),
-    // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
-    parseInlineBelow: int(env, "INBOXD_PARSE_INLINE_BELOW", availableParallelism() <= 2 ? 64 * 1024 : 0, 0, 1024 * 1024 * 1024),
-    publicUrl: str(env, "INBOXD_PUBLIC_URL")?.replace(/\/+$/, "") ?? null,
-    webhookTimeoutMs: int(env, "INBOXD_WEBHOOK_TIMEOUT_MS", 10_000, 10, 300_000),
-    webhookBackoffBaseMs: int(env, "INBOXD_WEBHOOK_BACKOFF_BASE_MS", 5_000, 1, 3_600_000),
-    webhookConcurrency: int(env, "INBOXD_WEBHOOK_CONCURRENCY", 32, 1, 10_000),
-    webhookEndpointConcurrency: int(env, "INBOXD_WEBHOOK_ENDPOINT_CONCURRENCY", 8, 1, 1_000),
-    webhookMaxAttempts: int(env, "INBOXD_WEBHOOK_MAX_ATTEMPTS", 10, 1, 50),
-    sseHeartbeatMs: int(env, "INBOXD_SSE_HEARTBEAT_MS", 15_000, 10, 3_600_000),
-    logLevel: oneOf(env, "INBOXD_LOG_LEVEL", "info", LOG_LEVELS),
-    logFormat: oneOf(env, "INBOXD_LOG_FORMAT", "text", ["text", "json"] as const),
-  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) out[s.key] = s.read(env, s.env);
+  const config = out as unknown as Config;
+  crossCheck(config);
+  return config;
 }

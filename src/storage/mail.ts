@@ -59,6 +59,8 @@ export interface InboxRepository {
   /** Newest first, ids below `before` when given; at most `limit` records. */
   listInProject(projectId: string, before: string | null, limit: number, type?: InboxRecord["type"] | null): Promise<InboxRecord[]>;
   /** Inboxes of every project of the team (the catch-all inbox does not count: it is the instance's). */
+  /** Every inbox of every project, newest first, ids below `before`; at most `limit` (for `inboxd dump`). */
+  listAll(before: string | null, limit: number): Promise<InboxRecord[]>;
   countForTeam(teamId: string): Promise<number>;
   /** Bytes stored by the team's inboxes (kept by the engine as messages come and go). */
   teamUsedBytes(teamId: string): Promise<number>;

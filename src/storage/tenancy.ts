@@ -40,6 +40,14 @@ export interface DeviceSessionRecord {
   lastSeenAt: string | null;
 }
 
+/** A one-time web UI sign-in link (only its hash is kept); redeemed once, before expiresAt. */
+export interface SigninTokenRecord {
+  tokenHash: string;
+  userId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export interface ApiKeyRecord {
   id: string;
   projectId: string;
@@ -91,7 +99,10 @@ export interface UserRepository {
   byId(id: string): Promise<UserRecord | null>;
   /** Exact match on the stored (lower-case) email. */
   byEmail(email: string): Promise<UserRecord | null>;
+  /** Every user of every team, oldest first (for `inboxd user list`). */
+  all(): Promise<UserRecord[]>;
   insert(r: UserRecord): Promise<void>;
+  setPasswordHash(id: string, passwordHash: string): Promise<void>;
 }
 
 export interface ProjectRepository {
@@ -116,6 +127,14 @@ export interface DeviceSessionRepository {
   touch(id: string, at: string): Promise<void>;
   /** Deletes the user's session; false when the user has no such session. */
   deleteForUser(userId: string, id: string): Promise<boolean>;
+  /** Deletes every session of the user (a password reset logs them all out); returns how many. */
+  deleteAllForUser(userId: string): Promise<number>;
+}
+
+export interface SigninTokenRepository {
+  insert(r: SigninTokenRecord): Promise<void>;
+  /** Deletes the token and returns its user when it exists and is unexpired at `now` (single use); prunes expired ones. */
+  consume(tokenHash: string, now: string): Promise<string | null>;
 }
 
 export interface ApiKeyRepository {
@@ -150,6 +169,7 @@ export interface TenancyRepositories {
   users: UserRepository;
   projects: ProjectRepository;
   devices: DeviceSessionRepository;
+  signinTokens: SigninTokenRepository;
   apiKeys: ApiKeyRepository;
   idempotencyKeys: IdempotencyKeyRepository;
   usage: UsageRepository;

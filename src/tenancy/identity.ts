@@ -2,11 +2,16 @@
 import type { AppContext } from "../runtime/context";
 import type { DeviceSessionRecord, ProjectRecord, TeamRecord, UserRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
-import { nowIso } from "../lib/time";
+import { isoIn, nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
 import { DomainError, notFound } from "../lib/errors";
 import { DEVICE_PREFIX, type Principal, type Role } from "./auth";
 import type { PlanSlug } from "../runtime/config";
+
+/** Sign-in links live 15 minutes: long enough to click the start-up line, short for a leaked log. */
+export const SIGNIN_TTL_SECONDS = 15 * 60;
+/** Prefix of sign-in tokens, so a secret scanner can tell them from API keys (isk_) and device tokens (isd_). */
+export const SIGNIN_PREFIX = "iss_";
 
 export const DEFAULT_PROJECT_SETTINGS = { "api_keys.agent_access_enabled": true };
 
@@ -137,9 +142,54 @@ export class IdentityService {
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
     const ok = await Bun.password.verify(password, u ? u.passwordHash : DUMMY_HASH);
     if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
+    return this.newDevice(u.id, name);
+  }
+
+  /** Every user of every team with the team's name, oldest first (`inboxd user list`). */
+  async listUsers(): Promise<Array<UserRecord & { teamName: string }>> {
+    const users = await this.storage.users.all();
+    const names = new Map<string, string>();
+    for (const u of users) if (!names.has(u.teamId)) names.set(u.teamId, await this.teamName(u.teamId));
+    return users.map((u) => ({ ...u, teamName: names.get(u.teamId)! }));
+  }
+
+  /** Sets a user's password (`inboxd user passwd`) and logs out every device session of theirs. */
+  async setPassword(email: string, password: string): Promise<{ user: UserRecord; loggedOut: number }> {
+    if (password.length < 8) throw new DomainError("invalid", "validation_error", "the password must be at least 8 characters");
+    const user = await this.storage.users.byEmail(email.trim().toLowerCase());
+    if (!user) throw notFound("user");
+    await this.storage.users.setPasswordHash(user.id, await Bun.password.hash(password, { algorithm: "argon2id" }));
+    const loggedOut = await this.storage.devices.deleteAllForUser(user.id);
+    return { user, loggedOut };
+  }
+
+  /** The user a start-up sign-in link is for: the configured owner, else the oldest owner. */
+  async signinUser(preferredEmail: string): Promise<UserRecord | null> {
+    const preferred = await this.storage.users.byEmail(preferredEmail);
+    if (preferred) return preferred;
+    return (await this.storage.users.all()).find((u) => u.role === "owner") ?? null;
+  }
+
+  /** A one-time sign-in token for the web UI: single use, valid `ttlSeconds`; only its hash is stored. */
+  async issueSignin(userId: string, ttlSeconds = SIGNIN_TTL_SECONDS): Promise<{ token: string; expiresAt: string }> {
+    const token = SIGNIN_PREFIX + randomToken(32);
+    const expiresAt = isoIn(ttlSeconds);
+    await this.storage.signinTokens.insert({ tokenHash: hashToken(token), userId, createdAt: nowIso(), expiresAt });
+    return { token, expiresAt };
+  }
+
+  /** Redeems a sign-in token for a device session, exactly as a log-in with the password would give. */
+  async redeemSignin(token: string, name: string) {
+    const userId = await this.storage.signinTokens.consume(hashToken(token), nowIso());
+    const u = userId ? await this.user(userId) : null;
+    if (!u) throw new DomainError("unauthenticated", "invalid_signin_link", "the sign-in link is unknown, already used or expired");
+    return this.newDevice(u.id, name);
+  }
+
+  private async newDevice(userId: string, name: string) {
     const token = DEVICE_PREFIX + randomToken(32);
     const now = nowIso();
-    const row: DeviceSessionRecord = { id: newId(), userId: u.id, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
+    const row: DeviceSessionRecord = { id: newId(), userId, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
     await this.storage.devices.insert(row);
     return { id: row.id, name, token, created_at: now, last_seen_at: now };
   }

@@ -89,7 +89,7 @@ async function send(path: string, opts: CallOpts): Promise<Response> {
     body = await res.json();
   } catch {}
   const err = new ApiFailure(res.status, body?.code ?? "error", body?.message ?? `HTTP ${res.status}`, body?.details);
-  if (res.status === 401 && path !== "/v1/devices") onUnauthorized();
+  if (res.status === 401 && path !== "/v1/devices" && path !== "/v1/signin") onUnauthorized();
   throw err;
 }
 

@@ -4,7 +4,7 @@ import { api, ApiFailure, clearSession, projectId, session, setProjectId, setUna
 import { h, icon, replace, toast } from "./dom";
 import { installKeys } from "./keys";
 import { connectLive, debounce, disconnectLive, onLive, onLiveStatus } from "./live";
-import { renderLogin } from "./pages/login";
+import { redeemSignin, renderLogin, takeSigninToken } from "./pages/login";
 import { AlertsBell } from "./pages/alerts";
 import { MailPage } from "./pages/mail";
 import { ApprovalsPage } from "./pages/approvals";
@@ -46,6 +46,7 @@ export function go(path: string) {
 }
 
 function route() {
+  if (signinFromLink()) return;
   if (!session()) return showLogin();
   if (!view) return;
   const path = location.hash.replace(/^#/, "") || "/inboxes";
@@ -72,14 +73,34 @@ function route() {
   go("/inboxes");
 }
 
-function showLogin() {
+/** A `#signin=TOKEN` fragment (on load, or pasted into an open tab): sign in with it, whoever was signed in. */
+function signinFromLink(): boolean {
+  const token = takeSigninToken();
+  if (!token) return false;
+  void redeemSignin(token).then((r) => {
+    if (r.ok) {
+      current?.page.unmount?.();
+      current = null;
+      view = null;
+      bell?.destroy();
+      bell = null;
+      void start();
+    } else if (session()) {
+      toast(r.message, "error");
+      route();
+    } else showLogin(r.message);
+  });
+  return true;
+}
+
+function showLogin(notice?: string) {
   current?.page.unmount?.();
   current = null;
   view = null;
   bell?.destroy();
   bell = null;
   disconnectLive();
-  renderLogin(app, () => void start());
+  renderLogin(app, () => void start(), notice);
 }
 
 async function logout() {
@@ -210,5 +231,7 @@ setUnauthorizedHandler(() => {
 
 installKeys();
 window.addEventListener("hashchange", route);
-if (session()) void start();
+if (signinFromLink()) {
+  // signinFromLink starts the app or shows the log-in form when the exchange is done.
+} else if (session()) void start();
 else showLogin();

@@ -21,6 +21,7 @@ import httpOrigins from "./http-origins";
 import scenarioSecrets from "./scenario-secrets";
 import scenarios from "./scenarios";
 import runs from "./runs";
+import signin from "./signin";
 
 export type RouteModule = (ctx: AppContext, services: Services) => Elysia<any, any, any, any, any, any, any>;
 
@@ -43,5 +44,6 @@ export const routeModules: RouteModule[] = [
   scenarioSecrets,
   scenarios,
   runs,
+  signin,
   ui,
 ];

@@ -90,6 +90,12 @@ class SqliteInboxes implements InboxRepository {
     return rows.map(inboxFromRow);
   }
 
+  async listAll(before: string | null, limit: number) {
+    return this.c
+      .all<Record<string, any>>("SELECT * FROM inboxes WHERE id < ? ORDER BY id DESC LIMIT ?", before ?? "~", limit)
+      .map(inboxFromRow);
+  }
+
   async countForTeam(teamId: string) {
     return this.c.get<{ n: number }>(
       "SELECT COUNT(*) AS n FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = ? AND i.catch_all = 0",

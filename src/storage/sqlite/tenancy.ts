@@ -9,6 +9,8 @@ import type {
   IdempotencyRecord,
   ProjectRecord,
   ProjectRepository,
+  SigninTokenRecord,
+  SigninTokenRepository,
   TeamRecord,
   TeamRepository,
   TenancyRepositories,
@@ -106,6 +108,14 @@ class SqliteUsers implements UserRepository {
   async byEmail(email: string) {
     const r = this.c.get<Row>("SELECT * FROM users WHERE email = ?", email);
     return r ? user(r) : null;
+  }
+
+  async all() {
+    return this.c.all<Row>("SELECT * FROM users ORDER BY created_at, id").map(user);
+  }
+
+  async setPasswordHash(id: string, passwordHash: string) {
+    this.c.run("UPDATE users SET password_hash = ? WHERE id = ?", passwordHash, id);
   }
 
   async insert(u: UserRecord) {
@@ -214,6 +224,30 @@ class SqliteDevices implements DeviceSessionRepository {
 
   async deleteForUser(userId: string, id: string) {
     return this.c.run("DELETE FROM device_sessions WHERE id = ? AND user_id = ?", id, userId).changes > 0;
+  }
+
+  async deleteAllForUser(userId: string) {
+    return this.c.run("DELETE FROM device_sessions WHERE user_id = ?", userId).changes;
+  }
+}
+
+class SqliteSigninTokens implements SigninTokenRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async insert(r: SigninTokenRecord) {
+    this.c.run(
+      "INSERT INTO signin_tokens (token_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+      r.tokenHash,
+      r.userId,
+      r.createdAt,
+      r.expiresAt,
+    );
+  }
+
+  async consume(tokenHash: string, now: string) {
+    this.c.run("DELETE FROM signin_tokens WHERE expires_at <= ?", now);
+    const r = this.c.get<Row>("DELETE FROM signin_tokens WHERE token_hash = ? AND expires_at > ? RETURNING user_id", tokenHash, now);
+    return r ? (r.user_id as string) : null;
   }
 }
 
@@ -347,6 +381,7 @@ export function sqliteTenancyRepositories(c: SqliteConnection): TenancyRepositor
     users: new SqliteUsers(c),
     projects: new SqliteProjects(c),
     devices: new SqliteDevices(c),
+    signinTokens: new SqliteSigninTokens(c),
     apiKeys: new SqliteApiKeys(c),
     idempotencyKeys: new SqliteIdempotencyKeys(c),
     usage: new SqliteUsage(c),

@@ -13,6 +13,7 @@ import m0015 from "./0015_inbox_chaos";
 import m0016 from "./0016_catch_all_inbox";
 import m0017 from "./0017_message_search";
 import m0018 from "./0018_search_queue";
+import m0019 from "./0019_signin_tokens";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -28,4 +29,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 16, name: "catch_all_inbox", sql: m0016 },
   { version: 17, name: "message_search", sql: m0017 },
   { version: 18, name: "search_queue", sql: m0018 },
+  { version: 19, name: "signin_tokens", sql: m0019 },
 ];

@@ -1,0 +1,90 @@
+// `inboxd sendmail [-t] [-f FROM] [RCPT...]`: reads one message on stdin, as `sendmail -t` does, and
+// delivers it over SMTP to inboxd (127.0.0.1:INBOXD_SMTP_PORT unless --smtp-host/--smtp-port say
+// otherwise). Recipients are the arguments, plus the To, Cc and Bcc headers when -t is given or no
+// argument is; the Bcc header is removed before sending. Lines end in CRLF on the wire. A lone "."
+// line does not end the input (as with -i): the message is everything up to end of file.
+import { createTransport } from "nodemailer";
+import addressparser from "nodemailer/lib/addressparser";
+import { userInfo } from "node:os";
+import type { Config } from "../runtime/config";
+import { CliFailure } from "./offline";
+
+export interface SendmailOptions {
+  readHeaders: boolean;
+  from?: string;
+  smtpHost: string;
+  recipients: string[];
+}
+
+export async function sendmail(config: Config, opts: SendmailOptions, input?: Uint8Array): Promise<number> {
+  const bytes = input ?? new Uint8Array(await Bun.stdin.arrayBuffer());
+  const text = Buffer.from(bytes).toString("latin1"); // byte-preserving; headers are ASCII
+  const crlf = text.replace(/\r?\n/g, "\r\n");
+  const split = crlf.indexOf("\r\n\r\n");
+  const headerBlock = split < 0 ? crlf : crlf.slice(0, split + 2);
+  const body = split < 0 ? "" : crlf.slice(split + 2);
+  const headers = parseHeaders(headerBlock);
+  const rcpts = [...opts.recipients];
+  if (opts.readHeaders || opts.recipients.length === 0) {
+    for (const name of ["to", "cc", "bcc"]) for (const v of headers.get(name) ?? []) rcpts.push(...addresses(v));
+  }
+  const to = [...new Set(rcpts.map((r) => r.trim()).filter(Boolean))];
+  if (to.length === 0) throw new CliFailure("no recipients: give them as arguments, or in To, Cc or Bcc headers");
+  const from = opts.from ?? addresses(headers.get("from")?.[0] ?? "")[0] ?? `${userInfo().username}@localhost`;
+  const raw = Buffer.from(stripHeader(headerBlock, "bcc") + body, "latin1");
+  const port = config.smtpPort;
+  const transport = createTransport({ host: opts.smtpHost, port, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
+  try {
+    await transport.sendMail({ envelope: { from, to }, raw });
+  } catch (e: any) {
+    const where = `${opts.smtpHost}:${port}`;
+    if (e?.code === "ESOCKET" || e?.code === "ECONNECTION" || /ECONNREFUSED/.test(String(e?.message))) {
+      throw new CliFailure(`nothing accepts SMTP at ${where} (INBOXD_SMTP_PORT / --smtp-port, --smtp-host): ${e.message}`);
+    }
+    throw new CliFailure(`the SMTP server at ${where} refused the message: ${e?.response ?? e?.message ?? e}`);
+  } finally {
+    transport.close();
+  }
+  console.log(`sent to ${to.join(", ")}`);
+  return 0;
+}
+
+/** Header values by lower-case name, continuation lines unfolded. */
+function parseHeaders(block: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const field of block.replace(/\r\n(?=[ \t])/g, "").split("\r\n")) {
+    const colon = field.indexOf(":");
+    if (colon <= 0) continue;
+    const name = field.slice(0, colon).trim().toLowerCase();
+    out.set(name, [...(out.get(name) ?? []), field.slice(colon + 1).trim()]);
+  }
+  return out;
+}
+
+/** The header block without every field of this name (continuation lines included). */
+function stripHeader(block: string, name: string): string {
+  const lines = block.split("\r\n");
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of lines) {
+    if (/^[ \t]/.test(line) && line !== "") {
+      if (!dropping) kept.push(line);
+      continue;
+    }
+    dropping = line.toLowerCase().startsWith(`${name}:`);
+    if (!dropping) kept.push(line);
+  }
+  return kept.join("\r\n");
+}
+
+function addresses(value: string): string[] {
+  const out: string[] = [];
+  const visit = (list: ReturnType<typeof addressparser>) => {
+    for (const a of list) {
+      if ("group" in a && a.group) visit(a.group);
+      else if (a.address) out.push(a.address);
+    }
+  };
+  visit(addressparser(value));
+  return out;
+}

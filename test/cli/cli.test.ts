@@ -1,0 +1,489 @@
+// The command line as a user meets it: help on stdout with exit 0 (starting nothing), unknown flags and
+// commands refused (exit 2), every setting a flag, the version, start-up failures in one line naming the
+// setting, `user list|passwd`, `dump` + `import` byte for byte, `sendmail`, and the one-time sign-in link.
+import { afterAll, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BOOTSTRAP_KEY, json, ROOT, startInboxd } from "../support/harness";
+import { createInbox } from "../support/mail";
+import { flagOf, SETTINGS } from "../../src/runtime/config";
+import { withDatabaseFile } from "../support/sqlite-file";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `inboxd ARGS` with the INBOXD_* variables of this process removed (only `env` counts). */
+async function cli(args: string[], env: Record<string, string> = {}, stdin?: string | Buffer): Promise<Run> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("INBOXD_"))) as Record<string, string>;
+  const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), ...args], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => p.kill("SIGKILL"), 20_000);
+  const [stdout, stderr] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
+  const code = await p.exited;
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+const dirs: string[] = [];
+const tmp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const ZERO_PORTS = { INBOXD_HTTP_PORT: "0", INBOXD_SMTP_PORT: "0", INBOXD_IMAP_PORT: "0", INBOXD_POP3_PORT: "0" };
+
+/** One line, naming `name`, no stack frame. */
+function expectOneLine(r: Run, name: string) {
+  expect(r.code).not.toBe(0);
+  const lines = (r.stdout + r.stderr).trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toContain(name);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+}
+
+const COMMANDS = [
+  ["serve"],
+  ["user", "add"],
+  ["user", "list"],
+  ["user", "passwd"],
+  ["dump"],
+  ["import"],
+  ["sendmail"],
+  ["mcp"],
+  ["health"],
+  ["version"],
+  ["help"],
+];
+
+describe("help, flags, version", () => {
+  test("--help (and -h, and `help CMD`) prints usage on stdout with exit 0 for every command, starting nothing", async () => {
+    const dir = join(tmp("inboxd-help-"), "never-created");
+    for (const cmd of COMMANDS) {
+      for (const args of [
+        [...cmd, "--help"],
+        [...cmd, "-h"],
+        ["help", ...cmd],
+      ]) {
+        const r = await cli(args, { INBOXD_DATA_DIR: dir, ...ZERO_PORTS });
+        expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+        expect(r.stdout).toContain(`usage: inboxd ${cmd.join(" ")}`);
+        expect(r.stdout).not.toContain("listening");
+      }
+    }
+    for (const args of [["--help"], ["-h"], ["help"]]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      for (const cmd of COMMANDS) expect(r.stdout).toContain(cmd.join(" "));
+    }
+    for (const args of [
+      ["user", "--help"],
+      ["help", "user"],
+    ]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("inboxd user passwd");
+    }
+    const bare = await cli(["user"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("inboxd user list");
+    expect(existsSync(dir)).toBe(false);
+  }, 120_000);
+
+  test("serve --help lists every setting as a flag next to its variable", async () => {
+    const r = await cli(["serve", "--help"]);
+    for (const s of SETTINGS) expect(r.stdout).toContain(`  --${flagOf(s.env)} VALUE`.padEnd(40) + ` ${s.env}:`);
+    expect(flagOf("INBOXD_SMTP_PORT")).toBe("smtp-port");
+  });
+
+  test("unknown flags, commands and stray arguments are refused with a message naming them (exit 2)", async () => {
+    const cases: [string[], string][] = [
+      [["serve", "--smtp-prot", "25"], "--smtp-prot"],
+      [["--frobnicate"], "--frobnicate"],
+      [["frob"], '"frob"'],
+      [["user", "remove"], '"user remove"'],
+      [["user", "list", "--email", "x@y"], "--email"],
+      [["dump"], "DIR"],
+      [["serve", "extra"], '"extra"'],
+      [["mcp", "--data-dir", "x"], "--data-dir"],
+      [["import", "x.eml"], "--inbox"],
+    ];
+    for (const [args, named] of cases) {
+      const r = await cli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(named);
+    }
+  });
+
+  test("--version and `inboxd version`: package version, commit, Bun version", async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    for (const args of [["--version"], ["version"], ["serve", "--version"]]) {
+      const r = await cli(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim()).toMatch(
+        new RegExp(`^inboxd ${pkg.version.replace(/\./g, "\\.")} \\(commit ([0-9a-f]{7,40}(-dirty)?|unknown); bun \\d+\\.\\d+\\.\\d+`),
+      );
+    }
+  });
+
+  test("a flag is the setting: --http-port/--data-dir start the server as the variables do, and win over them", async () => {
+    const dir = tmp("inboxd-flags-");
+    const p = Bun.spawn(
+      [
+        process.execPath,
+        join(ROOT, "src/main.ts"),
+        "serve",
+        "--data-dir",
+        dir,
+        "--http-port=0",
+        "--smtp-port",
+        "0",
+        "--imap-port",
+        "0",
+        "--pop3-port",
+        "0",
+      ],
+      // The variables say otherwise; the flags win.
+      { cwd: ROOT, env: { ...process.env, INBOXD_DATA_DIR: join(dir, "not-this"), INBOXD_HTTP_PORT: "1" }, stdout: "pipe", stderr: "pipe" },
+    );
+    let out = "";
+    const reader = (async () => {
+      for await (const chunk of p.stdout as ReadableStream<Uint8Array>) out += new TextDecoder().decode(chunk);
+    })();
+    const deadline = Date.now() + 20_000;
+    while (!/^ready$/m.test(out) && Date.now() < deadline && p.exitCode === null) await Bun.sleep(20);
+    expect(out).toMatch(/^listening http 127\.0\.0\.1:\d+$/m);
+    expect(existsSync(join(dir, "inboxd.db"))).toBe(true);
+    expect(existsSync(join(dir, "not-this"))).toBe(false);
+    p.kill("SIGTERM");
+    await p.exited;
+    await reader;
+    // A bad value given as a flag is named as the flag and its variable.
+    const bad = await cli(["serve", "--plan", "platinum"]);
+    expectOneLine(bad, "--plan (INBOXD_PLAN)");
+    expect(bad.code).toBe(2);
+  }, 60_000);
+});
+
+describe("start-up failures: one line naming the setting, no stack trace", () => {
+  const listen = (port = 0) =>
+    new Promise<Server>((resolve, reject) => {
+      const s = createServer();
+      s.once("error", reject);
+      s.listen(port, "127.0.0.1", () => resolve(s));
+    });
+
+  test("a busy SMTP, IMAP or POP3 port", async () => {
+    const blocker = await listen();
+    const port = String((blocker.address() as { port: number }).port);
+    for (const name of ["INBOXD_SMTP_PORT", "INBOXD_IMAP_PORT", "INBOXD_POP3_PORT", "INBOXD_HTTP_PORT"]) {
+      const dir = tmp("inboxd-busy-");
+      const r = await cli(["serve"], { INBOXD_DATA_DIR: dir, ...ZERO_PORTS, [name]: port });
+      expectOneLine(r, name);
+      expect(r.stderr).toContain("in use");
+      // Nothing was bootstrapped: the next start prints the credentials.
+      expect(existsSync(join(dir, "inboxd.db"))).toBe(false);
+    }
+    blocker.close();
+  }, 60_000);
+
+  test("a second server on the first one's ports refuses to start (no SO_REUSEPORT sharing)", async () => {
+    const first = await startInboxd();
+    try {
+      for (const [name, proto] of [
+        ["INBOXD_HTTP_PORT", "http"],
+        ["INBOXD_SMTP_PORT", "smtp"],
+        ["INBOXD_IMAP_PORT", "imap"],
+        ["INBOXD_POP3_PORT", "pop3"],
+      ] as const) {
+        const r = await cli(["serve"], { INBOXD_DATA_DIR: tmp("inboxd-second-"), ...ZERO_PORTS, [name]: String(first.ports[proto]) });
+        expectOneLine(r, name);
+      }
+      // The first one still answers every request itself.
+      for (let i = 0; i < 12; i++) expect((await first.api("/v1/inboxes")).status).toBe(200);
+    } finally {
+      await first.stop();
+      first.cleanup();
+    }
+  }, 60_000);
+
+  test("a host this machine does not have (INBOXD_HOST=999.1.1.1, or --host)", async () => {
+    expectOneLine(await cli(["serve"], { INBOXD_DATA_DIR: tmp("inboxd-host-"), ...ZERO_PORTS, INBOXD_HOST: "999.1.1.1" }), "INBOXD_HOST");
+    expectOneLine(await cli(["serve", "--host", "999.1.1.1"], { INBOXD_DATA_DIR: tmp("inboxd-host-"), ...ZERO_PORTS }), "INBOXD_HOST");
+  });
+
+  test("a data directory that cannot be written", async () => {
+    const base = tmp("inboxd-ro-");
+    writeFileSync(join(base, "a-file"), "");
+    expectOneLine(await cli(["serve"], { INBOXD_DATA_DIR: join(base, "a-file", "data"), ...ZERO_PORTS }), "INBOXD_DATA_DIR");
+    if (process.getuid?.() !== 0) {
+      // (root writes anywhere, so this half runs only as another user)
+      mkdirSync(join(base, "ro"));
+      chmodSync(join(base, "ro"), 0o555);
+      const r = await cli(["serve"], { INBOXD_DATA_DIR: join(base, "ro"), ...ZERO_PORTS });
+      expectOneLine(r, "INBOXD_DATA_DIR");
+      expect(r.stderr).toContain("permission denied");
+    }
+  });
+});
+
+describe("secrets and the sign-in link", () => {
+  test("secrets given through the environment are never printed; the generated ones are, once", async () => {
+    const secretKey = "ab".repeat(32);
+    const inst = await startInboxd({ INBOXD_SECRET_KEY: secretKey });
+    const out = inst.output();
+    for (const secret of [BOOTSTRAP_KEY, ADMIN_PASSWORD, secretKey]) expect(out).not.toContain(secret);
+    expect(out).toContain("bootstrap: owner admin@localhost password: (as configured, not shown)");
+    await inst.stop();
+    inst.cleanup();
+  });
+
+  test("the start-up sign-in link signs the owner in once, and only once", async () => {
+    const inst = await startInboxd();
+    try {
+      const link = /^signin: (http:\/\/127\.0\.0\.1:(\d+)\/#signin=(iss_[A-Za-z0-9_-]+)) /m.exec(inst.output());
+      expect(link).not.toBeNull();
+      expect(Number(link![2])).toBe(inst.ports.http);
+      const token = link![3]!;
+      const first = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token, name: "browser" } }));
+      expect(first.status).toBe(201);
+      const session: string = first.body.data.token;
+      expect(session).toMatch(/^isd_/);
+      expect(first.body.data.name).toBe("browser");
+      const me = await json(inst.api("/v1/me", { token: session }));
+      expect(me.body.data).toMatchObject({ email: ADMIN_EMAIL, role: "owner" });
+      const again = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token } }));
+      expect(again.status).toBe(401);
+      expect(again.body).toMatchObject({ code: "invalid_signin_link", details: {}, request_id: expect.any(String) });
+      const forged = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token: "iss_forged" } }));
+      expect(forged.status).toBe(401);
+      const empty = await json(inst.api("/v1/signin", { method: "POST", token: null, json: {} }));
+      expect(empty.status).toBe(422);
+      expect(empty.body.code).toBe("validation_error");
+      // The token is no credential by itself.
+      expect((await inst.api("/v1/me", { token })).status).toBe(401);
+      // The route is in the OpenAPI document with its schemas.
+      const doc = (await json(inst.api("/openapi.json"))).body;
+      expect(doc.paths["/v1/signin"].post.responses["201"]).toBeDefined();
+    } finally {
+      await inst.stop();
+      inst.cleanup();
+    }
+    const quiet = await startInboxd({ INBOXD_SIGNIN_LINK: "off" });
+    expect(quiet.output()).not.toContain("signin:");
+    await quiet.stop();
+    quiet.cleanup();
+  }, 60_000);
+});
+
+test("a sign-in link is stored as a hash only and refused once expired (15 minutes)", async () => {
+  const inst = await startInboxd();
+  try {
+    const token = /#signin=(iss_\S+) /.exec(inst.output())![1]!;
+    const rows = withDatabaseFile(
+      inst.dataDir,
+      (db) => db.query("SELECT token_hash, created_at, expires_at FROM signin_tokens").all() as any[],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).not.toContain(token.slice(4));
+    expect(Date.parse(rows[0].expires_at) - Date.parse(rows[0].created_at)).toBe(15 * 60 * 1000);
+    // Time moves on: the link has expired.
+    withDatabaseFile(inst.dataDir, (db) => db.run("UPDATE signin_tokens SET expires_at = '2000-01-01T00:00:00.000Z'"));
+    const late = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token } }));
+    expect(late.status).toBe(401);
+    expect(late.body.code).toBe("invalid_signin_link");
+  } finally {
+    await inst.stop();
+    inst.cleanup();
+  }
+});
+
+describe("user list and user passwd", () => {
+  test("list shows every user; passwd sets a password (or generates one, printed once) and logs the user out", async () => {
+    const inst = await startInboxd();
+    try {
+      const env = { INBOXD_DATA_DIR: inst.dataDir };
+      const list = await cli(["user", "list"], env);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(/^EMAIL\s+ROLE\s+TEAM\s+ID\s+CREATED$/m);
+      expect(list.stdout).toMatch(new RegExp(`^${ADMIN_EMAIL}\\s+owner\\s+default\\s+[0-9A-Z]{26}\\s`, "m"));
+      const asJson = JSON.parse((await cli(["user", "list", "--json"], env)).stdout);
+      expect(asJson).toEqual([expect.objectContaining({ email: ADMIN_EMAIL, role: "owner", team: "default" })]);
+
+      const device = (
+        await json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } }))
+      ).body.data.token;
+      const set = await cli(["user", "passwd", "--email", ADMIN_EMAIL, "--password", "a-new-password"], env);
+      expect(set.code).toBe(0);
+      expect(set.stdout).not.toContain("a-new-password");
+      const loginWith = (password: string) =>
+        inst.api("/v1/devices", { method: "POST", token: null, json: { email: ADMIN_EMAIL, password } }).then((r) => r.status);
+      expect(await loginWith(ADMIN_PASSWORD)).toBe(401);
+      expect(await loginWith("a-new-password")).toBe(201);
+      await Bun.sleep(5_100); // the server's credential cache (5 s)
+      expect((await inst.api("/v1/me", { token: device })).status).toBe(401);
+
+      const generated = await cli(["user", "passwd", "--email", ADMIN_EMAIL], env);
+      expect(generated.code).toBe(0);
+      const password = /new password \(shown once\): (\S+)/.exec(generated.stdout)?.[1];
+      expect(password).toBeDefined();
+      expect(await loginWith(password!)).toBe(201);
+
+      const unknown = await cli(["user", "passwd", "--email", "nobody@x.test", "--password", "whatever-long"], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr.trim().split("\n")).toHaveLength(1);
+      const short = await cli(["user", "passwd", "--email", ADMIN_EMAIL, "--password", "short"], env);
+      expect(short.code).not.toBe(0);
+      expect(short.stderr).toContain("8 characters");
+    } finally {
+      await inst.stop();
+      inst.cleanup();
+    }
+  }, 60_000);
+});
+
+const MESSAGES = [
+  Buffer.from("From: a@example.com\r\nTo: x@example.com\r\nSubject: one\r\n\r\nfirst body, CRLF\r\n"),
+  Buffer.from(
+    "From: b@example.com\nSubject: two\nX-8bit: caf\xc3\xa9\n\nFrom the start of a body line\n>From an escaped one\nno newline at the end",
+    "latin1",
+  ),
+  Buffer.from(
+    "From: c@example.com\r\nSubject: three\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\ncode 424242\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\nAAECAwQFBgcICQ==\r\n--b--\r\n",
+  ),
+];
+
+describe("dump and import", () => {
+  test("dump writes every message byte for byte with an index; import stores them back identically", async () => {
+    const a = await startInboxd();
+    const inbox = await createInbox(a, { name: "dumped", ttl_seconds: 3600 });
+    const ids: string[] = [];
+    for (const m of MESSAGES) {
+      const r = await json(
+        a.api(`/v1/inboxes/${inbox.id}/messages`, { method: "POST", headers: { "content-type": "message/rfc822" }, body: m }),
+      );
+      expect(r.status).toBe(201);
+      ids.push(r.body.data.id);
+    }
+    const out = join(tmp("inboxd-dump-"), "artifacts");
+    // Refused while the server runs on the data directory.
+    const locked = await cli(["dump", out], { INBOXD_DATA_DIR: a.dataDir });
+    expect(locked.code).toBe(1);
+    expect(locked.stderr).toContain("stopped server");
+    await a.stop();
+
+    const dumped = await cli(["dump", out], { INBOXD_DATA_DIR: a.dataDir });
+    expect(dumped.code).toBe(0);
+    const index = JSON.parse(readFileSync(join(out, "index.json"), "utf8"));
+    const mine = index.messages.filter((m: any) => m.inbox_id === inbox.id);
+    expect(mine.map((m: any) => m.id)).toEqual(ids);
+    mine.forEach((m: any, i: number) => {
+      expect(m).toMatchObject({ inbox_address: inbox.address, size_bytes: MESSAGES[i]!.byteLength });
+      expect(readFileSync(join(out, m.file)).equals(MESSAGES[i]!)).toBe(true);
+    });
+    expect(mine[0].subject).toBe("one");
+    // A second dump into the same (non-empty) directory is refused.
+    expect((await cli(["dump", out], { INBOXD_DATA_DIR: a.dataDir })).code).toBe(1);
+
+    // Into another instance's existing inbox.
+    const b = await startInboxd();
+    const target = await createInbox(b, { name: "restored", ttl_seconds: 3600 });
+    const whileRunning = await cli(["import", "--inbox", target.address, out], { INBOXD_DATA_DIR: b.dataDir });
+    expect(whileRunning.code).toBe(1);
+    expect(whileRunning.stderr).toContain("stopped server");
+    await b.stop();
+    const missing = await cli(["import", "--inbox", "nobody@nowhere.test", out], { INBOXD_DATA_DIR: b.dataDir });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("nobody@nowhere.test");
+    const imported = await cli(["import", "--inbox", target.address, join(out, inbox.address)], { INBOXD_DATA_DIR: b.dataDir });
+    expect(imported.stderr).toBe("");
+    expect(imported.stdout).toContain(`imported ${MESSAGES.length} messages`);
+
+    // An mbox, with its "From " separators and >From escaping.
+    const mbox = join(tmp("inboxd-mbox-"), "mail.mbox");
+    writeFileSync(
+      mbox,
+      "From a@example.com Mon Jan  1 00:00:00 2024\nFrom: a@example.com\nSubject: mbox one\n\n>From here, escaped\nbody\n\n" +
+        "From b@example.com Mon Jan  1 00:00:01 2024\nFrom: b@example.com\nSubject: mbox two\n\nlast\n",
+    );
+    expect((await cli(["import", "--inbox", target.address, mbox], { INBOXD_DATA_DIR: b.dataDir })).code).toBe(0);
+
+    const b2 = await b.restart();
+    try {
+      const list = (await json(b2.api(`/v1/inboxes/${target.id}/messages?limit=100`))).body.data.reverse();
+      expect(list.map((m: any) => m.subject)).toEqual(["one", "two", "three", "mbox one", "mbox two"]);
+      for (let i = 0; i < MESSAGES.length; i++) {
+        const raw = Buffer.from(await (await b2.api(`/v1/messages/${list[i].id}/raw`)).arrayBuffer());
+        expect(raw.equals(MESSAGES[i]!)).toBe(true);
+      }
+      const first = Buffer.from(await (await b2.api(`/v1/messages/${list[3].id}/raw`)).arrayBuffer()).toString();
+      expect(first).toBe("From: a@example.com\nSubject: mbox one\n\nFrom here, escaped\nbody\n");
+      const full = (await json(b2.api(`/v1/messages/${list[2].id}`))).body.data;
+      expect(full.codes).toContain("424242"); // parsed like received mail
+    } finally {
+      await b2.stop();
+      b2.cleanup();
+      a.cleanup();
+    }
+    expect(readdirSync(out).length).toBeGreaterThan(1);
+  }, 90_000);
+});
+
+describe("sendmail", () => {
+  test("reads a message on stdin, sends it to the To/Cc/Bcc recipients over SMTP, without the Bcc header", async () => {
+    const inst = await startInboxd();
+    try {
+      const to = await createInbox(inst, { name: "to", ttl_seconds: 3600 });
+      const bcc = await createInbox(inst, { name: "bcc", ttl_seconds: 3600 });
+      const message = `From: App <app@example.com>\nTo: ${to.address}\nBcc: Hidden <${bcc.address}>\nSubject: via sendmail\n\nhello\n.\nstill the body\n`;
+      const r = await cli(["sendmail", "-t", "-i", "--smtp-port", String(inst.ports.smtp)], {}, message);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      for (const inbox of [to, bcc]) {
+        const got = (await json(inst.api(`/v1/inboxes/${inbox.id}/messages/latest?wait=10`))).body.data;
+        expect(got.subject).toBe("via sendmail");
+        const raw = await (await inst.api(`/v1/messages/${got.id}/raw`)).text();
+        expect(raw).not.toMatch(/^bcc:/im);
+        expect(raw).toContain("hello\r\n.\r\nstill the body\r\n");
+        expect(got.envelope ?? (await json(inst.api(`/v1/messages/${got.id}`))).body.data.envelope).toMatchObject({
+          mail_from: "app@example.com",
+        });
+      }
+      // Recipients as arguments (the headers are then not read), and a sender given with -f.
+      const other = await createInbox(inst, { name: "arg", ttl_seconds: 3600 });
+      const r2 = await cli(
+        ["sendmail", "-f", "bounce@example.com", other.address],
+        { INBOXD_SMTP_PORT: String(inst.ports.smtp) },
+        "Subject: by argument\r\n\r\nbody\r\n",
+      );
+      expect(r2.code).toBe(0);
+      const got = (await json(inst.api(`/v1/inboxes/${other.id}/messages/latest?wait=10`))).body.data;
+      expect((await json(inst.api(`/v1/messages/${got.id}`))).body.data.envelope.mail_from).toBe("bounce@example.com");
+      // Nobody listening: one line, exit 1.
+      const closed = await cli(["sendmail", "--smtp-port", "1", "x@example.com"], {}, "Subject: x\n\nx\n");
+      expect(closed.code).toBe(1);
+      expect(closed.stderr.trim().split("\n")).toHaveLength(1);
+      const none = await cli(["sendmail", "--smtp-port", String(inst.ports.smtp)], {}, "Subject: nobody\n\nx\n");
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain("no recipients");
+    } finally {
+      await inst.stop();
+      inst.cleanup();
+    }
+  }, 60_000);
+});
