@@ -3,7 +3,9 @@
 # `--cap-drop=ALL` and `--security-opt no-new-privileges`: every port is unprivileged (>= 1024).
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
+# The workspace's manifest too: npm ci installs every workspace the lockfile names.
 COPY package.json package-lock.json ./
+COPY clients/typescript/package.json clients/typescript/
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build

@@ -2,8 +2,7 @@
 // Starts a fresh inboxd (rate limit lifted), drives it with autocannon running under Node in a
 // separate process, and prints requests/s and p99. Goal on a 2-core machine: >= 10,000 req/s
 // reads with p99 < 10 ms.  Usage: bun bench/http.ts [--duration 10] [--connections 32]
-import { join } from "node:path";
-import { startInboxd, ROOT } from "../test/support/harness";
+import { startInboxd } from "../test/support/harness";
 import { arg, benchModule } from "./support";
 
 const duration = arg("duration", 10);

@@ -173,8 +173,10 @@ export class IdentityService {
   /** A one-time sign-in token for the web UI: single use, valid `ttlSeconds`; only its hash is stored. */
   async issueSignin(userId: string, ttlSeconds = SIGNIN_TTL_SECONDS): Promise<{ token: string; expiresAt: string }> {
     const token = SIGNIN_PREFIX + randomToken(32);
-    const expiresAt = isoIn(ttlSeconds);
-    await this.storage.signinTokens.insert({ tokenHash: hashToken(token), userId, createdAt: nowIso(), expiresAt });
+    // One clock reading for both, so the stored lifetime is exactly the TTL.
+    const now = Date.now();
+    const expiresAt = isoIn(ttlSeconds, now);
+    await this.storage.signinTokens.insert({ tokenHash: hashToken(token), userId, createdAt: new Date(now).toISOString(), expiresAt });
     return { token, expiresAt };
   }
 

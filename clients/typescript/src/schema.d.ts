@@ -1154,6 +1154,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/signin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a one-time sign-in link for a device session
+         * @description The token of a link printed by `inboxd serve` (http://HOST:PORT/#signin=TOKEN). It works once, for 15 minutes; an unknown, used or expired token is 401 invalid_signin_link.
+         */
+        post: operations["createSignin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1700,6 +1720,35 @@ export interface components {
             type: string;
         } & {
             [key: string]: unknown;
+        };
+        /** SigninRequest */
+        SigninRequest: {
+            /**
+             * @description the token of the sign-in link (after #signin=)
+             * @example iss_…
+             */
+            token: string;
+            /**
+             * @description a name for the device session
+             * @example Web UI (Chrome)
+             */
+            name?: string;
+        };
+        /** DeviceSessionCreated */
+        DeviceSessionCreated: {
+            /** @description the device session's id */
+            id: string;
+            name: string;
+            /** @description the device session token (isd_…), shown only in this answer */
+            token: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_seen_at: string;
+        };
+        /** SigninResponse */
+        SigninResponse: {
+            data: components["schemas"]["DeviceSessionCreated"];
         };
         /** Error */
         Error: {
@@ -5936,6 +5985,43 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createSignin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+                /** @description 1..255 characters. The same key, route and credential within 24 h replays the stored status and body (with Idempotent-Replayed: true); the same key with another body is 422 idempotency_key_reused */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SigninRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigninResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
