@@ -43,7 +43,16 @@ function errText(e: object): string {
 }
 
 export function createLogger(level: LogLevel, format: LogFormat, fd = 1): Logger {
-  const dest = pino.destination({ dest: fd, sync: true });
+  // Asynchronous writes: lines logged while a write is in flight leave together (one write(2) for
+  // many under load instead of one each, ~9 µs a line on the main thread). Flushed at exit.
+  const dest = pino.destination({ dest: fd, sync: false });
+  process.once("exit", () => {
+    try {
+      dest.flushSync();
+    } catch {
+      // nothing left to write, or stdout already gone
+    }
+  });
   const stream = format === "json" ? dest : { write: (s: string) => void dest.write(textLine(s)) };
   return pino(
     {
