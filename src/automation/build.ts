@@ -13,6 +13,7 @@ import type { AgentService } from "./agents";
 import { AgentSessionService } from "./agent-sessions";
 import { ApprovalService, type ApprovalEmitter } from "./approvals";
 import type { OriginService } from "./origins";
+import type { MessageService } from "../mail/messages";
 import { ScenarioSecretService } from "./scenario-secrets";
 import { ScenarioService } from "./scenarios";
 import { RunService } from "./runs";
@@ -21,7 +22,14 @@ import { RunLedger } from "./run-ledger";
 
 export function buildAutomation(
   ctx: AppContext,
-  base: { auth: AuthService; inboxes: InboxService; removal: MailRemoval; agents: AgentService; origins: OriginService },
+  base: {
+    auth: AuthService;
+    inboxes: InboxService;
+    messages: MessageService;
+    removal: MailRemoval;
+    agents: AgentService;
+    origins: OriginService;
+  },
   /** Emits a domain event (webhooks, event stream): run.finished and approval.pending. */
   emit: ApprovalEmitter,
 ) {
@@ -48,7 +56,7 @@ export function buildAutomation(
     base.agents,
     scenarioSecrets,
     base.auth,
-    { inboxes: base.inboxes, removal: base.removal, origins },
+    { inboxes: base.inboxes, messages: base.messages, removal: base.removal, origins },
     new RunLedger(ctx, runs, base.removal),
     emit,
     {

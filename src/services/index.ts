@@ -38,7 +38,7 @@ export function buildServices(ctx: AppContext) {
   ingest.hooks.storedInTx.push(ingestHooks.storedInTx);
   ingest.hooks.quotaRefused.push(ingestHooks.quotaRefused);
   const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(ctx, events));
-  const automation = buildAutomation(ctx, { auth, inboxes, removal, agents, origins }, (projectId, type, payload) =>
+  const automation = buildAutomation(ctx, { auth, inboxes, messages, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(
       () => undefined,
       (e) => log.error({ err: e }, `event ${type} failed`),

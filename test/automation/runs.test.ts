@@ -457,6 +457,32 @@ describe("message.extract", () => {
   });
 });
 
+describe("message.extract with a pattern", () => {
+  test("follows the REST pattern rules (first group) and a pattern that backtracks without end fails the step, it does not hang the server", async () => {
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
+          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+          { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code", pattern: "code=(\\d+)" },
+          { type: "message.extract", message: "${steps.mail.id}", extract: "code", pattern: "(\\w+\\s?)*#" },
+        ],
+      },
+      "extract by pattern",
+    );
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 30)).body.data;
+    expect(run.steps[3].output.value).toBe(app.lastCode);
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("invalid_pattern");
+    expect(run.current_step_index).toBe(4);
+    // The server still answers at once: the runaway expression ran in the pattern worker, which was replaced.
+    expect((await inst.api("/v1/inboxes")).status).toBe(200);
+  });
+});
+
 describe("inbox steps", () => {
   test("inbox.delete removes the run's inbox (the ledger counts it removed); an unknown inbox fails with inbox_not_found", async () => {
     const scenarioId = await publishScenario(

@@ -4,6 +4,7 @@
 import type { MessageRecord, SearchQuery } from "../../storage/mail";
 import { parseSearchQuery, SearchSyntaxError } from "../../mail/search-query";
 import { readLinks } from "../../mime/links";
+import { DomainError } from "../../lib/errors";
 import { StepError, type StepHandler } from "./types";
 
 const POLL_MS = 2000;
@@ -140,9 +141,15 @@ export const messageExtract: StepHandler = async (sc, p) => {
   let value: string | undefined;
   if (p.extract === "code") {
     if (p.pattern !== undefined) {
-      const text = m.text_body ?? (m.html_body ?? "").replace(/<[^>]+>/g, " ");
-      const hit = new RegExp(p.pattern).exec(text);
-      value = hit ? (hit[1] ?? hit[0]) : undefined;
+      // The REST `pattern` rules (mime/pattern.ts): subject, text and HTML-derived text, first group
+      // else the whole match, run in the pattern worker with its time limit.
+      try {
+        const pattern = sc.deps.messages.patternOf(String(p.pattern))!;
+        value = (await sc.deps.messages.codesMatching(m, pattern))[0];
+      } catch (e) {
+        if (e instanceof DomainError) throw new StepError("invalid_pattern", `message.extract: ${e.message}`);
+        throw e;
+      }
     } else value = (JSON.parse(m.codes) as string[])[0];
   } else {
     const links = readLinks(m.links).map((l) => l.url);

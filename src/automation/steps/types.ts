@@ -3,11 +3,13 @@
 import type { AppContext } from "../../runtime/context";
 import type { ProjectRef } from "../../tenancy/auth";
 import type { InboxService } from "../../mail/inboxes";
+import type { MessageService } from "../../mail/messages";
 import type { MailRemoval } from "../../mail/removal";
 import type { OriginService } from "../origins";
 
 export interface StepDeps {
   inboxes: InboxService;
+  messages: MessageService;
   removal: MailRemoval;
   origins: OriginService;
 }
