@@ -49,6 +49,11 @@ export class MessageService {
     return this.patterns.run(pattern, patternText(r.subject, r.text_body, r.html_body));
   }
 
+  /** Whether the pattern matches this text (time-limited, else 422). */
+  async patternMatches(pattern: CompiledPattern, text: string): Promise<boolean> {
+    return (await this.patterns.run(pattern, text)).length > 0;
+  }
+
   /** Newest first; `rows.length` may be limit+1 (toPage trims). The caller has checked the inbox. */
   list(inboxId: string, cursor: string | undefined, limit: number): Promise<MessageRow[]> {
     return this.ctx.storage.messages.listInInbox(inboxId, cursor || null, limit + 1);

@@ -481,6 +481,25 @@ describe("message.extract with a pattern", () => {
     // The server still answers at once: the runaway expression ran in the pattern worker, which was replaced.
     expect((await inst.api("/v1/inboxes")).status).toBe(200);
   });
+
+  test("a link pattern that backtracks without end fails the step too", async () => {
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "inbox", type: "inbox.create" },
+          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
+          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+          { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "([\\w./:?=]+.?)*#" },
+        ],
+      },
+      "runaway link pattern",
+    );
+    const run = (await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 30)).body.data;
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("invalid_pattern");
+  });
 });
 
 describe("inbox steps", () => {

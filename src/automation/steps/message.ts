@@ -139,21 +139,29 @@ export const messageExtract: StepHandler = async (sc, p) => {
   const m = await sc.ctx.storage.messages.inProject(sc.project.id, id);
   if (!m) throw new StepError("message_not_found", `message.extract: no message ${id} in this project`);
   let value: string | undefined;
-  if (p.extract === "code") {
-    if (p.pattern !== undefined) {
-      // The REST `pattern` rules (mime/pattern.ts): subject, text and HTML-derived text, first group
-      // else the whole match, run in the pattern worker with its time limit.
-      try {
-        const pattern = sc.deps.messages.patternOf(String(p.pattern))!;
-        value = (await sc.deps.messages.codesMatching(m, pattern))[0];
-      } catch (e) {
-        if (e instanceof DomainError) throw new StepError("invalid_pattern", `message.extract: ${e.message}`);
-        throw e;
+  // A pattern follows the REST `pattern` rules (mime/pattern.ts) and runs in the pattern worker with
+  // its time limit: a runaway expression fails the step instead of holding the server.
+  try {
+    const pattern = p.pattern === undefined ? null : sc.deps.messages.patternOf(String(p.pattern));
+    if (p.extract === "code") {
+      // Over subject, text and HTML-derived text; the first group, else the whole match.
+      value = pattern ? (await sc.deps.messages.codesMatching(m, pattern))[0] : (JSON.parse(m.codes) as string[])[0];
+    } else {
+      const links = readLinks(m.links).map((l) => l.url);
+      value = links[0];
+      if (pattern) {
+        value = undefined;
+        for (const url of links) {
+          if (await sc.deps.messages.patternMatches(pattern, url)) {
+            value = url;
+            break;
+          }
+        }
       }
-    } else value = (JSON.parse(m.codes) as string[])[0];
-  } else {
-    const links = readLinks(m.links).map((l) => l.url);
-    value = p.pattern !== undefined ? links.find((l) => new RegExp(p.pattern).test(l)) : links[0];
+    }
+  } catch (e) {
+    if (e instanceof DomainError) throw new StepError("invalid_pattern", `message.extract: ${e.message}`);
+    throw e;
   }
   if (value === undefined) {
     throw new StepError(
