@@ -1,9 +1,13 @@
 // The HTML body served by the API: sender-written HTML made inert (no script, no active
 // elements, no dangerous URLs) and, with remote=strip, unable to load anything from the network.
 // Policy in docs/parsing.md. Bump SANITIZER_VERSION whenever the output for some input changes.
+import { all as KNOWN_CSS_PROPERTIES } from "known-css-properties";
+import safeParse from "postcss-safe-parser";
+import { Parser } from "htmlparser2";
 import sanitize from "sanitize-html";
 
-export const SANITIZER_VERSION = 1;
+// 2: only known CSS properties are kept; remote content dropped with its element is counted.
+export const SANITIZER_VERSION = 2;
 
 export const DEFAULT_MAX_HTML_BYTES = 2 * 1024 * 1024;
 
@@ -137,6 +141,30 @@ const NON_TEXT_TAGS = [
   "applet",
 ];
 
+// CSS properties a mail may keep: the known ones (known-css-properties, browsers' and the specs'
+// names) and Outlook's mso-*, minus the old script hooks. Anything else ("xss:expression(…)", a
+// property split by a comment) goes with its declaration.
+const CSS_PROPERTIES = new Set<string>(KNOWN_CSS_PROPERTIES);
+for (const hook of ["behavior", "-ms-behavior", "-moz-binding"]) CSS_PROPERTIES.delete(hook);
+const keepProperty = (prop: string) => {
+  const p = prop.toLowerCase();
+  return CSS_PROPERTIES.has(p) || /^mso-[a-z][a-z-]*$/.test(p);
+};
+
+/** The CSS with every declaration of an unknown property removed (malformed CSS parsed leniently). */
+function knownPropertiesOnly(css: string): string {
+  const root = safeParse(css);
+  root.walkDecls((d) => {
+    if (!keepProperty(d.prop)) d.remove();
+  });
+  return root.toString();
+}
+
+// Attributes through which an element loads remote content; an element dropped whole (video,
+// audio, an SVG image, an iframe …) takes its remote content with it, and that is counted.
+const CONTENT_URL_ATTRS = ["src", "srcset", "poster", "data", "background", "xlink:href"];
+const HREF_LOADS = new Set(["image", "use", "feimage", "script", "embed"]);
+
 const REMOTE = /^\s*(?:https?:)?\/\//i;
 const SAFE_DATA_IMAGE = /^\s*data:image\/(?:png|gif|jpe?g|webp|bmp|avif);/i;
 
@@ -182,7 +210,7 @@ export function cleanCss(css: string, remote: "strip" | "allow"): { css: string;
     if (SAFE_DATA_IMAGE.test(u) || /^cid:/i.test(u)) return m;
     return "none";
   });
-  out = out
+  out = knownPropertiesOnly(out)
     .replace(/expression\s*\(/gi, "removed(")
     .replace(/(?:-moz-binding|behavior|-ms-behavior)\s*:/gi, "removed:")
     .replace(/(?:javascript|vbscript|livescript)\s*:/gi, "removed:");
@@ -202,7 +230,11 @@ function policy(remote: "strip" | "allow", counter: { blocked: number }): saniti
       if (isSheet && isRemote(href)) counter.blocked++;
       return { tagName, attribs: {} };
     }
-    if (!ALLOWED.has(tagName)) return { tagName, attribs };
+    if (!ALLOWED.has(tagName)) {
+      const urls = [...CONTENT_URL_ATTRS, ...(HREF_LOADS.has(tagName.toLowerCase()) ? ["href"] : [])];
+      if (urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!))) counter.blocked++;
+      return { tagName, attribs };
+    }
     const a: sanitize.Attributes = { ...attribs };
     if (a.style !== undefined) {
       const { css, blocked } = cleanCss(a.style, remote);
@@ -292,6 +324,34 @@ function policy(remote: "strip" | "allow", counter: { blocked: number }): saniti
   };
 }
 
+/**
+ * Remote content inside <svg> and <math>, which are dropped whole without their insides being
+ * visited (nonTextTags): an <image href>, a <use xlink:href>, … one count per element.
+ */
+function remoteInsideDroppedSubtrees(html: string): number {
+  if (!/<(?:svg|math)\b/i.test(html)) return 0;
+  let depth = 0;
+  let count = 0;
+  const parser = new Parser(
+    {
+      onopentag(name, attribs) {
+        if (name === "svg" || name === "math") depth++;
+        else if (depth > 0) {
+          const urls = [...CONTENT_URL_ATTRS, ...(HREF_LOADS.has(name) ? ["href"] : [])];
+          if (urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!))) count++;
+        }
+      },
+      onclosetag(name) {
+        if ((name === "svg" || name === "math") && depth > 0) depth--;
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, recognizeSelfClosing: true },
+  );
+  parser.write(html);
+  parser.end();
+  return count;
+}
+
 /** Cuts at maxBytes (UTF-8) so that no tag, entity or character is cut in half. */
 function truncateHtml(html: string, maxBytes: number): { html: string; truncated: boolean } {
   const bytes = Buffer.byteLength(html, "utf8");
@@ -307,7 +367,7 @@ function truncateHtml(html: string, maxBytes: number): { html: string; truncated
 }
 
 export function sanitizeHtml(html: string, opts: SanitizeOptions): SanitizeResult {
-  const counter = { blocked: 0 };
+  const counter = { blocked: remoteInsideDroppedSubtrees(html ?? "") };
   let out = sanitize(html ?? "", policy(opts.remote, counter));
   // sanitize-html passes <style> text through verbatim; clean it here. In the output every
   // literal "<style" is a real tag: text and attribute values have been escaped.

@@ -219,3 +219,49 @@ test("typical email markup survives", () => {
   );
   expect(r.remote_blocked).toBe(0);
 });
+
+describe("CSS keeps only known properties (sanitizer 2)", () => {
+  test("a property split by a comment, or one no browser knows, goes with its declaration", () => {
+    const r = sanitizeHtml(`<p style="color:red; xss:expr/**/ession(alert(1)); font-size:12px">x</p>`, { remote: "strip" });
+    expect(r.html).toContain("color:red");
+    expect(r.html).toContain("font-size:12px");
+    expect(r.html).not.toContain("xss");
+    expect(r.html).not.toContain("ession");
+  });
+
+  test("in <style> blocks too, nested in @media; Outlook's mso-* and vendor prefixes stay; behavior and -moz-binding go", () => {
+    const r = sanitizeHtml(
+      `<style>p{color:red;foo:bar;mso-line-height-rule:exactly;-webkit-text-size-adjust:100%} @media (max-width:600px){.a{width:100% !important;behavior:url(x.htc);-moz-binding:url(y)}}</style><p>x</p>`,
+      { remote: "strip" },
+    );
+    const css = /<style>([\s\S]*)<\/style>/.exec(r.html)![1]!;
+    expect(css).toContain("color:red");
+    expect(css).toContain("mso-line-height-rule:exactly");
+    expect(css).toContain("-webkit-text-size-adjust:100%");
+    expect(css).toContain("width:100% !important");
+    expect(css).not.toContain("foo");
+    expect(css).not.toContain("behavior");
+    expect(css).not.toContain("binding");
+  });
+
+  test("malformed CSS is read leniently: the known declarations before the damage stay", () => {
+    const r = sanitizeHtml(`<p style="color:blue; }}} nonsense: 1; margin:0">x</p>`, { remote: "strip" });
+    expect(r.html).toContain("color:blue");
+    expect(r.html).not.toContain("nonsense");
+  });
+});
+
+describe("remote content dropped with its element is counted", () => {
+  test("an SVG <image href>, a <video poster> and an <iframe src> each count once", () => {
+    for (const [html, n] of [
+      [`<svg><image href="https://tracker.example/p.png"/></svg>`, 1],
+      [`<video poster="https://cdn.example/p.jpg"><source src="https://cdn.example/v.mp4"></video>`, 2],
+      [`<iframe src="https://evil.example/"></iframe>`, 1],
+      [`<video poster="cid:part1"></video><svg><a href="https://example.com/">x</a></svg>`, 0],
+    ] as const) {
+      const strip = sanitizeHtml(html, { remote: "strip" });
+      expect(strip.remote_blocked, html).toBe(n);
+      expect(strip.html).not.toContain("example/");
+    }
+  });
+});
