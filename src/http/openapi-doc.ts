@@ -233,6 +233,10 @@ const COMPONENTS = {
       code: "validation_error",
       message: "invalid query: /limit Expected integer",
     }),
+    AnalysisUnavailable: errorResponse("The checker this analysis needs is not configured or not answering (analysis_unavailable)", {
+      code: "analysis_unavailable",
+      message: "no spam checker is configured (set INBOXD_SPAMD to spamd's host:port)",
+    }),
     RateLimited: errorResponse(
       "Too many requests",
       { code: "rate_limited", message: "too many requests; retry after the delay in Retry-After" },
@@ -319,6 +323,7 @@ export function completeDocument(doc: any, routes: RouteInfo[]): any {
         if (path.includes("{") || !USER_PLANE.test(path)) responses["404"] = { $ref: "#/components/responses/NotFound" };
         responses["422"] = { $ref: "#/components/responses/ValidationError" };
         responses["429"] = { $ref: "#/components/responses/RateLimited" };
+        if (path.includes("/analysis/")) responses["503"] = { $ref: "#/components/responses/AnalysisUnavailable" };
       } else if (path === "/mcp") {
         responses["401"] = { $ref: "#/components/responses/Unauthorized" };
       } else if (generated["503"]?.content) {

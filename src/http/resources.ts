@@ -217,6 +217,22 @@ export const HtmlBody = Open(
   { html: t.String(), remote_blocked: t.Integer(), truncated: t.Boolean(), sanitizer_version: t.Integer() },
   "HtmlBody",
 );
+export const SpamAnalysis = t.Object(
+  {
+    score: t.Number({ description: "SpamAssassin's total score" }),
+    threshold: t.Number({ description: "the score from which spamd calls a message spam (its required_score)" }),
+    is_spam: t.Boolean(),
+    rules: t.Array(
+      t.Object({
+        name: t.String({ examples: ["MISSING_DATE"] }),
+        score: t.Number(),
+        description: t.String({ examples: ["Missing Date: header"] }),
+      }),
+      { description: "every rule that fired, in spamd's order" },
+    ),
+  },
+  { title: "SpamAnalysis" },
+);
 export const AgentAttachment = Open({ id: Id, message_id: Id, size_bytes: t.Integer(), sha256: t.String() }, "AgentAttachment");
 
 // -- webhooks ---------------------------------------------------------------------------------

@@ -56,6 +56,8 @@ export interface Config {
   catchAll: "on" | "off";
   /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
+  /** SpamAssassin's spamd for GET /v1/messages/{id}/analysis/spam (null: 503 analysis_unavailable). */
+  spamd: { host: string; port: number } | null;
   /** How often the scheduler re-checks a pending domain's DNS records. */
   domainCheckSeconds: number;
   /** How often expiry and retention sweep (INBOXD_SWEEP_INTERVAL_MS; tests shorten it). */
@@ -310,6 +312,14 @@ export const SETTINGS = [
       return servers;
     },
   ),
+  setting("spamd", "INBOXD_SPAMD", "SpamAssassin's spamd as host:port for the spam analysis (default none: 503)", (e, n) => {
+    const v = str(e, n);
+    if (v === null) return null;
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(v);
+    const port = m ? Number(m[3]) : 0;
+    if (!m || port < 1 || port > 65535) throw new ConfigError(`${n} must be host:port (e.g. 127.0.0.1:783), not "${v}"`);
+    return { host: (m[1] ?? m[2])!, port };
+  }),
   setting("domainCheckSeconds", "INBOXD_DOMAIN_CHECK_INTERVAL", "re-check of pending domains, seconds (default 300)", (e, n) =>
     int(e, n, 300, 1, 86400),
   ),

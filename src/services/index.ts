@@ -14,6 +14,7 @@ import { MailAccessService } from "../mail/mail-access";
 import { IngestService } from "../mail/ingest";
 import { ImportService } from "../mail/import";
 import { MessageService } from "../mail/messages";
+import { SpamCheckService } from "../mail/spam-check";
 import { LatestService } from "../mail/latest";
 import { SearchService } from "../mail/search";
 import { ExpiryService } from "../mail/expiry";
@@ -60,6 +61,7 @@ export function buildServices(ctx: AppContext) {
     chaos: new ChaosService(ctx, inboxes),
     messages,
     latest: new LatestService(ctx, messages),
+    spamCheck: new SpamCheckService(ctx, messages),
     search: new SearchService(ctx),
     expiry,
     ...events,

@@ -819,6 +819,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{id}/analysis/spam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Spam score of a message from SpamAssassin's spamd (INBOXD_SPAMD; 503 analysis_unavailable without it) */
+        get: operations["listMessageAnalysiSpam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1611,6 +1628,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** SpamAnalysis */
+        SpamAnalysis: {
+            /** @description SpamAssassin's total score */
+            score: number;
+            /** @description the score from which spamd calls a message spam (its required_score) */
+            threshold: number;
+            is_spam: boolean;
+            /** @description every rule that fired, in spamd's order */
+            rules: {
+                /** @example MISSING_DATE */
+                name: string;
+                score: number;
+                /** @example Missing Date: header */
+                description: string;
+            }[];
+        };
         /** Usage */
         Usage: {
             project: {
@@ -1868,6 +1901,27 @@ export interface components {
                  * @example {
                  *       "code": "validation_error",
                  *       "message": "invalid query: /limit Expected integer",
+                 *       "details": {},
+                 *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The checker this analysis needs is not configured or not answering (analysis_unavailable) */
+        AnalysisUnavailable: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "analysis_unavailable",
+                 *       "message": "no spam checker is configured (set INBOXD_SPAMD to spamd's host:port)",
                  *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
@@ -4692,6 +4746,45 @@ export interface operations {
             404: components["responses"]["NotFound"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
+        };
+    };
+    listMessageAnalysiSpam: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SpamAnalysis"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["AnalysisUnavailable"];
         };
     };
     getUsage: {

@@ -14,6 +14,7 @@ import inboxes from "./inboxes";
 import chaos from "./chaos";
 import mcp from "./mcp";
 import messages from "./messages";
+import analysis from "./analysis";
 import usage from "./usage";
 import ui from "./ui";
 import agents from "./agents";
@@ -38,6 +39,7 @@ export const routeModules: RouteModule[] = [
   chaos,
   mcp,
   messages,
+  analysis,
   usage,
   agents,
   httpOrigins,

@@ -1,0 +1,35 @@
+// Checks of the mail itself (API.md "Analysis", docs/analysis.md). Today: the spam score from
+// SpamAssassin's spamd (mail/spam-check.ts); 503 analysis_unavailable without it.
+import { Elysia, t } from "elysia";
+import type { RouteModule } from ".";
+import { reqOf } from "../request";
+import { IdParams } from "./common";
+import { requireScope } from "../../tenancy/auth";
+import * as R from "../resources";
+import { One } from "../resources";
+
+const tags = ["messages"];
+const SessionHeader = t.Object({
+  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
+});
+
+const mod: RouteModule = (_ctx, s) =>
+  new Elysia().get(
+    "/v1/messages/:id/analysis/spam",
+    async ({ request, params }) => {
+      const { principal, project } = reqOf(request);
+      requireScope(principal, "messages:read");
+      return { data: await s.spamCheck.analyse(project.id, params.id) };
+    },
+    {
+      headers: SessionHeader,
+      params: IdParams,
+      response: { 200: One(R.SpamAnalysis) },
+      detail: {
+        summary: "Spam score of a message from SpamAssassin's spamd (INBOXD_SPAMD; 503 analysis_unavailable without it)",
+        tags,
+      },
+    },
+  );
+
+export default mod;
