@@ -395,7 +395,7 @@ export class RunExecutor {
         ? { target_resource_type: "http_origin", target_resource_id: String(inputs.url ?? "") }
         : type === "inbox.delete" || type === "message.wait"
           ? { target_resource_type: "inbox", target_resource_id: String(inputs.inbox ?? "") }
-          : type === "message.extract"
+          : type === "message.extract" || type === "message.check"
             ? { target_resource_type: "message", target_resource_id: String(inputs.message ?? "") }
             : { target_resource_type: type.split(".")[0]!, target_resource_id: "" };
     return { action: type, ...target, inputs };

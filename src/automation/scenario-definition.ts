@@ -88,8 +88,17 @@ export const STEP_KINDS = {
       extract: { kind: "enum", values: ["code", "link"], required: true, description: "what to extract" },
       pattern: {
         kind: "regex",
-        description: "code: regex over the text body (first capture group, else the match); link: regex a link must match",
+        description:
+          "code: regex over subject, text and HTML text (first capture group, else the match; the REST pattern rules); link: regex a link must match",
       },
+    },
+  },
+  "message.check": {
+    summary: "check the mail itself; spam: SpamAssassin's score; output {score, threshold, is_spam, rules}",
+    permissions: ["messages:read"],
+    fields: {
+      message: { kind: "string", required: true, description: "message id, e.g. ${steps.mail.id}" },
+      check: { kind: "enum", values: ["spam"], required: true, description: "which analysis (docs/analysis.md)" },
     },
   },
   "http.request": {

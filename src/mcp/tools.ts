@@ -270,6 +270,15 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "check_spam",
+    "Score a message with SpamAssassin (the server's spamd): score, threshold, is_spam and the rules that fired. Fails with analysis_unavailable when the server has no spamd configured.",
+    { message_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/spam`)).data,
+    { readOnlyHint: true },
+  );
+
+  tool(
+    server,
     "get_attachment",
     "An attachment's agent representation: metadata, sha256, and decoded text (text/plain, text/csv, text/calendar, application/json only) inside an untrusted envelope with a nonce.",
     { message_id: Ulid, attachment_id: Ulid },

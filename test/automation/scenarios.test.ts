@@ -221,7 +221,16 @@ describe("scenarios", () => {
     expect(schema.$schema).toContain("json-schema.org");
     expect(schema.required).toEqual(["schema_version", "steps"]);
     const kinds = schema.properties.steps.items.oneOf.map((s: any) => s.properties.type.const);
-    expect(kinds).toEqual(["inbox.create", "inbox.delete", "message.wait", "message.extract", "http.request", "assert", "sleep"]);
+    expect(kinds).toEqual([
+      "inbox.create",
+      "inbox.delete",
+      "message.wait",
+      "message.extract",
+      "message.check",
+      "http.request",
+      "assert",
+      "sleep",
+    ]);
   });
 
   test("scopes: scenarios:read reads and validates, scenarios:write changes and publishes", async () => {

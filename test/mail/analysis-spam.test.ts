@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
 import { haveSpamd, startSpamd } from "../support/spamd";
+import { launch, publishScenario, standardAgent } from "../support/automation";
 
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
 
@@ -59,6 +60,24 @@ describe.skipIf(!haveSpamd())("spam analysis with spamd", () => {
     expect(Array.isArray(r.body.data.rules)).toBe(true);
   }, 60_000);
 
+  test("the scenario step message.check (check: spam) gives the same analysis, and an assert can use it", async () => {
+    const spam = await send(inst, inbox.address, "Test", `the\n${GTUBE}\n`);
+    const scenarioId = await publishScenario(
+      inst,
+      {
+        schema_version: 1,
+        steps: [
+          { id: "check", type: "message.check", message: spam, check: "spam" },
+          { type: "assert", value: "${steps.check.is_spam}", equals: true },
+        ],
+      },
+      "spam check",
+    );
+    const run = (await launch(inst, { agent_id: await standardAgent(inst), scenario_id: scenarioId }, 60)).body.data;
+    expect(run.status).toBe("succeeded");
+    expect(run.steps[0].output.rules.map((r: any) => r.name)).toContain("GTUBE");
+  }, 90_000);
+
   test("an unknown message is 404; a key without messages:read is 403", async () => {
     expect((await json(inst.api("/v1/messages/01J00000000000000000000000/analysis/spam"))).status).toBe(404);
     const key = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "inboxes only", scopes: ["inboxes:read"] } }));
@@ -79,7 +98,7 @@ describe.skipIf(!haveSpamd())("spam analysis with spamd", () => {
 });
 
 describe("spam analysis without spamd", () => {
-  test("no INBOXD_SPAMD: 503 analysis_unavailable, saying which setting is missing", async () => {
+  test("no INBOXD_SPAMD: 503 analysis_unavailable, saying which setting is missing; message.check fails with that code", async () => {
     const inst = await startInboxd();
     try {
       const box = await createInbox(inst, { name: "no spamd" });
@@ -88,6 +107,14 @@ describe("spam analysis without spamd", () => {
       expect(r.status).toBe(503);
       expect(r.body.code).toBe("analysis_unavailable");
       expect(r.body.message).toContain("INBOXD_SPAMD");
+      const scenarioId = await publishScenario(
+        inst,
+        { schema_version: 1, steps: [{ type: "message.check", message: id, check: "spam" }] },
+        "spam check without spamd",
+      );
+      const run = (await launch(inst, { agent_id: await standardAgent(inst), scenario_id: scenarioId }, 30)).body.data;
+      expect(run.status).toBe("failed");
+      expect(run.error.code).toBe("analysis_unavailable");
     } finally {
       await inst.stop();
       inst.cleanup();

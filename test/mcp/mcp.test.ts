@@ -48,6 +48,7 @@ async function flow(client: Client) {
     "get_message",
     "get_verification_code",
     "get_links",
+    "check_spam",
     "get_attachment",
     "send_test_email",
     "list_scenarios",
@@ -70,6 +71,10 @@ async function flow(client: Client) {
   expect(msg.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
   const code = data(await client.callTool({ name: "get_verification_code", arguments: { message_id: msg.id } }));
   expect(code.code).toBe("482913");
+  // This instance has no spamd (INBOXD_SPAMD): the tool says so instead of scoring.
+  const spam: any = await client.callTool({ name: "check_spam", arguments: { message_id: msg.id } });
+  expect(spam.isError).toBe(true);
+  expect(data(spam).error.code).toBe("analysis_unavailable");
   return inbox;
 }
 

@@ -2,7 +2,7 @@
 import type { StepType } from "../scenario-definition";
 import type { StepHandler } from "./types";
 import { inboxCreate, inboxDelete } from "./inbox";
-import { messageExtract, messageWait } from "./message";
+import { messageCheck, messageExtract, messageWait } from "./message";
 import { httpRequest } from "./http";
 import { assertStep, sleepStep } from "./checks";
 
@@ -11,6 +11,7 @@ export const STEP_HANDLERS: Record<StepType, StepHandler> = {
   "inbox.delete": inboxDelete,
   "message.wait": messageWait,
   "message.extract": messageExtract,
+  "message.check": messageCheck,
   "http.request": httpRequest,
   assert: assertStep,
   sleep: sleepStep,

@@ -171,3 +171,18 @@ export const messageExtract: StepHandler = async (sc, p) => {
   }
   return { value };
 };
+
+/** message.check: an analysis of the mail itself (docs/analysis.md); today spam, from spamd. */
+export const messageCheck: StepHandler = async (sc, p) => {
+  const id = String(p.message);
+  try {
+    const spam = await sc.deps.spamCheck.analyse(sc.project.id, id);
+    return { ...spam };
+  } catch (e) {
+    if (e instanceof DomainError && e.code === "not_found")
+      throw new StepError("message_not_found", `message.check: no message ${id} in this project`);
+    if (e instanceof DomainError && e.code === "analysis_unavailable")
+      throw new StepError("analysis_unavailable", `message.check: ${e.message}`);
+    throw e;
+  }
+};
