@@ -122,6 +122,9 @@ describe("spam analysis without spamd", () => {
   });
 });
 
-test.skipIf(haveSpamd())("spamd is not installed (apt-get install spamassassin spamd): the spamd tests are skipped", () => {
-  expect(process.env.INBOXD_REQUIRE_SPAMD).not.toBe("1");
-});
+// Registered only when spamd is missing: says so, and fails where CI requires it (.ci/run).
+if (!haveSpamd()) {
+  test("spamd is not installed (apt-get install spamassassin spamd): the spamd tests are skipped", () => {
+    expect(process.env.INBOXD_REQUIRE_SPAMD).not.toBe("1");
+  });
+}
