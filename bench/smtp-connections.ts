@@ -11,7 +11,8 @@
 // Figures are printed, never asserted.
 import { spawn } from "node:child_process";
 import { json, startInboxd } from "../test/support/harness";
-import { arg, loadAverage, machineLine, pct, SmtpClient, waitForPort, withMaildev } from "./support";
+import { waitForPort } from "../test/support/net";
+import { arg, loadAverage, machineLine, pct, SmtpClient, withMaildev } from "./support";
 
 const SEQUENTIAL = arg("sequential", 200);
 const MESSAGES = arg("messages", 2000);

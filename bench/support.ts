@@ -5,6 +5,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { waitForPort } from "../test/support/net";
 
 const ROOT = resolve(import.meta.dir, "..");
 
@@ -123,21 +124,6 @@ export class SmtpClient {
 
   close(): void {
     this.socket.end("QUIT\r\n");
-  }
-}
-
-/** Resolves once something accepts connections on the port (20 s at most). */
-export async function waitForPort(port: number): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      const s = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-      s.end();
-      return;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-      await Bun.sleep(100);
-    }
   }
 }
 

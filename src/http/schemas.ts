@@ -4,6 +4,10 @@ import { t } from "elysia";
 export const ULID_PATTERN = "^[0-9A-HJKMNP-TV-Z]{26}$";
 export const Ulid = (description?: string) => t.String({ pattern: ULID_PATTERN, description });
 export const IdParams = t.Object({ id: Ulid() });
+/** The header that makes a call a step of an agent session's run (routes an agent session may use). */
+export const SessionHeader = t.Object({
+  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
+});
 export const Ts = t.String({ format: "date-time" });
 export const NullableTs = t.Union([Ts, t.Null()]);
 

@@ -165,6 +165,12 @@ function knownPropertiesOnly(css: string): string {
 const CONTENT_URL_ATTRS = ["src", "srcset", "poster", "data", "background", "xlink:href"];
 const HREF_LOADS = new Set(["image", "use", "feimage", "script", "embed"]);
 
+/** Whether this element, dropped whole, would have loaded remote content. */
+function loadsRemoteContent(tagName: string, attribs: Record<string, string>): boolean {
+  const urls = HREF_LOADS.has(tagName.toLowerCase()) ? [...CONTENT_URL_ATTRS, "href"] : CONTENT_URL_ATTRS;
+  return urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!));
+}
+
 const REMOTE = /^\s*(?:https?:)?\/\//i;
 const SAFE_DATA_IMAGE = /^\s*data:image\/(?:png|gif|jpe?g|webp|bmp|avif);/i;
 
@@ -231,8 +237,7 @@ function policy(remote: "strip" | "allow", counter: { blocked: number }): saniti
       return { tagName, attribs: {} };
     }
     if (!ALLOWED.has(tagName)) {
-      const urls = [...CONTENT_URL_ATTRS, ...(HREF_LOADS.has(tagName.toLowerCase()) ? ["href"] : [])];
-      if (urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!))) counter.blocked++;
+      if (loadsRemoteContent(tagName, attribs)) counter.blocked++;
       return { tagName, attribs };
     }
     const a: sanitize.Attributes = { ...attribs };
@@ -336,10 +341,7 @@ function remoteInsideDroppedSubtrees(html: string): number {
     {
       onopentag(name, attribs) {
         if (name === "svg" || name === "math") depth++;
-        else if (depth > 0) {
-          const urls = [...CONTENT_URL_ATTRS, ...(HREF_LOADS.has(name) ? ["href"] : [])];
-          if (urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!))) count++;
-        }
+        else if (depth > 0 && loadsRemoteContent(name, attribs)) count++;
       },
       onclosetag(name) {
         if ((name === "svg" || name === "math") && depth > 0) depth--;

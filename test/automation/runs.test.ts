@@ -429,6 +429,13 @@ describe("approval: true parks the run", () => {
   });
 });
 
+/** The steps that get the sign-up app's mail into a new inbox: `steps.mail` is the message. */
+const signupMail = () => [
+  { id: "inbox", type: "inbox.create" },
+  { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
+  { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+];
+
 describe("message.extract", () => {
   test("waits by inbox address; extracts the parsed verification code (no pattern) and a link by pattern", async () => {
     const scenarioId = await publishScenario(
@@ -436,9 +443,7 @@ describe("message.extract", () => {
       {
         schema_version: 1,
         steps: [
-          { id: "inbox", type: "inbox.create" },
-          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
-          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+          ...signupMail(),
           { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code" },
           { id: "link", type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "/verify\\?" },
           { id: "first", type: "message.extract", message: "${steps.mail.id}", extract: "link" },
@@ -464,9 +469,7 @@ describe("message.extract with a pattern", () => {
       {
         schema_version: 1,
         steps: [
-          { id: "inbox", type: "inbox.create" },
-          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
-          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
+          ...signupMail(),
           { id: "code", type: "message.extract", message: "${steps.mail.id}", extract: "code", pattern: "code=(\\d+)" },
           { type: "message.extract", message: "${steps.mail.id}", extract: "code", pattern: "(\\w+\\s?)*#" },
         ],
@@ -487,12 +490,7 @@ describe("message.extract with a pattern", () => {
       inst,
       {
         schema_version: 1,
-        steps: [
-          { id: "inbox", type: "inbox.create" },
-          { type: "http.request", method: "POST", url: `${app.url}/signup`, json: { email: "${steps.inbox.address}" } },
-          { id: "mail", type: "message.wait", inbox: "${steps.inbox.address}", timeout_seconds: 20 },
-          { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "([\\w./:?=]+.?)*#" },
-        ],
+        steps: [...signupMail(), { type: "message.extract", message: "${steps.mail.id}", extract: "link", pattern: "([\\w./:?=]+.?)*#" }],
       },
       "runaway link pattern",
     );

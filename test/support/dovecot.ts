@@ -1,42 +1,15 @@
 // A throw-away Dovecot (when `dovecot-imapd` is installed) on loopback with implicit TLS, serving
 // a Maildir that holds exactly the given messages: the reference for bench/imap.ts and for the
 // IMAP parity test. User "bench", password "benchpass".
-import net from "node:net";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort, waitForPort } from "./net";
 
 /** Dovecot's binaries are present and we may run it (it needs root to switch to the mail user). */
 export function haveDovecot(): boolean {
   return process.getuid?.() === 0 && spawnSync("sh", ["-c", "command -v dovecot"]).status === 0 && existsSync("/usr/lib/dovecot/imap");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-async function waitForPort(port: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const ok = await new Promise<boolean>((r) => {
-      const s = net.connect(port, "127.0.0.1");
-      s.once("connect", () => {
-        s.destroy();
-        r(true);
-      });
-      s.once("error", () => r(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Starts Dovecot with a Maildir holding exactly `messages`. */

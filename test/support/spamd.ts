@@ -1,21 +1,11 @@
 // A throw-away SpamAssassin spamd (Debian's `spamd`, when installed) on a loopback port, for the
 // spam analysis tests. Rules are the packaged ones; no user configuration, no network tests needed.
-import net from "node:net";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { freePort, listening } from "./net";
 
 export const SPAMD = "/usr/sbin/spamd";
 export const haveSpamd = (): boolean => existsSync(SPAMD);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** Starts spamd and resolves once it accepts connections (loading the rules takes a few seconds). */
 export async function startSpamd(): Promise<{ port: number; stop(): void }> {
@@ -30,14 +20,7 @@ export async function startSpamd(): Promise<{ port: number; stop(): void }> {
   proc.stderr!.on("data", (d) => (err += d));
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const up = await new Promise<boolean>((r) => {
-      const s = net.connect(port, "127.0.0.1");
-      s.once("connect", () => {
-        s.destroy();
-        r(true);
-      });
-      s.once("error", () => r(false));
-    });
+    const up = await listening(port);
     if (up) break;
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill("SIGKILL");

@@ -1,17 +1,14 @@
 // Checks of the mail itself (API.md "Analysis", docs/analysis.md). Today: the spam score from
 // SpamAssassin's spamd (mail/spam-check.ts); 503 analysis_unavailable without it.
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
-import { IdParams } from "./common";
+import { IdParams, SessionHeader } from "./common";
 import { requireScope } from "../../tenancy/auth";
 import * as R from "../resources";
 import { One } from "../resources";
 
 const tags = ["messages"];
-const SessionHeader = t.Object({
-  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
-});
 
 const mod: RouteModule = (_ctx, s) =>
   new Elysia().get(

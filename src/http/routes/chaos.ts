@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
-import { IdParams } from "./common";
+import { IdParams, SessionHeader } from "./common";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { CHAOS_MAX_DELAY_MS, CHAOS_MAX_MESSAGE, CHAOS_MAX_RULES } from "../../mail/chaos";
@@ -11,9 +11,6 @@ import * as R from "../resources";
 import { One } from "../resources";
 
 const tags = ["inboxes"];
-const SessionHeader = t.Object({
-  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
-});
 
 const Rule = t.Object({
   stage: t.Union([t.Literal("rcpt"), t.Literal("data")], {

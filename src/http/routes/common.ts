@@ -1,2 +1,2 @@
 export { PageQuery } from "../pagination";
-export { IdParams, Ts, NullableTs, Ulid, ULID_PATTERN } from "../schemas";
+export { IdParams, SessionHeader, Ts, NullableTs, Ulid, ULID_PATTERN } from "../schemas";

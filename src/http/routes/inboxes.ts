@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf, sessionOf } from "../request";
-import { IdParams, PageQuery, Ulid } from "./common";
+import { IdParams, PageQuery, Ulid, SessionHeader } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireDevice, requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
@@ -9,9 +9,6 @@ import * as R from "../resources";
 import { One, Page } from "../resources";
 
 const tags = ["inboxes"];
-const SessionHeader = t.Object({
-  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
-});
 
 const mod: RouteModule = (ctx, s) =>
   new Elysia()

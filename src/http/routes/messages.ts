@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
-import { IdParams, PageQuery, Ulid } from "./common";
+import { IdParams, PageQuery, Ulid, SessionHeader } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { DomainError, notFound } from "../../lib/errors";
@@ -16,9 +16,6 @@ import * as R from "../resources";
 import { One, Page } from "../resources";
 
 const tags = ["messages"];
-const SessionHeader = t.Object({
-  "x-service-agent-session": t.Optional(t.String({ description: "agent session ULID: the call is a step of that session's run" })),
-});
 const ViewQ = (def: MessageView) =>
   t.Optional(
     t.Union([t.Literal("summary"), t.Literal("full"), t.Literal("agent")], {
