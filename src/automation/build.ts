@@ -14,7 +14,7 @@ import { AgentSessionService } from "./agent-sessions";
 import { ApprovalService, type ApprovalEmitter } from "./approvals";
 import type { OriginService } from "./origins";
 import type { MessageService } from "../mail/messages";
-import type { SpamCheckService } from "../mail/spam-check";
+import type { MessageAnalyses } from "../mail/analyses";
 import { ScenarioSecretService } from "./scenario-secrets";
 import { ScenarioService } from "./scenarios";
 import { RunService } from "./runs";
@@ -27,7 +27,7 @@ export function buildAutomation(
     auth: AuthService;
     inboxes: InboxService;
     messages: MessageService;
-    spamCheck: SpamCheckService;
+    analyses: MessageAnalyses;
     removal: MailRemoval;
     agents: AgentService;
     origins: OriginService;
@@ -58,7 +58,7 @@ export function buildAutomation(
     base.agents,
     scenarioSecrets,
     base.auth,
-    { inboxes: base.inboxes, messages: base.messages, spamCheck: base.spamCheck, removal: base.removal, origins },
+    { inboxes: base.inboxes, messages: base.messages, analyses: base.analyses, removal: base.removal, origins },
     new RunLedger(ctx, runs, base.removal),
     emit,
     {

@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { escapePointer, references } from "./interpolate";
 import { SCOPES } from "../tenancy/scopes";
 import { parseSearchQuery, SearchSyntaxError } from "../mail/search-query";
+import { CHECK_NAMES } from "../mail/analyses";
 
 export const SCHEMA_VERSION = 1;
 export const MAX_STEPS = 50;
@@ -98,7 +99,7 @@ export const STEP_KINDS = {
     permissions: ["messages:read"],
     fields: {
       message: { kind: "string", required: true, description: "message id, e.g. ${steps.mail.id}" },
-      check: { kind: "enum", values: ["spam"], required: true, description: "which analysis (docs/analysis.md)" },
+      check: { kind: "enum", values: CHECK_NAMES, required: true, description: "which analysis (docs/analysis.md)" },
     },
   },
   "http.request": {

@@ -14,7 +14,7 @@ import { MailAccessService } from "../mail/mail-access";
 import { IngestService } from "../mail/ingest";
 import { ImportService } from "../mail/import";
 import { MessageService } from "../mail/messages";
-import { SpamCheckService } from "../mail/spam-check";
+import { buildAnalyses } from "../mail/analyses";
 import { LatestService } from "../mail/latest";
 import { SearchService } from "../mail/search";
 import { ExpiryService } from "../mail/expiry";
@@ -31,7 +31,7 @@ export function buildServices(ctx: AppContext) {
   const domains = new DomainService(ctx, removal);
   const inboxes = new InboxService(ctx, domains, removal);
   const messages = new MessageService(ctx);
-  const spamCheck = new SpamCheckService(ctx, messages);
+  const analyses = buildAnalyses(ctx, messages);
   const agents = new AgentService(ctx);
   const origins = new OriginService(ctx);
   const events = buildEventServices(ctx, inboxes, origins);
@@ -40,7 +40,7 @@ export function buildServices(ctx: AppContext) {
   ingest.hooks.storedInTx.push(ingestHooks.storedInTx);
   ingest.hooks.quotaRefused.push(ingestHooks.quotaRefused);
   const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(ctx, events));
-  const automation = buildAutomation(ctx, { auth, inboxes, messages, spamCheck, removal, agents, origins }, (projectId, type, payload) =>
+  const automation = buildAutomation(ctx, { auth, inboxes, messages, analyses, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(
       () => undefined,
       (e) => log.error({ err: e }, `event ${type} failed`),
@@ -62,7 +62,7 @@ export function buildServices(ctx: AppContext) {
     chaos: new ChaosService(ctx, inboxes),
     messages,
     latest: new LatestService(ctx, messages),
-    spamCheck,
+    analyses,
     search: new SearchService(ctx),
     expiry,
     ...events,

@@ -5,6 +5,7 @@ import type { MessageRecord, SearchQuery } from "../../storage/mail";
 import { parseSearchQuery, SearchSyntaxError } from "../../mail/search-query";
 import { readLinks } from "../../mime/links";
 import { DomainError } from "../../lib/errors";
+import { CHECKS, type CheckName } from "../../mail/analyses";
 import { StepError, type StepHandler } from "./types";
 
 const POLL_MS = 2000;
@@ -172,12 +173,11 @@ export const messageExtract: StepHandler = async (sc, p) => {
   return { value };
 };
 
-/** message.check: an analysis of the mail itself (docs/analysis.md); today spam, from spamd. */
+/** message.check: an analysis of the mail itself (docs/analysis.md), named by `check`. */
 export const messageCheck: StepHandler = async (sc, p) => {
   const id = String(p.message);
   try {
-    const spam = await sc.deps.spamCheck.analyse(sc.project.id, id);
-    return { ...spam };
+    return { ...(await CHECKS[p.check as CheckName](sc.deps.analyses, sc.project.id, id)) };
   } catch (e) {
     if (e instanceof DomainError && e.code === "not_found")
       throw new StepError("message_not_found", `message.check: no message ${id} in this project`);

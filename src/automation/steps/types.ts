@@ -4,14 +4,14 @@ import type { AppContext } from "../../runtime/context";
 import type { ProjectRef } from "../../tenancy/auth";
 import type { InboxService } from "../../mail/inboxes";
 import type { MessageService } from "../../mail/messages";
-import type { SpamCheckService } from "../../mail/spam-check";
+import type { MessageAnalyses } from "../../mail/analyses";
 import type { MailRemoval } from "../../mail/removal";
 import type { OriginService } from "../origins";
 
 export interface StepDeps {
   inboxes: InboxService;
   messages: MessageService;
-  spamCheck: SpamCheckService;
+  analyses: MessageAnalyses;
   removal: MailRemoval;
   origins: OriginService;
 }

@@ -16,7 +16,7 @@ const mod: RouteModule = (_ctx, s) =>
     async ({ request, params }) => {
       const { principal, project } = reqOf(request);
       requireScope(principal, "messages:read");
-      return { data: await s.spamCheck.analyse(project.id, params.id) };
+      return { data: await s.analyses.spam.analyse(project.id, params.id) };
     },
     {
       headers: SessionHeader,

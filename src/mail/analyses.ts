@@ -1,0 +1,21 @@
+// The checks of the mail itself (API.md "Analysis", docs/analysis.md), one service each, under
+// one name so REST, MCP and the scenario step message.check reach them the same way.
+import type { AppContext } from "../runtime/context";
+import type { MessageService } from "./messages";
+import { SpamCheckService } from "./spam-check";
+
+export function buildAnalyses(ctx: AppContext, messages: MessageService) {
+  return {
+    spam: new SpamCheckService(ctx, messages),
+  };
+}
+
+export type MessageAnalyses = ReturnType<typeof buildAnalyses>;
+
+/** The analyses message.check (and its MCP tool twins) may name, with what each answers. */
+export const CHECKS = {
+  spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
+} satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
+
+export type CheckName = keyof typeof CHECKS;
+export const CHECK_NAMES = Object.keys(CHECKS) as CheckName[];
