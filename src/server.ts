@@ -108,6 +108,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
       (stopping ??= (async () => {
         logger.info("shutting down: closing listeners, finishing work in progress");
         await services.runExecutor.stop();
+        services.analyses.auth.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
         await storage.close();

@@ -95,7 +95,8 @@ export const STEP_KINDS = {
     },
   },
   "message.check": {
-    summary: "check the mail itself; spam: SpamAssassin's score; output {score, threshold, is_spam, rules}",
+    summary:
+      "check the mail itself; output the analysis as GET /v1/messages/{id}/analysis/{check} answers it (spam: {score, threshold, is_spam, rules}; auth: {verdict, spf, dkim, dmarc, arc})",
     permissions: ["messages:read"],
     fields: {
       message: { kind: "string", required: true, description: "message id, e.g. ${steps.mail.id}" },

@@ -1,7 +1,8 @@
 // Looks up the DNS records a custom domain must publish and says, per record, whether what is
 // published matches what we asked for. Uses node:dns against INBOXD_DNS_SERVERS (or the system's
 // resolvers when that is empty); knows nothing about storage or domain states.
-import { Resolver } from "node:dns/promises";
+import type { Resolver } from "node:dns/promises";
+import { ABSENT_CODES, newResolver, txtRecords } from "../lib/dns";
 
 export type RecordKey = "mx" | "spf" | "dkim" | "dmarc" | "ownership";
 /** pending: never checked; skipped: verification is off (INBOXD_DOMAIN_VERIFY=off). */
@@ -21,9 +22,6 @@ export interface RecordCheck {
   detail: string;
 }
 
-/** Resolver answers meaning "nothing published here" (NXDOMAIN or no record of that type). */
-const ABSENT = new Set(["ENOTFOUND", "ENODATA", "NOTFOUND", "NODATA"]);
-
 type Lookup<T> = { ok: true; value: T } | { ok: false; absent: boolean; error: string };
 
 export class DnsChecker {
@@ -33,9 +31,7 @@ export class DnsChecker {
   ) {}
 
   private resolver(): Resolver {
-    const r = new Resolver({ timeout: this.timeoutMs, tries: 2 });
-    if (this.servers.length > 0) r.setServers(this.servers);
-    return r;
+    return newResolver(this.servers, this.timeoutMs);
   }
 
   async check(records: ExpectedRecord[]): Promise<Record<string, RecordCheck>> {
@@ -75,34 +71,12 @@ async function attempt<T>(fn: () => Promise<T>): Promise<Lookup<T>> {
     return { ok: true, value: await fn() };
   } catch (e: any) {
     const code = String(e?.code ?? "");
-    return { ok: false, absent: ABSENT.has(code), error: code || String(e?.message ?? e) };
+    return { ok: false, absent: ABSENT_CODES.has(code), error: code || String(e?.message ?? e) };
   }
 }
 
 export function normHost(h: string): string {
   return h.trim().toLowerCase().replace(/\.$/, "");
-}
-
-/**
- * TXT records as whole strings. A record longer than 255 bytes travels as several
- * character-strings; node joins them per record, but Bun's resolver returns each piece as its
- * own record. Pieces that end exactly on a 255-byte boundary are therefore glued to the next one.
- */
-export function txtRecords(raw: string[][]): string[] {
-  const out: string[] = [];
-  let carry: string | null = null;
-  for (const rec of raw) {
-    const joined: string = (carry ?? "") + rec.join("");
-    const last = rec[rec.length - 1] ?? "";
-    if (Buffer.byteLength(last) === 255) {
-      carry = joined;
-      continue;
-    }
-    out.push(joined);
-    carry = null;
-  }
-  if (carry !== null) out.push(carry);
-  return out;
 }
 
 function matchTxt(rec: ExpectedRecord, raw: string[][]): RecordCheck {

@@ -233,6 +233,42 @@ export const SpamAnalysis = t.Object(
   },
   { title: "SpamAnalysis" },
 );
+const AuthResult = t.String({
+  description: "the result keyword of RFC 8601: pass, fail, softfail, neutral, none, temperror, permerror, policy",
+  examples: ["pass"],
+});
+const AuthComment = t.Union([t.String(), t.Null()]);
+export const AuthAnalysis = t.Object(
+  {
+    verdict: t.Union([t.Literal("pass"), t.Literal("fail"), t.Literal("none")], {
+      description:
+        "fail: SPF fail/softfail/permerror, a DKIM fail/permerror, DMARC fail/permerror or ARC fail; pass: none of those and DMARC, SPF or a DKIM signature passed; none: nothing to judge (what auth: searches)",
+    }),
+    spf: t.Object({ result: AuthResult, domain: t.Union([t.String(), t.Null()]), comment: AuthComment }),
+    dkim: t.Array(
+      t.Object({
+        domain: t.String(),
+        selector: t.String(),
+        result: AuthResult,
+        comment: AuthComment,
+        aligned: t.Boolean({ description: "the signing domain aligns with the From domain (DMARC)" }),
+      }),
+      { description: "one entry per DKIM-Signature header; empty when the message is not signed" },
+    ),
+    dmarc: t.Object({
+      result: AuthResult,
+      domain: t.Union([t.String(), t.Null()]),
+      policy: t.Union([t.String(), t.Null()], { description: "the published policy: none, quarantine or reject" }),
+      comment: AuthComment,
+    }),
+    arc: t.Object({ result: AuthResult, comment: AuthComment }),
+    client_ip: t.Union([t.String(), t.Null()], { description: "the SMTP client checked by SPF; null for an imported message" }),
+    helo: t.Union([t.String(), t.Null()]),
+    headers: t.String({ description: "Received-SPF and Authentication-Results as a receiving server would add them" }),
+    checked_at: t.String({ format: "date-time" }),
+  },
+  { title: "AuthAnalysis" },
+);
 export const AgentAttachment = Open({ id: Id, message_id: Id, size_bytes: t.Integer(), sha256: t.String() }, "AgentAttachment");
 
 // -- webhooks ---------------------------------------------------------------------------------

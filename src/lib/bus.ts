@@ -7,6 +7,8 @@ export type BusEvent =
   | { type: "message.received"; projectId: string; inboxId: string; messageId: string }
   | { type: "message.deleted"; projectId: string; inboxId: string; messageId: string; uid: number }
   | { type: "message.flags"; projectId: string; inboxId: string; messageId: string }
+  /** A check after the commit (SPF/DKIM/DMARC) stored its result: searches on it may match now. */
+  | { type: "message.analysed"; projectId: string; inboxId: string; messageId: string }
   | { type: "inbox.deleted"; projectId: string; inboxId: string }
   | { type: "event.appended"; projectId: string; eventId?: string }
   | { type: "outbox.ready"; webhookIds?: string[] }

@@ -3,10 +3,12 @@
 import type { AppContext } from "../runtime/context";
 import type { MessageService } from "./messages";
 import { SpamCheckService } from "./spam-check";
+import { AuthCheckService } from "./auth-check";
 
 export function buildAnalyses(ctx: AppContext, messages: MessageService) {
   return {
     spam: new SpamCheckService(ctx, messages),
+    auth: new AuthCheckService(ctx, messages),
   };
 }
 
@@ -15,6 +17,7 @@ export type MessageAnalyses = ReturnType<typeof buildAnalyses>;
 /** The analyses message.check (and its MCP tool twins) may name, with what each answers. */
 export const CHECKS = {
   spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
+  auth: (a: MessageAnalyses, projectId: string, messageId: string) => a.auth.analyse(projectId, messageId),
 } satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
 
 export type CheckName = keyof typeof CHECKS;

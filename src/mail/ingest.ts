@@ -44,6 +44,15 @@ export interface StoredMessage {
   projectId: string;
   teamId: string;
   parsed: ParsedMessage;
+  /** The SMTP client that handed the message over (null: an HTTP import or composed message). */
+  receipt: Receipt | null;
+}
+
+/** Who handed a message over by SMTP: what SPF needs beside the envelope sender. */
+export interface Receipt {
+  clientIp: string;
+  /** The EHLO/HELO/LHLO name (null if the client sent none). */
+  helo: string | null;
 }
 
 export interface QuotaRefusal {
@@ -92,6 +101,7 @@ interface PendingWrite {
   parsed: ParsedMessage;
   envelopeFrom: string | null;
   recipients: Recipient[];
+  receipt: Receipt | null;
   resolve: (ids: string[]) => void;
   reject: (e: unknown) => void;
 }
@@ -171,6 +181,7 @@ export class IngestService {
     raw: Uint8Array,
     envelopeFromOrOf: string | null | ((parsed: ParsedMessage) => string | null),
     recipients: Recipient[],
+    receipt: Receipt | null = null,
   ): Promise<DeliveryResult> {
     if (recipients.length === 0) return { messageIds: [] };
     // Refuse what cannot fit before spending seconds parsing it (the check in the transaction
@@ -220,6 +231,7 @@ export class IngestService {
           parsed,
           envelopeFrom,
           recipients,
+          receipt,
           resolve,
           reject,
         });
@@ -373,6 +385,7 @@ export class IngestService {
         projectId: project.id,
         teamId: project.teamId,
         parsed: p,
+        receipt: w.receipt,
       };
       for (const hook of this.hooks.storedInTx) await hook(stored, tx);
       out.push(stored);

@@ -26,9 +26,10 @@ export class SearchSyntaxError extends Error {
   }
 }
 
-const KEYS = new Set(["from", "to", "subject", "code", "header", "has", "is", "after", "before", "larger", "smaller"]);
+const KEYS = new Set(["from", "to", "subject", "code", "header", "has", "is", "after", "before", "larger", "smaller", "auth"]);
 const HAS = new Set(["attachment", "code", "link"]);
 const IS = new Set(["read", "unread"]);
+const AUTH = new Set(["pass", "fail", "none", "pending"]);
 
 interface Raw {
   text: string;
@@ -152,6 +153,11 @@ function toTerm(key: string | null, v: Raw, negated: boolean, position: number):
       const what = value.toLowerCase();
       if (!IS.has(what)) throw new SearchSyntaxError(v.at, "is: takes read or unread");
       return { kind: "is", what: what as "read" | "unread", negated, position };
+    }
+    case "auth": {
+      const verdict = value.toLowerCase();
+      if (!AUTH.has(verdict)) throw new SearchSyntaxError(v.at, "auth: takes pass, fail, none or pending");
+      return { kind: "auth", verdict: verdict as "pass" | "fail" | "none" | "pending", negated, position };
     }
     case "after":
     case "before": {

@@ -16,7 +16,8 @@ import type { AppContext } from "../runtime/context";
 import type { MessageSearch, SearchQuery } from "../storage/mail";
 import type { MessageRow } from "./messages";
 
-type Arrival = { messageId: string } | { gone: true };
+/** analysed: a check stored after the commit (auth:) may make an earlier message match now. */
+type Arrival = { messageId: string; analysed: boolean } | { gone: true };
 
 /** Wake-ups by scope: "i:<inbox id>" and "p:<project id>" hear message.received (and inbox.deleted). */
 class Arrivals {
@@ -26,9 +27,10 @@ class Arrivals {
 
   constructor(ctx: AppContext) {
     ctx.bus.subscribe((e) => {
-      if (e.type === "message.received") {
-        this.fire(`i:${e.inboxId}`, { messageId: e.messageId });
-        this.fire(`p:${e.projectId}`, { messageId: e.messageId });
+      if (e.type === "message.received" || e.type === "message.analysed") {
+        const a = { messageId: e.messageId, analysed: e.type === "message.analysed" };
+        this.fire(`i:${e.inboxId}`, a);
+        this.fire(`p:${e.projectId}`, a);
       } else if (e.type === "inbox.deleted") {
         this.fire(`i:${e.inboxId}`, { gone: true });
       }
@@ -56,13 +58,18 @@ class Arrivals {
 class Waiter {
   readonly arrived: string[] = [];
   gone = false;
+  /** A message already counted may have been analysed since: counting by arrivals alone would count it twice. */
+  analysed = false;
   private wake: () => void = () => {};
   private readonly stop: () => void;
 
   constructor(arrivals: Arrivals, key: string) {
     this.stop = arrivals.listen(key, (a) => {
       if ("gone" in a) this.gone = true;
-      else this.arrived.push(a.messageId);
+      else {
+        this.arrived.push(a.messageId);
+        if (a.analysed) this.analysed = true;
+      }
       this.wake();
     });
   }
@@ -153,7 +160,11 @@ export class SearchService {
         }
         // New arrivals sit above any cursor: only a first page (no cursor) can gain them.
         const ids = waiter.take().filter((id) => !search.before || id < search.before);
-        if (ids.length) {
+        if (waiter.analysed) {
+          waiter.analysed = false;
+          await this.ctx.storage.searchable();
+          count = await this.ctx.storage.messages.countUpTo(search, need);
+        } else if (ids.length) {
           await this.ctx.storage.searchable();
           count += (await this.ctx.storage.messages.matching(a.projectId, ids, a.query)).length;
         }

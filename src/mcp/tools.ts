@@ -279,6 +279,15 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "check_auth",
+    "SPF, DKIM, DMARC and ARC of a message as the server checked them at receipt: an overall verdict (pass, fail, none) and each mechanism's result with its comment.",
+    { message_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/auth`)).data,
+    { readOnlyHint: true },
+  );
+
+  tool(
+    server,
     "get_attachment",
     "An attachment's agent representation: metadata, sha256, and decoded text (text/plain, text/csv, text/calendar, application/json only) inside an untrusted envelope with a nonce.",
     { message_id: Ulid, attachment_id: Ulid },

@@ -54,6 +54,7 @@ export interface Config {
   domainVerify: "on" | "off";
   /** Mail to an address no inbox has goes to the catch-all inbox (on) or is refused with 550 (off). */
   catchAll: "on" | "off";
+  authCheck: "on" | "off";
   /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
   /** SpamAssassin's spamd for GET /v1/messages/{id}/analysis/spam (null: 503 analysis_unavailable). */
@@ -301,9 +302,15 @@ export const SETTINGS = [
     oneOf(e, n, "on", ["on", "off"] as const),
   ),
   setting(
+    "authCheck",
+    "INBOXD_AUTH_CHECK",
+    "check SPF, DKIM, DMARC and ARC of received mail, after the 250: on or off (default on)",
+    (e, n) => oneOf(e, n, "on", ["on", "off"] as const),
+  ),
+  setting(
     "dnsServers",
     "INBOXD_DNS_SERVERS",
-    "resolvers for domain checks, comma-separated ip or ip:port (default the system's)",
+    "resolvers for domain checks and SPF/DKIM/DMARC, comma-separated ip or ip:port (default the system's)",
     (e, n) => {
       const servers = list(e, n);
       for (const s of servers) {

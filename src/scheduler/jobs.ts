@@ -8,6 +8,8 @@ export const jobs: Job[] = [
   { name: "expiry", everyMs: (ctx) => ctx.config.sweepIntervalMs, run: (_ctx, s) => s.expiry.sweep() },
   // Safety net only (dispatch is woken by the bus): restarts, lapsed claims of a crashed worker.
   { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
+  // Checks are woken by the bus; this is the catch-up after a restart and the safety net.
+  { name: "auth-check", everyMs: 30_000, run: (_ctx, s) => s.analyses.auth.catchUp() },
   { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => Promise.all([s.events.prune(), s.webhooks.prune()]) },
   { name: "approval-expiry", everyMs: 1_000, run: (_ctx, s) => s.approvals.expireDue() },
   { name: "agent-session-expiry", everyMs: 5_000, run: (_ctx, s) => s.agentSessions.expireDue() },

@@ -39,6 +39,7 @@ export function buildServices(ctx: AppContext) {
   const ingestHooks = eventIngestHooks(events);
   ingest.hooks.storedInTx.push(ingestHooks.storedInTx);
   ingest.hooks.quotaRefused.push(ingestHooks.quotaRefused);
+  ingest.hooks.storedInTx.push(analyses.auth.queueAtReceipt);
   const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(ctx, events));
   const automation = buildAutomation(ctx, { auth, inboxes, messages, analyses, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(

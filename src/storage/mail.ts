@@ -144,6 +144,7 @@ export type SearchTerm = { negated: boolean; position: number } & (
   | { kind: "before"; at: string }
   | { kind: "larger"; bytes: number }
   | { kind: "smaller"; bytes: number }
+  | { kind: "auth"; verdict: "pass" | "fail" | "none" | "pending" }
 );
 
 /** Terms combine with AND; no terms: every message. */
@@ -295,6 +296,37 @@ export interface InboxChaosRepository {
   clear(inboxId: string): Promise<boolean>;
 }
 
+/** What SPF, DKIM, DMARC and ARC said of a message (mail/auth-check.ts); verdict null: not checked yet. */
+export interface MessageAuthRecord {
+  message_id: string;
+  client_ip: string | null;
+  helo: string | null;
+  verdict: "pass" | "fail" | "none" | null;
+  result_json: string | null;
+  checked_at: string | null;
+}
+
+/** A message waiting for its check, with what the check reads. */
+export interface PendingAuth {
+  message_id: string;
+  project_id: string;
+  inbox_id: string;
+  client_ip: string | null;
+  helo: string | null;
+  blob_key: string;
+  envelope_from: string | null;
+}
+
+export interface MessageAuthRepository {
+  /** Queues the message's check (in the transaction that stores it). */
+  enqueue(messageId: string, clientIp: string | null, helo: string | null): Promise<void>;
+  /** Messages still to check, oldest first, at most `limit`. */
+  pending(limit: number): Promise<PendingAuth[]>;
+  ofMessage(messageId: string): Promise<MessageAuthRecord | null>;
+  /** Stores a result (creating the row for a message stored before checks existed). */
+  record(r: Omit<MessageAuthRecord, "verdict"> & { verdict: "pass" | "fail" | "none" }): Promise<void>;
+}
+
 export interface MailRepositories {
   inboxes: InboxRepository;
   inboxWatches: InboxWatchRepository;
@@ -302,4 +334,5 @@ export interface MailRepositories {
   messages: MessageRepository;
   attachments: AttachmentRepository;
   blobRefs: BlobRefRepository;
+  messageAuth: MessageAuthRepository;
 }

@@ -836,6 +836,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{id}/analysis/auth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SPF, DKIM, DMARC and ARC of a message as checked at receipt (resolvers: INBOXD_DNS_SERVERS) */
+        get: operations["listMessageAnalysiAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1643,6 +1660,59 @@ export interface components {
                 /** @example Missing Date: header */
                 description: string;
             }[];
+        };
+        /** AuthAnalysis */
+        AuthAnalysis: {
+            /** @enum {string} */
+            verdict: "pass" | "fail" | "none";
+            spf: {
+                /**
+                 * @description the result keyword of RFC 8601: pass, fail, softfail, neutral, none, temperror, permerror, policy
+                 * @example pass
+                 */
+                result: string;
+                domain: string | null;
+                comment: string | null;
+            };
+            /** @description one entry per DKIM-Signature header; empty when the message is not signed */
+            dkim: {
+                domain: string;
+                selector: string;
+                /**
+                 * @description the result keyword of RFC 8601: pass, fail, softfail, neutral, none, temperror, permerror, policy
+                 * @example pass
+                 */
+                result: string;
+                comment: string | null;
+                /** @description the signing domain aligns with the From domain (DMARC) */
+                aligned: boolean;
+            }[];
+            dmarc: {
+                /**
+                 * @description the result keyword of RFC 8601: pass, fail, softfail, neutral, none, temperror, permerror, policy
+                 * @example pass
+                 */
+                result: string;
+                domain: string | null;
+                /** @description the published policy: none, quarantine or reject */
+                policy: string | null;
+                comment: string | null;
+            };
+            arc: {
+                /**
+                 * @description the result keyword of RFC 8601: pass, fail, softfail, neutral, none, temperror, permerror, policy
+                 * @example pass
+                 */
+                result: string;
+                comment: string | null;
+            };
+            /** @description the SMTP client checked by SPF; null for an imported message */
+            client_ip: string | null;
+            helo: string | null;
+            /** @description Received-SPF and Authentication-Results as a receiving server would add them */
+            headers: string;
+            /** Format: date-time */
+            checked_at: string;
         };
         /** Usage */
         Usage: {
@@ -4775,6 +4845,45 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SpamAnalysis"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["AnalysisUnavailable"];
+        };
+    };
+    listMessageAnalysiAuth: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuthAnalysis"];
                     };
                 };
             };

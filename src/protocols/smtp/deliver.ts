@@ -3,7 +3,7 @@
 // flush. Only then is the 250 queued. SMTP answers once for the message; LMTP (RFC 2033 §4.2)
 // once per accepted recipient, each inbox delivered on its own.
 import { log } from "../../lib/log";
-import type { Recipient } from "../../mail/ingest";
+import type { Receipt, Recipient } from "../../mail/ingest";
 import { InboxGone, QuotaExceeded } from "../../mail/ingest";
 import type { Services } from "../../services";
 import type { ChaosRuleRecord } from "../../storage/mail";
@@ -22,12 +22,13 @@ async function outcome(
   from: string | null,
   recipients: Recipient[],
   chaos: ChaosRuleRecord[][],
+  receipt: Receipt,
 ): Promise<Outcome> {
   try {
     // Fault injection first: a message that gets an injected failure is stored for no one.
     const injected = services.chaos.atData(recipients.map((r, i) => ({ inbox: r.inbox, rules: chaos[i]! })));
     if (injected) return { code: injected.code, text: injected.text, delayMs: injected.delayMs };
-    const r = await services.ingest.deliver(raw, from, recipients);
+    const r = await services.ingest.deliver(raw, from, recipients, receipt);
     return { code: 250, text: `2.0.0 stored ${r.messageIds.join(",")}`, delayMs: 0, ids: r.messageIds };
   } catch (e) {
     if (e instanceof QuotaExceeded)
@@ -44,9 +45,10 @@ export async function deliverMessage(s: SmtpSession, raw: Buffer): Promise<void>
   const from = t.from === "" ? null : t.from;
   const services = s.host.services;
   const started = performance.now();
+  const receipt: Receipt = { clientIp: s.ip, helo: s.clientName };
   let results: Outcome[];
-  if (!s.lmtp) results = [await outcome(services, raw, from, t.recipients, t.chaos)];
-  else results = await Promise.all(t.recipients.map((r, i) => outcome(services, raw, from, [r], [t.chaos[i]!])));
+  if (!s.lmtp) results = [await outcome(services, raw, from, t.recipients, t.chaos, receipt)];
+  else results = await Promise.all(t.recipients.map((r, i) => outcome(services, raw, from, [r], [t.chaos[i]!], receipt)));
   const delay = Math.max(...results.map((r) => r.delayMs));
   if (delay > 0) await Bun.sleep(delay);
   if (!s.lmtp) s.reply(`${results[0]!.code} ${results[0]!.text}`);

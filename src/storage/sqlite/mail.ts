@@ -27,6 +27,7 @@ import type {
   SearchContent,
 } from "../mail";
 import type { SqliteConnection } from "./connection";
+import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
 
 /** An inboxes row (SELECT *) as the engine-neutral record; exported for other capabilities' queries that return inboxes. */
@@ -647,6 +648,10 @@ function structured(t: SearchTerm, params: Params, positive: boolean): string | 
     case "smaller":
       params.push(t.bytes);
       return "m.size_bytes < ?";
+    case "auth":
+      if (t.verdict === "pending") return "EXISTS (SELECT 1 FROM message_auth a WHERE a.message_id = m.id AND a.verdict IS NULL)";
+      params.push(t.verdict);
+      return "EXISTS (SELECT 1 FROM message_auth a WHERE a.message_id = m.id AND a.verdict = ?)";
   }
 }
 
@@ -710,5 +715,6 @@ export function sqliteMailRepositories(c: SqliteConnection): MailRepositories {
     messages: new SqliteMessages(c),
     attachments: new SqliteAttachments(c),
     blobRefs: new SqliteBlobRefs(c),
+    messageAuth: new SqliteMessageAuth(c),
   };
 }

@@ -14,6 +14,7 @@ import m0016 from "./0016_catch_all_inbox";
 import m0017 from "./0017_message_search";
 import m0018 from "./0018_search_queue";
 import m0019 from "./0019_signin_tokens";
+import m0020 from "./0020_message_auth";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -30,4 +31,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 17, name: "message_search", sql: m0017 },
   { version: 18, name: "search_queue", sql: m0018 },
   { version: 19, name: "signin_tokens", sql: m0019 },
+  { version: 20, name: "message_auth", sql: m0020 },
 ];

@@ -1,0 +1,255 @@
+// SPF, DKIM, DMARC and ARC of each received message (API.md "Analysis": GET
+// /v1/messages/{id}/analysis/auth; docs/analysis.md), checked with mailauth against
+// INBOXD_DNS_SERVERS (or the system's resolvers).
+//
+// "At receipt" without delaying the 250: the transaction that stores a message also queues its
+// check with the SMTP client's IP and HELO (message_auth, verdict NULL); after the commit the bus
+// wakes the checker, which checks a batch at a time (DNS answers cached, a bounded number at once)
+// and stores the results. A restart picks up what was left (the scheduler's catch-up). Asking for
+// a message still queued checks it at once. The stored verdict is what `auth:` searches.
+import { authenticate, type AuthenticateResult } from "mailauth";
+import { CachedDnsLookup } from "../lib/dns";
+import { DomainError } from "../lib/errors";
+import { log } from "../lib/log";
+import type { AppContext } from "../runtime/context";
+import type { PendingAuth } from "../storage/mail";
+import type { StoredInTxHook } from "./ingest";
+import type { MessageService } from "./messages";
+
+/** One DNS question: a resolver that does not answer in this time is tried once more. */
+const DNS_TIMEOUT_MS = 1_500;
+/** A whole check (SPF may follow up to ten lookups); past it, the result is a temperror. */
+const CHECK_TIMEOUT_MS = 15_000;
+const BATCH = 32;
+/** Checks in flight at once: each mostly waits on DNS. */
+const PARALLEL = 8;
+
+type Result = "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy" | string;
+
+export interface AuthAnalysis {
+  /** fail: SPF fail/softfail/permerror, a DKIM fail/permerror, DMARC fail or ARC fail; pass: none of those and DMARC (or else SPF or a DKIM signature) passed; none: nothing to judge. */
+  verdict: "pass" | "fail" | "none";
+  spf: { result: Result; domain: string | null; comment: string | null };
+  dkim: Array<{ domain: string; selector: string; result: Result; comment: string | null; aligned: boolean }>;
+  dmarc: { result: Result; domain: string | null; policy: string | null; comment: string | null };
+  arc: { result: Result; comment: string | null };
+  /** The SMTP client checked against SPF (null: an import, judged by its Received header if any). */
+  client_ip: string | null;
+  helo: string | null;
+  /** Received-SPF and Authentication-Results as a receiving server would add them. */
+  headers: string;
+  checked_at: string;
+}
+
+export class AuthCheckService {
+  private readonly dns: CachedDnsLookup;
+  private readonly inFlight = new Map<string, Promise<AuthAnalysis>>();
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly messages: MessageService,
+  ) {
+    this.dns = new CachedDnsLookup(ctx.config.dnsServers, DNS_TIMEOUT_MS);
+    if (this.enabled) {
+      ctx.bus.subscribe((e) => {
+        if (e.type === "message.received") this.kick();
+      });
+    }
+  }
+
+  get enabled(): boolean {
+    return this.ctx.config.authCheck === "on";
+  }
+
+  /** Queues the check of a message in the transaction that stores it (ingest's storedInTx). */
+  readonly queueAtReceipt: StoredInTxHook = async (m, tx) => {
+    if (!this.enabled) return;
+    await tx.messageAuth.enqueue(m.message.id, m.receipt ? plainIp(m.receipt.clientIp) : null, m.receipt?.helo ?? null);
+  };
+
+  async analyse(projectId: string, messageId: string): Promise<AuthAnalysis> {
+    const m = await this.messages.get(projectId, messageId);
+    const row = await this.ctx.storage.messageAuth.ofMessage(m.id);
+    if (row?.verdict && row.result_json) return JSON.parse(row.result_json) as AuthAnalysis;
+    if (!row && !this.enabled) {
+      throw new DomainError("unavailable", "analysis_unavailable", "SPF, DKIM and DMARC checks are off (INBOXD_AUTH_CHECK=off)");
+    }
+    // Queued and not reached yet, or stored before these checks existed: check it now.
+    const record = await this.ctx.storage.messages.inProject(projectId, m.id);
+    if (!record) throw new DomainError("not_found", "not_found", "message not found");
+    return this.check({
+      message_id: record.id,
+      project_id: record.project_id,
+      inbox_id: record.inbox_id,
+      blob_key: record.blob_key,
+      envelope_from: record.envelope_from,
+      client_ip: row?.client_ip ?? null,
+      helo: row?.helo ?? null,
+    });
+  }
+
+  /**
+   * Starts checking every queued message, if not already at it (the bus wakes it; the scheduler
+   * calls it at start-up and as a safety net). Does not wait: a check may wait seconds on DNS.
+   */
+  catchUp(): void {
+    this.kick();
+  }
+
+  /** Stops taking work. Checks still waiting on DNS are abandoned unrecorded: they stay queued for the next start. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private kick(): void {
+    if (!this.enabled || this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drainLoop()
+      .catch((e) => log.error({ err: e }, "auth check drain failed"))
+      .finally(() => {
+        this.draining = null;
+      });
+  }
+
+  private async drainLoop(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        const batch = await this.ctx.storage.messageAuth.pending(BATCH);
+        if (batch.length === 0 || this.stopped) break;
+        for (let i = 0; i < batch.length; i += PARALLEL) {
+          await Promise.all(batch.slice(i, i + PARALLEL).map((p) => this.check(p)));
+        }
+        if (batch.length < BATCH) break;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Checks one message and stores the result; one check per message at a time. */
+  private check(p: PendingAuth): Promise<AuthAnalysis> {
+    let running = this.inFlight.get(p.message_id);
+    if (!running) {
+      running = this.run(p).finally(() => this.inFlight.delete(p.message_id));
+      this.inFlight.set(p.message_id, running);
+    }
+    return running;
+  }
+
+  private async run(p: PendingAuth): Promise<AuthAnalysis> {
+    const analysis = await this.authenticate(p);
+    if (this.stopped) return analysis;
+    await this.ctx.storage.messageAuth.record({
+      message_id: p.message_id,
+      client_ip: p.client_ip,
+      helo: p.helo,
+      verdict: analysis.verdict,
+      result_json: JSON.stringify(analysis),
+      checked_at: analysis.checked_at,
+    });
+    this.ctx.bus.publish({ type: "message.analysed", projectId: p.project_id, inboxId: p.inbox_id, messageId: p.message_id });
+    return analysis;
+  }
+
+  /** Never throws: a check that cannot run is recorded as such (so the queue always moves on). */
+  private async authenticate(p: PendingAuth): Promise<AuthAnalysis> {
+    const base = { client_ip: p.client_ip, helo: p.helo, checked_at: new Date().toISOString() };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const raw = await this.ctx.storage.blobs.get(p.blob_key);
+      if (!raw) return { ...unchecked("the raw message is gone"), ...base };
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
+      });
+      const result = await Promise.race([
+        authenticate(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), {
+          ip: p.client_ip ?? undefined,
+          helo: p.helo ?? undefined,
+          sender: p.envelope_from ?? undefined,
+          // An import has no SMTP client: judge it by its own newest Received header, as the
+          // server that received it did.
+          trustReceived: p.client_ip === null,
+          mta: this.ctx.config.publicHost,
+          resolver: this.dns.resolve as never,
+          disableBimi: true,
+        }),
+        timeout,
+      ]);
+      return { ...summarise(result), ...base };
+    } catch (e) {
+      const reason =
+        e instanceof CheckTimeout
+          ? `the checks took over ${CHECK_TIMEOUT_MS / 1000} s (DNS not answering?)`
+          : String((e as Error)?.message ?? e);
+      if (!(e instanceof CheckTimeout)) log.warn({ err: e, messageId: p.message_id }, "auth check failed");
+      return { ...unchecked(reason, "temperror"), ...base };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+class CheckTimeout extends Error {}
+
+/** IPv4 clients reach a dual-stack listener as ::ffff:a.b.c.d; SPF's ip4: rules want a.b.c.d. */
+function plainIp(ip: string): string {
+  return ip.toLowerCase().startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
+}
+
+function unchecked(comment: string, result: Result = "none"): Omit<AuthAnalysis, "client_ip" | "helo" | "checked_at"> {
+  return {
+    verdict: "none",
+    spf: { result, domain: null, comment },
+    dkim: [],
+    dmarc: { result, domain: null, policy: null, comment },
+    arc: { result: "none", comment: null },
+    headers: "",
+  };
+}
+
+function summarise(r: AuthenticateResult): Omit<AuthAnalysis, "client_ip" | "helo" | "checked_at"> {
+  const spf: AuthAnalysis["spf"] = r.spf
+    ? { result: r.spf.status.result, domain: r.spf.domain ?? null, comment: r.spf.status.comment ?? null }
+    : { result: "none", domain: null, comment: "no SMTP client address to check" };
+  // An unsigned message gets one placeholder result ("message not signed"): that is no signature.
+  const dkim = r.dkim.results
+    .filter((d) => d.signingDomain)
+    .map((d) => ({
+      domain: d.signingDomain ?? "",
+      selector: d.selector ?? "",
+      result: d.status.result,
+      comment: d.status.comment ?? null,
+      aligned: Boolean(d.status.aligned),
+    }));
+  const dmarc: AuthAnalysis["dmarc"] = r.dmarc
+    ? {
+        result: r.dmarc.status.result,
+        domain: r.dmarc.domain ?? null,
+        policy: r.dmarc.policy ?? null,
+        comment: r.dmarc.status.comment ?? null,
+      }
+    : { result: "none", domain: null, policy: null, comment: r.dmarcSkipReason ?? null };
+  const arc: AuthAnalysis["arc"] = r.arc
+    ? { result: r.arc.status.result, comment: r.arc.status.comment ?? null }
+    : { result: "none", comment: null };
+  return { verdict: verdictOf(spf.result, dkim, dmarc.result, arc.result), spf, dkim, dmarc, arc, headers: r.headers };
+}
+
+function verdictOf(spf: Result, dkim: AuthAnalysis["dkim"], dmarc: Result, arc: Result): AuthAnalysis["verdict"] {
+  const failed =
+    spf === "fail" ||
+    spf === "softfail" ||
+    spf === "permerror" ||
+    dkim.some((d) => d.result === "fail" || d.result === "permerror") ||
+    dmarc === "fail" ||
+    dmarc === "permerror" ||
+    arc === "fail";
+  if (failed) return "fail";
+  if (dmarc === "pass" || spf === "pass" || dkim.some((d) => d.result === "pass")) return "pass";
+  return "none";
+}
