@@ -2,11 +2,13 @@
 // one name so REST, MCP and the scenario step message.check reach them the same way.
 import type { AppContext } from "../runtime/context";
 import type { MessageService } from "./messages";
+import { HtmlCheckService } from "./html-check";
 import { SpamCheckService } from "./spam-check";
 
 export function buildAnalyses(ctx: AppContext, messages: MessageService) {
   return {
     spam: new SpamCheckService(ctx, messages),
+    html: new HtmlCheckService(messages),
   };
 }
 
@@ -15,6 +17,7 @@ export type MessageAnalyses = ReturnType<typeof buildAnalyses>;
 /** The analyses message.check (and its MCP tool twins) may name, with what each answers. */
 export const CHECKS = {
   spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
+  html: (a: MessageAnalyses, projectId: string, messageId: string) => a.html.analyse(projectId, messageId),
 } satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
 
 export type CheckName = keyof typeof CHECKS;

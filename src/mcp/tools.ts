@@ -279,6 +279,15 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "check_html",
+    "Email-client support of a message's HTML and CSS (caniemail data): an overall score, and a warning per feature some client supports partly or not at all, with those clients (e.g. display:flex not in Outlook for Windows).",
+    { message_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/html`)).data,
+    { readOnlyHint: true },
+  );
+
+  tool(
+    server,
     "get_attachment",
     "An attachment's agent representation: metadata, sha256, and decoded text (text/plain, text/csv, text/calendar, application/json only) inside an untrusted envelope with a nonce.",
     { message_id: Ulid, attachment_id: Ulid },

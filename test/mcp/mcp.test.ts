@@ -49,6 +49,7 @@ async function flow(client: Client) {
     "get_verification_code",
     "get_links",
     "check_spam",
+    "check_html",
     "get_attachment",
     "send_test_email",
     "list_scenarios",
