@@ -244,7 +244,7 @@ const SupportScore = t.Object(
 export const HtmlAnalysis = t.Object(
   {
     has_html: t.Boolean(),
-    score: t.Nullable(SupportScore, { description: "null when the message has no HTML" }),
+    score: t.Union([SupportScore, t.Null()], { description: "null when the message has no HTML" }),
     clients_checked: t.Integer({ description: "email clients (family.platform) in caniemail's data" }),
     features_checked: t.Integer({ description: "distinct caniemail features the HTML uses" }),
     data_updated: t.String({ description: "date of the embedded caniemail data", examples: ["2026-05-13"] }),

@@ -1680,14 +1680,14 @@ export interface components {
              * SupportScore
              * @description over every (feature used, client) pair with a known caniemail result
              */
-            score: (({
+            score: {
                 /** @description percent of the results that are full support */
                 supported: number;
                 /** @description percent that are partial support */
                 partial: number;
                 /** @description percent that are no support */
                 unsupported: number;
-            } | null) | null) | null;
+            } | null;
             /** @description email clients (family.platform) in caniemail's data */
             clients_checked: number;
             /** @description distinct caniemail features the HTML uses */
