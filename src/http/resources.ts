@@ -269,6 +269,45 @@ export const AuthAnalysis = t.Object(
   },
   { title: "AuthAnalysis" },
 );
+const SupportScore = t.Object(
+  {
+    supported: t.Number({ description: "percent of the results that are full support" }),
+    partial: t.Number({ description: "percent that are partial support" }),
+    unsupported: t.Number({ description: "percent that are no support" }),
+  },
+  { title: "SupportScore", description: "over every (feature used, client) pair with a known caniemail result" },
+);
+export const HtmlAnalysis = t.Object(
+  {
+    has_html: t.Boolean(),
+    score: t.Union([SupportScore, t.Null()], { description: "null when the message has no HTML" }),
+    clients_checked: t.Integer({ description: "email clients (family.platform) in caniemail's data" }),
+    features_checked: t.Integer({ description: "distinct caniemail features the HTML uses" }),
+    data_updated: t.String({ description: "date of the embedded caniemail data", examples: ["2026-05-13"] }),
+    note: t.Optional(t.String()),
+    warnings: t.Array(
+      t.Object({
+        feature: t.String({ description: "caniemail's slug", examples: ["css-display-flex"] }),
+        title: t.String({ examples: ["display:flex"] }),
+        category: t.String({ examples: ["css", "html", "image", "others"] }),
+        url: t.String({ description: "the feature's caniemail.com page" }),
+        score: SupportScore,
+        clients: t.Array(
+          t.Object({
+            client: t.String({ examples: ["outlook.windows"] }),
+            name: t.String({ examples: ["Outlook Windows"] }),
+            version: t.String({ description: "the version or test date of the result", examples: ["2019"] }),
+            support: t.Union([t.Literal("partial"), t.Literal("no")]),
+            notes: t.Array(t.String()),
+          }),
+          { description: "the clients without full support" },
+        ),
+      }),
+      { description: "features some client supports partly or not at all, least supported first" },
+    ),
+  },
+  { title: "HtmlAnalysis" },
+);
 export const AgentAttachment = Open({ id: Id, message_id: Id, size_bytes: t.Integer(), sha256: t.String() }, "AgentAttachment");
 
 // -- webhooks ---------------------------------------------------------------------------------

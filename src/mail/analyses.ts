@@ -2,6 +2,7 @@
 // one name so REST, MCP and the scenario step message.check reach them the same way.
 import type { AppContext } from "../runtime/context";
 import type { MessageService } from "./messages";
+import { HtmlCheckService } from "./html-check";
 import { SpamCheckService } from "./spam-check";
 import { AuthCheckService } from "./auth-check";
 
@@ -9,6 +10,7 @@ export function buildAnalyses(ctx: AppContext, messages: MessageService) {
   return {
     spam: new SpamCheckService(ctx, messages),
     auth: new AuthCheckService(ctx, messages),
+    html: new HtmlCheckService(messages),
   };
 }
 
@@ -18,6 +20,7 @@ export type MessageAnalyses = ReturnType<typeof buildAnalyses>;
 export const CHECKS = {
   spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
   auth: (a: MessageAnalyses, projectId: string, messageId: string) => a.auth.analyse(projectId, messageId),
+  html: (a: MessageAnalyses, projectId: string, messageId: string) => a.html.analyse(projectId, messageId),
 } satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
 
 export type CheckName = keyof typeof CHECKS;

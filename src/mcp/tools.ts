@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type ApiCaller, ok, ToolError } from "./api";
+import type { CheckName } from "../mail/analyses";
 
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "a 26-character ULID");
 /** The search of GET /v1/inboxes/{id}/messages (docs/search.md); the server parses it (422 with the reason). */
@@ -94,6 +95,24 @@ function matches(m: any, f: { subject_contains?: string; from_contains?: string;
   const from = `${m.from?.name ?? ""} <${m.from?.email ?? ""}>`;
   return has(m.subject ?? m.untrusted?.subject, f.subject_contains) && has(from, f.from_contains) && has(body, f.body_contains);
 }
+
+const ANALYSIS_TOOLS: Array<[name: string, check: CheckName, description: string]> = [
+  [
+    "check_spam",
+    "spam",
+    "Score a message with SpamAssassin (the server's spamd): score, threshold, is_spam and the rules that fired. Fails with analysis_unavailable when the server has no spamd configured.",
+  ],
+  [
+    "check_html",
+    "html",
+    "Email-client support of a message's HTML and CSS (caniemail data): an overall score, and a warning per feature some client supports partly or not at all, with those clients (e.g. display:flex not in Outlook for Windows).",
+  ],
+  [
+    "check_auth",
+    "auth",
+    "SPF, DKIM, DMARC and ARC of a message as the server checked them at receipt: an overall verdict (pass, fail, none) and each mechanism's result with its comment.",
+  ],
+];
 
 export function registerTools(server: McpServer, host: ToolHost): void {
   const { api } = host;
@@ -268,23 +287,17 @@ export function registerTools(server: McpServer, host: ToolHost): void {
     { readOnlyHint: true },
   );
 
-  tool(
-    server,
-    "check_spam",
-    "Score a message with SpamAssassin (the server's spamd): score, threshold, is_spam and the rules that fired. Fails with analysis_unavailable when the server has no spamd configured.",
-    { message_id: Ulid },
-    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/spam`)).data,
-    { readOnlyHint: true },
-  );
-
-  tool(
-    server,
-    "check_auth",
-    "SPF, DKIM, DMARC and ARC of a message as the server checked them at receipt: an overall verdict (pass, fail, none) and each mechanism's result with its comment.",
-    { message_id: Ulid },
-    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/auth`)).data,
-    { readOnlyHint: true },
-  );
+  // One tool per analysis of the mail itself (docs/analysis.md), each the REST route's answer.
+  for (const [name, check, description] of ANALYSIS_TOOLS) {
+    tool(
+      server,
+      name,
+      description,
+      { message_id: Ulid },
+      async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/${check}`)).data,
+      { readOnlyHint: true },
+    );
+  }
 
   tool(
     server,

@@ -53,9 +53,7 @@ function apiMdRoutes(): string[] {
  * Routes API.md already names for capabilities whose issues are still open. Each must be absent
  * today (so this list shrinks as they land: a served route left here fails the test).
  */
-const PENDING: Record<string, string> = {
-  "GET /v1/messages/{id}/analysis/html": "issue 22 (analysis)",
-};
+const PENDING: Record<string, string> = {};
 
 test("every route of API.md is in /openapi.json with its method", async () => {
   const doc = await json(fetch(`${inst.url}/openapi.json`));

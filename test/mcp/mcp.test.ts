@@ -49,6 +49,8 @@ async function flow(client: Client) {
     "get_verification_code",
     "get_links",
     "check_spam",
+    "check_html",
+    "check_auth",
     "get_attachment",
     "send_test_email",
     "list_scenarios",

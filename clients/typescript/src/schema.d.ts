@@ -836,6 +836,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{id}/analysis/html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Email-client support of the HTML and CSS the message uses, from caniemail's data (embedded) */
+        get: operations["listMessageAnalysiHtml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/messages/{id}/analysis/auth": {
         parameters: {
             query?: never;
@@ -1659,6 +1676,79 @@ export interface components {
                 score: number;
                 /** @example Missing Date: header */
                 description: string;
+            }[];
+        };
+        /**
+         * SupportScore
+         * @description over every (feature used, client) pair with a known caniemail result
+         */
+        SupportScore: {
+            /** @description percent of the results that are full support */
+            supported: number;
+            /** @description percent that are partial support */
+            partial: number;
+            /** @description percent that are no support */
+            unsupported: number;
+        };
+        /** HtmlAnalysis */
+        HtmlAnalysis: {
+            has_html: boolean;
+            /**
+             * SupportScore
+             * @description over every (feature used, client) pair with a known caniemail result
+             */
+            score: {
+                /** @description percent of the results that are full support */
+                supported: number;
+                /** @description percent that are partial support */
+                partial: number;
+                /** @description percent that are no support */
+                unsupported: number;
+            } | null;
+            /** @description email clients (family.platform) in caniemail's data */
+            clients_checked: number;
+            /** @description distinct caniemail features the HTML uses */
+            features_checked: number;
+            /**
+             * @description date of the embedded caniemail data
+             * @example 2026-05-13
+             */
+            data_updated: string;
+            note?: string;
+            /** @description features some client supports partly or not at all, least supported first */
+            warnings: {
+                /**
+                 * @description caniemail's slug
+                 * @example css-display-flex
+                 */
+                feature: string;
+                /** @example display:flex */
+                title: string;
+                /**
+                 * @example css
+                 * @example html
+                 * @example image
+                 * @example others
+                 */
+                category: string;
+                /** @description the feature's caniemail.com page */
+                url: string;
+                score: components["schemas"]["SupportScore"];
+                /** @description the clients without full support */
+                clients: {
+                    /** @example outlook.windows */
+                    client: string;
+                    /** @example Outlook Windows */
+                    name: string;
+                    /**
+                     * @description the version or test date of the result
+                     * @example 2019
+                     */
+                    version: string;
+                    /** @enum {string} */
+                    support: "partial" | "no";
+                    notes: string[];
+                }[];
             }[];
         };
         /** AuthAnalysis */
@@ -4845,6 +4935,45 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SpamAnalysis"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["AnalysisUnavailable"];
+        };
+    };
+    listMessageAnalysiHtml: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HtmlAnalysis"];
                     };
                 };
             };

@@ -1,10 +1,12 @@
 // One message: sanitized HTML in a sandboxed iframe (no scripts, remote content blocked until the
-// reader asks for it), text, headers (projected/full), raw source, links, codes, attachments.
+// reader asks for it), checks of the mail (pages/checks.ts), text, headers (projected/full), raw
+// source, links, codes, attachments.
 import { api, ApiFailure, describe, fetchBlob } from "../api";
 import { confirmDialog, copyText, empty, fmtBytes, fullTime, h, icon, replace, saveBlob, spinner, toast } from "../dom";
 import { onLive } from "../live";
+import { checksView } from "./checks";
 
-type Tab = "html" | "text" | "headers" | "raw" | "links" | "attachments";
+type Tab = "html" | "checks" | "text" | "headers" | "raw" | "links" | "attachments";
 
 interface Attachment {
   id: string;
@@ -173,6 +175,7 @@ export class Reader {
     const links = linkList(m);
     const tabs: [Tab, string, boolean][] = [
       ["html", "HTML", !!m.has_html],
+      ["checks", "Checks", true],
       ["text", "Text", true],
       ["headers", "Headers", true],
       ["raw", "Source", m.raw_available !== false],
@@ -269,6 +272,8 @@ export class Reader {
     switch (this.tab) {
       case "html":
         return void this.renderHtml();
+      case "checks":
+        return replace(this.body, checksView(m));
       case "text": {
         const text = m.text ?? m.text_body ?? m.body?.text ?? null;
         return replace(

@@ -1,0 +1,92 @@
+// The reader's Checks tab in a real Chromium against a real inboxd: an HTML mail sent over SMTP
+// shows its email-client support score and a warning for display:flex naming Outlook for Windows,
+// and its SPF/DKIM/DMARC results;
+// "Check spam" on a server without spamd shows why it is unavailable; a text-only mail says it has
+// no HTML to check. Screenshots go to test-output/.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startInboxd, type Instance } from "../support/harness";
+import { createInbox, transport } from "../support/mail";
+import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
+
+if (!hasChromium) console.warn("checks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+
+const HTML = `<!doctype html><html><head><style>@media (max-width:600px){.col{width:100%!important}}</style></head><body>
+<div style="display:flex;position:absolute"><p>Big sale</p></div><svg width="10" height="10"><rect width="10" height="10"/></svg>
+</body></html>`;
+
+describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
+  let inst: Instance;
+  let browser: Browser;
+  let page: Page;
+  let inbox: { id: string; address: string };
+
+  async function send(mail: { subject: string; html?: string; text?: string }): Promise<string> {
+    const t = transport(inst);
+    try {
+      const info = await t.sendMail({ from: "Shop <news@shop.example>", to: inbox.address, ...mail });
+      return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
+    } finally {
+      t.close();
+    }
+  }
+
+  beforeAll(async () => {
+    inst = await startInboxd();
+    inbox = await createInbox(inst, { name: "Checks" });
+    browser = await launch();
+    page = await browser.context.newPage();
+    page.on("pageerror", (e) => console.error("page error:", e.message));
+    await page.goto(`${inst.url}/`);
+    await page.waitForSelector("form.login-card");
+    await page.fill("input[type=email]", ADMIN_EMAIL);
+    await page.fill("input[type=password]", ADMIN_PASSWORD);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("header.topbar");
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await inst?.stop();
+    inst?.cleanup();
+  });
+
+  test("an HTML mail: score, a display:flex warning with Outlook for Windows as 'no', spam unavailable without spamd", async () => {
+    const id = await send({ subject: "Big sale", html: HTML });
+    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
+    await page.waitForSelector("[data-test=message-subject]");
+    await page.click("button.tab[data-tab=checks]");
+    await page.waitForSelector("[data-test=html-score]");
+    expect(await page.textContent("[data-test=html-score]")).toMatch(/\d+(\.\d)?% supported/);
+    const flex = page.locator('[data-test=html-warning][data-feature="css-display-flex"]');
+    expect(await flex.textContent()).toContain("display:flex");
+    await flex.locator("summary").click();
+    const outlook = flex.locator('[data-client="outlook.windows"]');
+    await outlook.waitFor();
+    expect(await outlook.textContent()).toContain("Outlook Windows");
+    expect(await outlook.locator(".pill").textContent()).toBe("no");
+    expect(await page.locator('[data-test=html-warning][data-feature="html-svg"]').count()).toBe(1);
+
+    // shop.example publishes nothing (a reserved name): no verdict, and the SMTP client it came from.
+    await page.waitForSelector("[data-test=auth-verdict]", { timeout: 30_000 });
+    const verdict = await page.textContent("[data-test=auth-verdict]");
+    expect(verdict).toContain("none");
+    expect(verdict).toContain("127.0.0.1");
+    expect(await page.locator("[data-check=auth] [data-mechanism=DKIM]").textContent()).toContain("not signed");
+
+    await page.click("[data-check=spam] [data-test=check-spam]");
+    await page.waitForSelector("[data-test=analysis-unavailable]");
+    expect(await page.textContent("[data-test=analysis-unavailable]")).toContain("INBOXD_SPAMD");
+    await screenshots(page, "reader-checks");
+  }, 60_000);
+
+  test("a text-only mail: the HTML section says there is nothing to check", async () => {
+    const id = await send({ subject: "Plain", text: "just text" });
+    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
+    await page.waitForSelector("[data-test=message-subject]");
+    await page.click("button.tab[data-tab=checks]");
+    await page.waitForSelector("[data-test=html-none]");
+    expect(await page.textContent("[data-test=html-none]")).toContain("no HTML");
+    expect(await page.locator("[data-test=html-warning]").count()).toBe(0);
+  }, 60_000);
+});
