@@ -95,7 +95,8 @@ export const STEP_KINDS = {
     },
   },
   "message.check": {
-    summary: "check the mail itself; spam: SpamAssassin's score; output {score, threshold, is_spam, rules}",
+    summary:
+      "check the mail itself; spam: SpamAssassin's score, output {score, threshold, is_spam, rules}; links: each link and image requested, output {links: [{url, status, ok, redirects, error}]}",
     permissions: ["messages:read"],
     fields: {
       message: { kind: "string", required: true, description: "message id, e.g. ${steps.mail.id}" },

@@ -3,10 +3,12 @@
 import type { AppContext } from "../runtime/context";
 import type { MessageService } from "./messages";
 import { SpamCheckService } from "./spam-check";
+import { LinkCheckService } from "./link-check";
 
 export function buildAnalyses(ctx: AppContext, messages: MessageService) {
   return {
     spam: new SpamCheckService(ctx, messages),
+    links: new LinkCheckService(ctx, messages),
   };
 }
 
@@ -15,6 +17,7 @@ export type MessageAnalyses = ReturnType<typeof buildAnalyses>;
 /** The analyses message.check (and its MCP tool twins) may name, with what each answers. */
 export const CHECKS = {
   spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
+  links: (a: MessageAnalyses, projectId: string, messageId: string) => a.links.analyse(projectId, messageId),
 } satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
 
 export type CheckName = keyof typeof CHECKS;

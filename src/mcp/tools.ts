@@ -279,6 +279,15 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "check_links",
+    "Request every link and remote image of a message (HEAD, then GET) and report each URL's final HTTP status, ok, redirects and error (timeout, dns, private_address, redirect_loop, ...). Private and internal addresses are refused unless the server allows them.",
+    { message_id: Ulid },
+    async (a) => ok(await api.call("GET", `/v1/messages/${a.message_id}/analysis/links`)).data,
+    { readOnlyHint: true },
+  );
+
+  tool(
+    server,
     "get_attachment",
     "An attachment's agent representation: metadata, sha256, and decoded text (text/plain, text/csv, text/calendar, application/json only) inside an untrusted envelope with a nonce.",
     { message_id: Ulid, attachment_id: Ulid },

@@ -49,6 +49,7 @@ async function flow(client: Client) {
     "get_verification_code",
     "get_links",
     "check_spam",
+    "check_links",
     "get_attachment",
     "send_test_email",
     "list_scenarios",
@@ -75,6 +76,8 @@ async function flow(client: Client) {
   const spam: any = await client.callTool({ name: "check_spam", arguments: { message_id: msg.id } });
   expect(spam.isError).toBe(true);
   expect(data(spam).error.code).toBe("analysis_unavailable");
+  // The mail has no links: the link check answers an empty list.
+  expect(data(await client.callTool({ name: "check_links", arguments: { message_id: msg.id } }))).toEqual({ links: [], truncated: false });
   return inbox;
 }
 
