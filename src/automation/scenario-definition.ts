@@ -96,7 +96,7 @@ export const STEP_KINDS = {
   },
   "message.check": {
     summary:
-      "check the mail itself; output the analysis as GET /v1/messages/{id}/analysis/{check} answers it (spam: {score, threshold, is_spam, rules}; auth: {verdict, spf, dkim, dmarc, arc})",
+      "check the mail itself; output the analysis as GET /v1/messages/{id}/analysis/{check} answers it (spam: {score, threshold, is_spam, rules}; html: {score, warnings}; auth: {verdict, spf, dkim, dmarc, arc}; links: {links: [{url, status, ok, redirects, error}]})",
     permissions: ["messages:read"],
     fields: {
       message: { kind: "string", required: true, description: "message id, e.g. ${steps.mail.id}" },

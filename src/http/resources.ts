@@ -308,6 +308,34 @@ export const HtmlAnalysis = t.Object(
   },
   { title: "HtmlAnalysis" },
 );
+export const LinkAnalysis = t.Object(
+  {
+    links: t.Array(
+      t.Object({
+        url: t.String({ examples: ["https://shop.example/orders/4812"] }),
+        kind: t.Union([t.Literal("link"), t.Literal("image")], {
+          description: "link: a link of the text or HTML body; image: content the HTML loads by itself (images, stylesheets)",
+        }),
+        status: t.Union([t.Integer(), t.Null()], { description: "the last HTTP status received; null when none was" }),
+        ok: t.Boolean({ description: "a 2xx at the end of the redirects" }),
+        method: t.Union([t.Literal("HEAD"), t.Literal("GET")], { description: "GET when HEAD was answered with an error" }),
+        redirects: t.Array(t.Object({ url: t.String(), status: t.Integer() }), {
+          description: "each redirect followed: where it pointed and the status that sent there",
+        }),
+        error: t.Optional(
+          t.String({
+            description: "timeout, dns, connect, tls, private_address, redirect_loop, too_many_redirects or invalid_url",
+          }),
+        ),
+        error_message: t.Optional(t.String()),
+        duration_ms: t.Integer(),
+      }),
+      { description: "distinct http(s) URLs, links first, in order of appearance" },
+    ),
+    truncated: t.Boolean({ description: "more URLs than are checked per message (200); the rest are left out" }),
+  },
+  { title: "LinkAnalysis" },
+);
 export const AgentAttachment = Open({ id: Id, message_id: Id, size_bytes: t.Integer(), sha256: t.String() }, "AgentAttachment");
 
 // -- webhooks ---------------------------------------------------------------------------------

@@ -5,12 +5,14 @@ import type { MessageService } from "./messages";
 import { HtmlCheckService } from "./html-check";
 import { SpamCheckService } from "./spam-check";
 import { AuthCheckService } from "./auth-check";
+import { LinkCheckService } from "./link-check";
 
 export function buildAnalyses(ctx: AppContext, messages: MessageService) {
   return {
     spam: new SpamCheckService(ctx, messages),
     auth: new AuthCheckService(ctx, messages),
     html: new HtmlCheckService(messages),
+    links: new LinkCheckService(ctx, messages),
   };
 }
 
@@ -21,6 +23,7 @@ export const CHECKS = {
   spam: (a: MessageAnalyses, projectId: string, messageId: string) => a.spam.analyse(projectId, messageId),
   auth: (a: MessageAnalyses, projectId: string, messageId: string) => a.auth.analyse(projectId, messageId),
   html: (a: MessageAnalyses, projectId: string, messageId: string) => a.html.analyse(projectId, messageId),
+  links: (a: MessageAnalyses, projectId: string, messageId: string) => a.links.analyse(projectId, messageId),
 } satisfies Record<string, (a: MessageAnalyses, projectId: string, messageId: string) => Promise<object>>;
 
 export type CheckName = keyof typeof CHECKS;

@@ -112,6 +112,11 @@ const ANALYSIS_TOOLS: Array<[name: string, check: CheckName, description: string
     "auth",
     "SPF, DKIM, DMARC and ARC of a message as the server checked them at receipt: an overall verdict (pass, fail, none) and each mechanism's result with its comment.",
   ],
+  [
+    "check_links",
+    "links",
+    "Request every link and remote image of a message (HEAD, then GET) and report each URL's final HTTP status, ok, redirects and error (timeout, dns, private_address, redirect_loop, ...). Private and internal addresses are refused unless the server allows them.",
+  ],
 ];
 
 export function registerTools(server: McpServer, host: ToolHost): void {

@@ -165,10 +165,14 @@ function knownPropertiesOnly(css: string): string {
 const CONTENT_URL_ATTRS = ["src", "srcset", "poster", "data", "background", "xlink:href"];
 const HREF_LOADS = new Set(["image", "use", "feimage", "script", "embed"]);
 
+/** The attributes through which this element loads content (the link check reads them too). */
+export function contentUrlAttributes(tagName: string): readonly string[] {
+  return HREF_LOADS.has(tagName.toLowerCase()) ? [...CONTENT_URL_ATTRS, "href"] : CONTENT_URL_ATTRS;
+}
+
 /** Whether this element, dropped whole, would have loaded remote content. */
 function loadsRemoteContent(tagName: string, attribs: Record<string, string>): boolean {
-  const urls = HREF_LOADS.has(tagName.toLowerCase()) ? [...CONTENT_URL_ATTRS, "href"] : CONTENT_URL_ATTRS;
-  return urls.some((n) => attribs[n] !== undefined && isRemote(attribs[n]!));
+  return contentUrlAttributes(tagName).some((n) => attribs[n] !== undefined && isRemote(attribs[n]!));
 }
 
 const REMOTE = /^\s*(?:https?:)?\/\//i;

@@ -59,6 +59,10 @@ export interface Config {
   dnsServers: string[];
   /** SpamAssassin's spamd for GET /v1/messages/{id}/analysis/spam (null: 503 analysis_unavailable). */
   spamd: { host: string; port: number } | null;
+  /** The link analysis may reach loopback, private and link-local addresses (INBOXD_ALLOW_INTERNAL_HTTP). */
+  allowInternalHttp: "on" | "off";
+  /** Each request of the link analysis, until the answer's headers (INBOXD_LINK_CHECK_TIMEOUT_MS). */
+  linkCheckTimeoutMs: number;
   /** How often the scheduler re-checks a pending domain's DNS records. */
   domainCheckSeconds: number;
   /** How often expiry and retention sweep (INBOXD_SWEEP_INTERVAL_MS; tests shorten it). */
@@ -327,6 +331,17 @@ export const SETTINGS = [
     if (!m || port < 1 || port > 65535) throw new ConfigError(`${n} must be host:port (e.g. 127.0.0.1:783), not "${v}"`);
     return { host: (m[1] ?? m[2])!, port };
   }),
+  // Off by default: a mail's links are the sender's choice, and a link to 169.254.169.254 or to
+  // an admin page on the LAN must not be fetched by the server (docs/analysis.md, "Links").
+  setting(
+    "allowInternalHttp",
+    "INBOXD_ALLOW_INTERNAL_HTTP",
+    "link analysis may request loopback, private and link-local addresses: on or off (default off)",
+    (e, n) => oneOf(e, n, "off", ["on", "off"] as const),
+  ),
+  setting("linkCheckTimeoutMs", "INBOXD_LINK_CHECK_TIMEOUT_MS", "each request of the link analysis, milliseconds (default 5000)", (e, n) =>
+    int(e, n, 5000, 100, 120_000),
+  ),
   setting("domainCheckSeconds", "INBOXD_DOMAIN_CHECK_INTERVAL", "re-check of pending domains, seconds (default 300)", (e, n) =>
     int(e, n, 300, 1, 86400),
   ),

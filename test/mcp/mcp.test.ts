@@ -51,6 +51,7 @@ async function flow(client: Client) {
     "check_spam",
     "check_html",
     "check_auth",
+    "check_links",
     "get_attachment",
     "send_test_email",
     "list_scenarios",
@@ -77,6 +78,8 @@ async function flow(client: Client) {
   const spam: any = await client.callTool({ name: "check_spam", arguments: { message_id: msg.id } });
   expect(spam.isError).toBe(true);
   expect(data(spam).error.code).toBe("analysis_unavailable");
+  // The mail has no links: the link check answers an empty list.
+  expect(data(await client.callTool({ name: "check_links", arguments: { message_id: msg.id } }))).toEqual({ links: [], truncated: false });
   return inbox;
 }
 

@@ -80,6 +80,20 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
     await screenshots(page, "reader-checks");
   }, 60_000);
 
+  test("Check links: a link to a private address is refused by default and shown as broken", async () => {
+    const id = await send({ subject: "Links", html: '<p><a href="http://localhost:9/reset">Reset your password</a></p>' });
+    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
+    await page.waitForSelector("[data-test=message-subject]");
+    await page.click("button.tab[data-tab=checks]");
+    await page.click("[data-check=links] [data-test=check-links]");
+    await page.waitForSelector("[data-test=links-summary]");
+    expect(await page.textContent("[data-test=links-summary]")).toContain("1 broken");
+    const row = page.locator("[data-test=link-row]");
+    expect(await row.count()).toBe(1);
+    expect(await row.textContent()).toContain("private_address");
+    expect(await row.textContent()).toContain("http://localhost:9/reset");
+  }, 60_000);
+
   test("a text-only mail: the HTML section says there is nothing to check", async () => {
     const id = await send({ subject: "Plain", text: "just text" });
     await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);

@@ -870,6 +870,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/messages/{id}/analysis/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every link and remote image of a message requested (HEAD, then GET): status and redirects; private addresses only with INBOXD_ALLOW_INTERNAL_HTTP=on */
+        get: operations["listMessageAnalysiLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1803,6 +1820,33 @@ export interface components {
             headers: string;
             /** Format: date-time */
             checked_at: string;
+        };
+        /** LinkAnalysis */
+        LinkAnalysis: {
+            /** @description distinct http(s) URLs, links first, in order of appearance */
+            links: {
+                /** @example https://shop.example/orders/4812 */
+                url: string;
+                /** @enum {string} */
+                kind: "link" | "image";
+                /** @description the last HTTP status received; null when none was */
+                status: number | null;
+                /** @description a 2xx at the end of the redirects */
+                ok: boolean;
+                /** @enum {string} */
+                method: "HEAD" | "GET";
+                /** @description each redirect followed: where it pointed and the status that sent there */
+                redirects: {
+                    url: string;
+                    status: number;
+                }[];
+                /** @description timeout, dns, connect, tls, private_address, redirect_loop, too_many_redirects or invalid_url */
+                error?: string;
+                error_message?: string;
+                duration_ms: number;
+            }[];
+            /** @description more URLs than are checked per message (200); the rest are left out */
+            truncated: boolean;
         };
         /** Usage */
         Usage: {
@@ -5013,6 +5057,47 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AuthAnalysis"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["AnalysisUnavailable"];
+        };
+    };
+    listMessageAnalysiLinks: {
+        parameters: {
+            query?: {
+                refresh?: "true" | "false";
+            };
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LinkAnalysis"];
                     };
                 };
             };

@@ -1,8 +1,9 @@
 // Checks of the mail itself (API.md "Analysis", docs/analysis.md), one GET each under
 // /v1/messages/{id}/analysis/: the spam score from SpamAssassin's spamd (mail/spam-check.ts; 503
 // analysis_unavailable without it); the HTML's email-client support from caniemail's data
-// (mail/html-check.ts); SPF, DKIM, DMARC and ARC as checked at receipt (mail/auth-check.ts).
-import { Elysia, type TSchema } from "elysia";
+// (mail/html-check.ts); SPF, DKIM, DMARC and ARC as checked at receipt (mail/auth-check.ts); the
+// link check (mail/link-check.ts), which alone takes a parameter.
+import { Elysia, t, type TSchema } from "elysia";
 import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, SessionHeader } from "./common";
@@ -42,7 +43,29 @@ const mod: RouteModule = (_ctx, s) => {
       { headers: SessionHeader, params: IdParams, response: { 200: One(a.schema) }, detail: { summary: a.summary, tags: ["messages"] } },
     ) as unknown as Elysia;
   }
-  return app;
+  return app.get(
+    "/v1/messages/:id/analysis/links",
+    async ({ request, params, query }) => {
+      const { principal, project } = reqOf(request);
+      requireScope(principal, "messages:read");
+      return { data: await s.analyses.links.analyse(project.id, params.id, query.refresh === "true") };
+    },
+    {
+      headers: SessionHeader,
+      params: IdParams,
+      query: t.Object({
+        refresh: t.Optional(
+          t.Union([t.Literal("true"), t.Literal("false")], { description: "true: ask every server again (answers are reused 5 minutes)" }),
+        ),
+      }),
+      response: { 200: One(R.LinkAnalysis) },
+      detail: {
+        summary:
+          "Every link and remote image of a message requested (HEAD, then GET): status and redirects; private addresses only with INBOXD_ALLOW_INTERNAL_HTTP=on",
+        tags: ["messages"],
+      },
+    },
+  );
 };
 
 export default mod;

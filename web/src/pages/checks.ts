@@ -1,7 +1,7 @@
 // The reader's "Checks" tab: the analyses of the mail itself (docs/analysis.md), one section each.
 // A section is an entry of SECTIONS: a title and a render function given its own element; the
-// link check becomes one more entry. HTML support and authentication show when the tab opens
-// (local, or checked at receipt); spam asks spamd, so it runs on a button.
+// HTML support and authentication show when the tab opens (local, or checked at receipt); the link
+// check requests every URL and spam asks spamd, so those run on a button.
 import { api, ApiFailure, describe } from "../api";
 import { h, replace, spinner } from "../dom";
 
@@ -14,6 +14,7 @@ interface CheckSection {
 const SECTIONS: CheckSection[] = [
   { id: "html", title: "HTML support in email clients", render: renderHtmlSupport },
   { id: "auth", title: "SPF, DKIM and DMARC", render: renderAuth },
+  { id: "links", title: "Links and images", render: renderLinks },
   { id: "spam", title: "Spam score", render: renderSpam },
 ];
 
@@ -208,5 +209,64 @@ function renderAuth(el: HTMLElement, message: { id: string }): void {
       );
     },
     (e) => replace(el, failure(e)),
+  );
+}
+
+function renderLinks(el: HTMLElement, message: { id: string }): void {
+  const run = async (refresh: boolean) => {
+    replace(el, spinner("Requesting every link and image…"));
+    try {
+      const d = (await api(`/v1/messages/${message.id}/analysis/links${refresh ? "?refresh=true" : ""}`)).data;
+      const broken = d.links.filter((l: any) => !l.ok).length;
+      replace(
+        el,
+        h(
+          "div.check-summary",
+          { dataset: { test: "links-summary" } },
+          h(`span.pill.${broken ? "failed" : "passed"}`, null, broken ? `${broken} broken` : "all ok"),
+          h("span.muted", null, ` ${d.links.length} checked${d.truncated ? " (more not checked)" : ""}`),
+        ),
+        d.links.length
+          ? h(
+              "table.headers",
+              null,
+              h(
+                "tbody",
+                null,
+                d.links.map((l: any) =>
+                  h(
+                    "tr",
+                    { dataset: { test: "link-row", ok: String(l.ok) } },
+                    h(
+                      "td",
+                      null,
+                      h(`span.pill.${l.ok ? "passed" : "failed"}`, null, l.status === null ? (l.error ?? "error") : String(l.status)),
+                    ),
+                    h("td.small", null, l.kind),
+                    h(
+                      "td",
+                      null,
+                      h("span.mono.small", null, l.url),
+                      l.redirects.length
+                        ? h("div.muted.small", null, `→ ${l.redirects.map((r: any) => `${r.status} ${r.url}`).join(" → ")}`)
+                        : null,
+                      l.error_message ? h("div.muted.small", null, l.error_message) : null,
+                    ),
+                  ),
+                ),
+              ),
+            )
+          : h("p.muted", null, "No links or remote images."),
+        again(),
+      );
+    } catch (e) {
+      replace(el, failure(e), again());
+    }
+  };
+  const again = () => h("button.btn.sm", { onclick: () => void run(true), dataset: { test: "check-links" } }, "Check links again");
+  replace(
+    el,
+    h("p.muted", null, "Requests every link and remote image of the message (HEAD, then GET) from the server."),
+    h("button.btn.sm", { onclick: () => void run(false), dataset: { test: "check-links" } }, "Check links"),
   );
 }

@@ -1,0 +1,229 @@
+// Outbound HTTP made for a tenant (link checks today; webhooks and scenario steps may follow,
+// API.md "Egress") with an SSRF guard on the address actually connected to. The host is resolved
+// once, private answers are dropped, and the connection is pinned to the vetted addresses through
+// node:http's `lookup` option: fetch() would resolve again (DNS rebinding) and cannot be pinned.
+// The remote address is checked again once connected. Why node:http: docs/decisions.md.
+import { lookup as dnsLookup } from "node:dns/promises";
+import http from "node:http";
+import https from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+
+/** Why an address is not public, or null when it is. */
+export type AddressClass =
+  | "loopback"
+  | "private"
+  | "link_local"
+  | "unique_local"
+  | "unspecified"
+  | "multicast"
+  | "shared"
+  | "reserved"
+  | null;
+
+/** Decides whether an address may be connected to. */
+export interface EgressPolicy {
+  permits(address: string): boolean;
+}
+
+/** Public addresses always; loopback, private, link-local, … only with allowPrivate. */
+export function privateAddressPolicy(allowPrivate: boolean): EgressPolicy {
+  return { permits: (address) => allowPrivate || classifyAddress(address) === null };
+}
+
+export type EgressErrorCode = "private_address" | "dns" | "connect" | "timeout" | "tls" | "invalid_url";
+
+export class EgressError extends Error {
+  constructor(
+    readonly code: EgressErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function v4Class(a: number[]): AddressClass {
+  const [x, y] = a as [number, number, number, number];
+  if (x === 0) return "unspecified"; // 0.0.0.0/8: "this network", reaches the host itself on Linux
+  if (x === 127) return "loopback";
+  if (x === 10 || (x === 172 && y >= 16 && y <= 31) || (x === 192 && y === 168)) return "private";
+  if (x === 169 && y === 254) return "link_local"; // cloud metadata (169.254.169.254) lives here
+  if (x === 100 && y >= 64 && y <= 127) return "shared"; // CGNAT, RFC 6598
+  if (x === 192 && y === 0 && a[2] === 0) return "reserved"; // IETF protocol assignments (RFC 6890)
+  if (x === 198 && (y === 18 || y === 19)) return "reserved"; // benchmarking (RFC 2544)
+  if (x >= 224 && x <= 239) return "multicast";
+  if (x >= 240) return "reserved"; // includes 255.255.255.255
+  return null;
+}
+
+function parseV4(s: string): number[] | null {
+  const parts = s.split(".");
+  if (parts.length !== 4) return null;
+  const out = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : -1));
+  return out.every((n) => n >= 0 && n <= 255) ? out : null;
+}
+
+/** The eight 16-bit groups of an IPv6 address (zone dropped, embedded IPv4 expanded). */
+function parseV6(s: string): number[] | null {
+  let t = s.split("%")[0]!.toLowerCase();
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(t);
+  if (v4) {
+    const b = parseV4(v4[1]!);
+    if (!b) return null;
+    t = `${t.slice(0, -v4[1]!.length)}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
+  }
+  const halves = t.split("::");
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(":") : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  if (fill < 0 || (halves.length === 1 && head.length !== 8)) return null;
+  const groups = [...head, ...Array<string>(fill).fill("0"), ...tail].map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : -1));
+  return groups.length === 8 && groups.every((g) => g >= 0) ? groups : null;
+}
+
+/**
+ * Why this IP address is not a public one (null: public). IPv4 inside IPv6 (mapped ::ffff:a.b.c.d,
+ * compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) is judged as the IPv4 address it
+ * reaches. Anything that is not an IP address is "reserved" (refused).
+ */
+export function classifyAddress(address: string): AddressClass {
+  const family = isIP(address.split("%")[0]!);
+  if (family === 4) return v4Class(parseV4(address)!);
+  const g = family === 6 ? parseV6(address) : null;
+  if (!g) return "reserved";
+  const v4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
+  if (g.every((x) => x === 0)) return "unspecified";
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "loopback";
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return v4Class(v4(g[6]!, g[7]!));
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Class(v4(g[6]!, g[7]!));
+  if (g[0] === 0x2002) return v4Class(v4(g[1]!, g[2]!));
+  if ((g[0]! & 0xffc0) === 0xfe80) return "link_local";
+  if ((g[0]! & 0xffc0) === 0xfec0) return "private"; // deprecated site-local
+  if ((g[0]! & 0xfe00) === 0xfc00) return "unique_local";
+  if ((g[0]! & 0xff00) === 0xff00) return "multicast";
+  if (g[0] === 0x2001 && g[1] === 0xdb8) return "reserved"; // documentation
+  return null;
+}
+
+export interface GuardedRequest {
+  method: "HEAD" | "GET";
+  url: URL;
+  policy: EgressPolicy;
+  /** From the start until the response headers (DNS, connect, TLS, the server's answer). */
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface GuardedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The peer the answer came from. */
+  address: string;
+}
+
+/** The host's addresses the policy permits; EgressError when it resolves to none of those. */
+function kinds(answers: Array<{ address: string }>): string {
+  return [...new Set(answers.map((a) => classifyAddress(a.address) ?? "refused by policy"))].join(", ");
+}
+
+export async function vettedAddresses(hostname: string, policy: EgressPolicy): Promise<Array<{ address: string; family: number }>> {
+  const host = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
+  let answers: Array<{ address: string; family: number }>;
+  if (isIP(host)) answers = [{ address: host, family: isIP(host) }];
+  else {
+    try {
+      answers = await dnsLookup(host, { all: true, verbatim: true });
+    } catch (e) {
+      throw new EgressError("dns", `${host} does not resolve (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+    }
+  }
+  const ok = answers.filter((a) => policy.permits(a.address));
+  if (ok.length === 0) {
+    // The kind of address, not the address: a tenant learns nothing of the internal network's numbering.
+    throw new EgressError("private_address", `${host} resolves only to addresses that are not allowed (${kinds(answers)})`);
+  }
+  return ok;
+}
+
+/**
+ * One request without following redirects, its body never read (only status and headers count),
+ * connected only to addresses the policy permits. The URL's user and password are never sent,
+ * and no header is added but those given.
+ */
+export async function guardedRequest(req: GuardedRequest): Promise<GuardedResponse> {
+  const { url, policy } = req;
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new EgressError("invalid_url", `not an http(s) URL: ${url.protocol}`);
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(new EgressError("timeout", `no answer within ${req.timeoutMs} ms`)), req.timeoutMs);
+  // The caller's signal is its overall time limit (or a shutdown): either way the answer is late.
+  const onOuterAbort = () => ac.abort(new EgressError("timeout", "the overall time limit ran out"));
+  if (req.signal?.aborted) onOuterAbort();
+  req.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      if (ac.signal.aborted) reject(ac.signal.reason);
+      ac.signal.addEventListener("abort", () => reject(ac.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    const addresses = await Promise.race([vettedAddresses(url.hostname, policy), aborted]);
+    return await Promise.race([send(req, addresses, ac.signal), aborted]);
+  } finally {
+    clearTimeout(timer);
+    req.signal?.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+function send(req: GuardedRequest, addresses: Array<{ address: string; family: number }>, signal: AbortSignal): Promise<GuardedResponse> {
+  const { url, policy } = req;
+  return new Promise((resolve, reject) => {
+    const request: typeof http.request = url.protocol === "https:" ? https.request : http.request;
+    const options: http.RequestOptions = {
+      method: req.method,
+      // No auth: the URL's userinfo stays here (credentials are not forwarded).
+      host: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+      port: Number(url.port) || (url.protocol === "https:" ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      headers: req.headers ?? {},
+      agent: false,
+      // The only addresses this request may use: the ones vetted above, not a second resolution.
+      lookup: ((_h: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
+        if (opts?.all) cb(null, addresses);
+        else cb(null, addresses[0]!.address, addresses[0]!.family);
+      }) as unknown as LookupFunction,
+    };
+    const r = request(options, (res) => {
+      const address = res.socket?.remoteAddress ?? "";
+      const answer = { status: res.statusCode ?? 0, headers: res.headers, address };
+      // The body is not needed: stop reading it (a GET of a large page ends here too).
+      res.destroy();
+      r.destroy();
+      if (address && !policy.permits(address)) {
+        reject(new EgressError("private_address", `connected to a ${kinds([{ address }])} address, which is not allowed`));
+      } else resolve(answer);
+    });
+    r.on("socket", (s) => {
+      s.once("connect", () => {
+        if (s.remoteAddress && !policy.permits(s.remoteAddress)) {
+          r.destroy(
+            new EgressError("private_address", `connected to a ${kinds([{ address: s.remoteAddress }])} address, which is not allowed`),
+          );
+        }
+      });
+    });
+    r.on("error", (e) => reject(e instanceof EgressError ? e : classifyError(e)));
+    signal.addEventListener("abort", () => r.destroy(signal.reason), { once: true });
+    r.end();
+  });
+}
+
+const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|HOSTNAME|ALTNAME|UNABLE_TO_VERIFY|UNABLE_TO_GET/i;
+
+function classifyError(e: unknown): EgressError {
+  const err = e as NodeJS.ErrnoException;
+  const code = String(err?.code ?? "");
+  if (TLS_CODES.test(code) || /certificate|tls|ssl/i.test(err?.message ?? "")) return new EgressError("tls", err.message);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return new EgressError("dns", err.message);
+  if (code === "ETIMEDOUT") return new EgressError("timeout", err.message);
+  return new EgressError("connect", err?.message || code || "connection failed");
+}
