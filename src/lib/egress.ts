@@ -7,6 +7,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /** Why an address is not public, or null when it is. */
 export type AddressClass =
@@ -41,68 +42,53 @@ export class EgressError extends Error {
   }
 }
 
-function v4Class(a: number[]): AddressClass {
-  const [x, y] = a as [number, number, number, number];
-  if (x === 0) return "unspecified"; // 0.0.0.0/8: "this network", reaches the host itself on Linux
-  if (x === 127) return "loopback";
-  if (x === 10 || (x === 172 && y >= 16 && y <= 31) || (x === 192 && y === 168)) return "private";
-  if (x === 169 && y === 254) return "link_local"; // cloud metadata (169.254.169.254) lives here
-  if (x === 100 && y >= 64 && y <= 127) return "shared"; // CGNAT, RFC 6598
-  if (x === 192 && y === 0 && a[2] === 0) return "reserved"; // IETF protocol assignments (RFC 6890)
-  if (x === 198 && (y === 18 || y === 19)) return "reserved"; // benchmarking (RFC 2544)
-  if (x >= 224 && x <= 239) return "multicast";
-  if (x >= 240) return "reserved"; // includes 255.255.255.255
+const V4_CLASS: Record<string, AddressClass> = {
+  unspecified: "unspecified", // 0.0.0.0/8: "this network", reaches the host itself on Linux
+  loopback: "loopback",
+  private: "private",
+  linkLocal: "link_local", // cloud metadata (169.254.169.254) lives here
+  carrierGradeNat: "shared", // RFC 6598
+  multicast: "multicast",
+};
+const V6_CLASS: Record<string, AddressClass> = {
+  unspecified: "unspecified",
+  loopback: "loopback",
+  linkLocal: "link_local",
+  uniqueLocal: "unique_local",
+  deprecatedSiteLocal: "private",
+  multicast: "multicast",
+};
+
+/** The IPv4 address an IPv6 one carries to (mapped, NAT64, 6to4, the old compatible form), if any. */
+function embeddedV4(ip: ipaddr.IPv6): string | null {
+  const p = ip.parts;
+  const quad = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const range = ip.range();
+  if (range === "ipv4Mapped" || range === "rfc6145" || range === "rfc6052") return quad(p[6]!, p[7]!);
+  if (range === "6to4") return quad(p[1]!, p[2]!);
+  if (p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1)) return quad(p[6]!, p[7]!);
   return null;
-}
-
-function parseV4(s: string): number[] | null {
-  const parts = s.split(".");
-  if (parts.length !== 4) return null;
-  const out = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : -1));
-  return out.every((n) => n >= 0 && n <= 255) ? out : null;
-}
-
-/** The eight 16-bit groups of an IPv6 address (zone dropped, embedded IPv4 expanded). */
-function parseV6(s: string): number[] | null {
-  let t = s.split("%")[0]!.toLowerCase();
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(t);
-  if (v4) {
-    const b = parseV4(v4[1]!);
-    if (!b) return null;
-    t = `${t.slice(0, -v4[1]!.length)}${((b[0]! << 8) | b[1]!).toString(16)}:${((b[2]! << 8) | b[3]!).toString(16)}`;
-  }
-  const halves = t.split("::");
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(":") : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(":") : [];
-  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
-  if (fill < 0 || (halves.length === 1 && head.length !== 8)) return null;
-  const groups = [...head, ...Array<string>(fill).fill("0"), ...tail].map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : -1));
-  return groups.length === 8 && groups.every((g) => g >= 0) ? groups : null;
 }
 
 /**
- * Why this IP address is not a public one (null: public). IPv4 inside IPv6 (mapped ::ffff:a.b.c.d,
- * compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) is judged as the IPv4 address it
- * reaches. Anything that is not an IP address is "reserved" (refused).
+ * Why this IP address is not a public one (null: public), by ipaddr.js's special ranges (every
+ * range that is not plain unicast is refused; the ones named here get their own word). IPv4
+ * inside IPv6 is judged as the IPv4 address it reaches. Anything that is not an IP address is
+ * "reserved" (refused).
  */
 export function classifyAddress(address: string): AddressClass {
-  const family = isIP(address.split("%")[0]!);
-  if (family === 4) return v4Class(parseV4(address)!);
-  const g = family === 6 ? parseV6(address) : null;
-  if (!g) return "reserved";
-  const v4 = (hi: number, lo: number) => [hi >> 8, hi & 255, lo >> 8, lo & 255];
-  if (g.every((x) => x === 0)) return "unspecified";
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "loopback";
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return v4Class(v4(g[6]!, g[7]!));
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Class(v4(g[6]!, g[7]!));
-  if (g[0] === 0x2002) return v4Class(v4(g[1]!, g[2]!));
-  if ((g[0]! & 0xffc0) === 0xfe80) return "link_local";
-  if ((g[0]! & 0xffc0) === 0xfec0) return "private"; // deprecated site-local
-  if ((g[0]! & 0xfe00) === 0xfc00) return "unique_local";
-  if ((g[0]! & 0xff00) === 0xff00) return "multicast";
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return "reserved"; // documentation
-  return null;
+  const bare = address.split("%")[0]!;
+  if (isIP(bare) === 0) return "reserved";
+  const ip = ipaddr.parse(bare);
+  if (ip.kind() === "ipv4") {
+    const range = ip.range();
+    return range === "unicast" ? null : (V4_CLASS[range] ?? "reserved");
+  }
+  const v6 = ip as ipaddr.IPv6;
+  const v4 = embeddedV4(v6);
+  if (v4) return classifyAddress(v4);
+  const range = v6.range();
+  return range === "unicast" ? null : (V6_CLASS[range] ?? "reserved");
 }
 
 export interface GuardedRequest {
