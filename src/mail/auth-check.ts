@@ -12,7 +12,7 @@ import { CachedDnsLookup } from "../lib/dns";
 import { DomainError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
-import type { PendingAuth } from "../storage/mail";
+import type { MessageAuthRecord, PendingAuth } from "../storage/mail";
 import type { StoredInTxHook } from "./ingest";
 import type { MessageService } from "./messages";
 
@@ -23,6 +23,15 @@ const CHECK_TIMEOUT_MS = 15_000;
 const BATCH = 32;
 /** Checks in flight at once: each mostly waits on DNS. */
 const PARALLEL = 8;
+/**
+ * While mail keeps arriving, checks take at most this share of the time, so that a burst is
+ * captured at nearly full speed and checked right after it (mailauth costs ~0.4 ms of CPU per 10 KB
+ * message: unthrottled, a burst on 2 cores was taken in a third more slowly). A message asked
+ * for is checked at once whatever the queue.
+ */
+const BUSY_SHARE = 0.05;
+/** Mail arriving within this long counts as a burst. */
+const BUSY_WINDOW_MS = 100;
 
 type Result = "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy" | string;
 
@@ -47,6 +56,7 @@ export class AuthCheckService {
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private lastArrival = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -55,7 +65,10 @@ export class AuthCheckService {
     this.dns = new CachedDnsLookup(ctx.config.dnsServers, DNS_TIMEOUT_MS);
     if (this.enabled) {
       ctx.bus.subscribe((e) => {
-        if (e.type === "message.received") this.kick();
+        if (e.type === "message.received") {
+          this.lastArrival = Date.now();
+          this.kick();
+        }
       });
     }
   }
@@ -123,37 +136,45 @@ export class AuthCheckService {
       for (;;) {
         const batch = await this.ctx.storage.messageAuth.pending(BATCH);
         if (batch.length === 0 || this.stopped) break;
+        const started = performance.now();
+        const done: Array<[PendingAuth, AuthAnalysis]> = [];
         for (let i = 0; i < batch.length; i += PARALLEL) {
-          await Promise.all(batch.slice(i, i + PARALLEL).map((p) => this.check(p)));
+          const slice = batch.slice(i, i + PARALLEL);
+          const results = await Promise.all(slice.map((p) => this.check(p, false)));
+          slice.forEach((p, j) => done.push([p, results[j]!]));
+        }
+        if (this.stopped) break;
+        // One commit for the batch: a commit per message would cost ingest a third of its rate.
+        await this.ctx.storage.transaction(async (tx) => {
+          for (const [p, a] of done) await tx.messageAuth.record(recordOf(p, a));
+        });
+        for (const [p] of done) this.published(p);
+        if (Date.now() - this.lastArrival < BUSY_WINDOW_MS) {
+          await Bun.sleep(((performance.now() - started) * (1 - BUSY_SHARE)) / BUSY_SHARE);
         }
         if (batch.length < BATCH) break;
       }
     } while (this.again && !this.stopped);
   }
 
-  /** Checks one message and stores the result; one check per message at a time. */
-  private check(p: PendingAuth): Promise<AuthAnalysis> {
+  /** Checks one message (one check per message at a time); stores the result unless the caller batches it. */
+  private check(p: PendingAuth, store = true): Promise<AuthAnalysis> {
     let running = this.inFlight.get(p.message_id);
     if (!running) {
-      running = this.run(p).finally(() => this.inFlight.delete(p.message_id));
+      running = this.authenticate(p).finally(() => this.inFlight.delete(p.message_id));
       this.inFlight.set(p.message_id, running);
     }
-    return running;
+    if (!store) return running;
+    return running.then(async (a) => {
+      if (this.stopped) return a;
+      await this.ctx.storage.messageAuth.record(recordOf(p, a));
+      this.published(p);
+      return a;
+    });
   }
 
-  private async run(p: PendingAuth): Promise<AuthAnalysis> {
-    const analysis = await this.authenticate(p);
-    if (this.stopped) return analysis;
-    await this.ctx.storage.messageAuth.record({
-      message_id: p.message_id,
-      client_ip: p.client_ip,
-      helo: p.helo,
-      verdict: analysis.verdict,
-      result_json: JSON.stringify(analysis),
-      checked_at: analysis.checked_at,
-    });
+  private published(p: PendingAuth): void {
     this.ctx.bus.publish({ type: "message.analysed", projectId: p.project_id, inboxId: p.inbox_id, messageId: p.message_id });
-    return analysis;
   }
 
   /** Never throws: a check that cannot run is recorded as such (so the queue always moves on). */
@@ -195,6 +216,17 @@ export class AuthCheckService {
 }
 
 class CheckTimeout extends Error {}
+
+function recordOf(p: PendingAuth, a: AuthAnalysis): MessageAuthRecord & { verdict: AuthAnalysis["verdict"] } {
+  return {
+    message_id: p.message_id,
+    client_ip: p.client_ip,
+    helo: p.helo,
+    verdict: a.verdict,
+    result_json: JSON.stringify(a),
+    checked_at: a.checked_at,
+  };
+}
 
 /** IPv4 clients reach a dual-stack listener as ::ffff:a.b.c.d; SPF's ip4: rules want a.b.c.d. */
 function plainIp(ip: string): string {
