@@ -8,7 +8,7 @@ import { generateKeyPairSync } from "node:crypto";
 import dgram from "node:dgram";
 import nodemailer from "nodemailer";
 import { json, startInboxd, type Instance } from "../support/harness";
-import { createInbox, transport } from "../support/mail";
+import { createInbox, sendMail, storedId, transport } from "../support/mail";
 import { startTestDns, type TestDns } from "../support/dns-server";
 import { launch, publishScenario, standardAgent } from "../support/automation";
 
@@ -55,10 +55,10 @@ async function send(opts: { from: string; subject: string; text: string; sign?: 
       const signed = (await signer.sendMail(message)).message as Buffer;
       const changed = Buffer.from(signed.toString().replace(opts.text, `${opts.text} (altered)`));
       const info = await t.sendMail({ envelope: { from: ADDRESS.exec(opts.from)![0], to: [inbox.address] }, raw: changed });
-      return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
+      return storedId(info.response);
     }
     const info = await t.sendMail(message);
-    return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
+    return storedId(info.response);
   } finally {
     t.close();
   }
@@ -107,14 +107,13 @@ describe("SPF, DKIM and DMARC at receipt", () => {
 
   test("a DKIM signature whose key is not published does not pass", async () => {
     dns.set("nokey.test", { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
-    const t = transport(inst, { dkim: { domainName: "nokey.test", keySelector: "gone", privateKey: PRIVATE_PEM } });
-    let id: string;
-    try {
-      const info = await t.sendMail({ from: "x@nokey.test", to: inbox.address, subject: "no key", text: "hello" });
-      id = /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
-    } finally {
-      t.close();
-    }
+    const id = await sendMail(
+      inst,
+      { from: "x@nokey.test", to: inbox.address, subject: "no key", text: "hello" },
+      {
+        dkim: { domainName: "nokey.test", keySelector: "gone", privateKey: PRIVATE_PEM },
+      },
+    );
     const a = (await auth(id)).body.data;
     // As Gmail reports it: "neutral (no key for signature)".
     expect(a.dkim[0]).toMatchObject({ domain: "nokey.test", selector: "gone", result: "neutral" });
@@ -197,14 +196,11 @@ describe("the check queue", () => {
     let second: Instance | null = null;
     try {
       const box = await createInbox(first, { name: "queued" });
-      const t = transport(first, { name: "client.good.test" });
-      let id: string;
-      try {
-        const info = await t.sendMail({ from: "orders@good.test", to: box.address, subject: "queued", text: "x" });
-        id = /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
-      } finally {
-        t.close();
-      }
+      const id = await sendMail(
+        first,
+        { from: "orders@good.test", to: box.address, subject: "queued", text: "x" },
+        { name: "client.good.test" },
+      );
       const pending = await json(first.api(`/v1/inboxes/${box.id}/messages?q=auth:pending`));
       expect(pending.body.data.map((m: any) => m.id)).toEqual([id]);
       await first.kill();
@@ -227,14 +223,7 @@ describe("with INBOXD_AUTH_CHECK=off", () => {
     const off = await startInboxd({ INBOXD_AUTH_CHECK: "off" });
     try {
       const box = await createInbox(off, { name: "off" });
-      const t = transport(off);
-      let id: string;
-      try {
-        const info = await t.sendMail({ from: "orders@good.test", to: box.address, subject: "x", text: "x" });
-        id = /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
-      } finally {
-        t.close();
-      }
+      const id = await sendMail(off, { from: "orders@good.test", to: box.address, subject: "x", text: "x" });
       const r = await json(off.api(`/v1/messages/${id}/analysis/auth`));
       expect(r.status).toBe(503);
       expect(r.body.code).toBe("analysis_unavailable");

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { json, login, startInboxd, type Instance } from "../support/harness";
-import { createInbox, transport } from "../support/mail";
+import { createInbox, sendMail } from "../support/mail";
 import { launch, publishScenario, standardAgent } from "../support/automation";
 
 const RISKY = `<!doctype html><html><head><style>
@@ -25,15 +25,8 @@ const TABLES = `<table width="600" cellpadding="0" cellspacing="0" border="0"><t
 let inst: Instance;
 let inbox: { id: string; address: string };
 
-async function send(mail: { subject: string; text?: string; html?: string }): Promise<string> {
-  const t = transport(inst);
-  try {
-    const info = await t.sendMail({ from: "Shop <news@shop.example>", to: inbox.address, ...mail });
-    return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
-  } finally {
-    t.close();
-  }
-}
+const send = (mail: { subject: string; text?: string; html?: string }) =>
+  sendMail(inst, { from: "Shop <news@shop.example>", to: inbox.address, ...mail });
 
 const analysis = async (id: string) => json(inst.api(`/v1/messages/${id}/analysis/html`));
 

@@ -19,6 +19,19 @@ export function transport(inst: Instance, opts: Record<string, unknown> = {}) {
   } as any);
 }
 
+/** The id in inboxd's SMTP 250 ("2.0.0 stored <id>"). */
+export const storedId = (response: string) => /stored ([0-9A-Z]{26})/.exec(response)![1]!;
+
+/** Sends one mail over inboxd's SMTP (nodemailer message; `opts` as for `transport`); the stored message's id. */
+export async function sendMail(inst: Instance, mail: Record<string, unknown>, opts: Record<string, unknown> = {}): Promise<string> {
+  const t = transport(inst, opts);
+  try {
+    return storedId((await t.sendMail(mail)).response);
+  } finally {
+    t.close();
+  }
+}
+
 /** Sends exact bytes (nodemailer `raw`) with an explicit envelope. */
 export async function sendRaw(inst: Instance, to: string | string[], raw: string | Buffer, from = "sender@example.com") {
   const t = transport(inst);

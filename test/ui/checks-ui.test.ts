@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startInboxd, type Instance } from "../support/harness";
-import { createInbox, transport } from "../support/mail";
+import { createInbox, sendMail } from "../support/mail";
 import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
 
 if (!hasChromium) console.warn("checks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
@@ -21,15 +21,8 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
   let page: Page;
   let inbox: { id: string; address: string };
 
-  async function send(mail: { subject: string; html?: string; text?: string }): Promise<string> {
-    const t = transport(inst);
-    try {
-      const info = await t.sendMail({ from: "Shop <news@shop.example>", to: inbox.address, ...mail });
-      return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
-    } finally {
-      t.close();
-    }
-  }
+  const send = (mail: { subject: string; text?: string; html?: string }) =>
+    sendMail(inst, { from: "Shop <news@shop.example>", to: inbox.address, ...mail });
 
   beforeAll(async () => {
     inst = await startInboxd();
