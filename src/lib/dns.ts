@@ -2,6 +2,7 @@
 // domain's records): node:dns against INBOXD_DNS_SERVERS, or the system's resolvers when that is
 // empty, with the one correction Bun needs and, for the receipt checks, a small answer cache.
 import { Resolver } from "node:dns/promises";
+import { InFlight, TtlCache } from "./ttl-cache";
 
 /**
  * TXT records as whole strings. A record longer than 255 bytes travels as several
@@ -40,7 +41,7 @@ const CACHE_MS = 30_000;
 /** Bounded memory: the oldest answers go first. */
 const CACHE_ENTRIES = 5_000;
 
-type Cached = { until: number; value?: unknown; error?: unknown };
+type Cached = { value: unknown } | { error: unknown };
 
 /**
  * resolve(name, rrtype) with the shapes and error codes of dns.promises.resolve, which is what
@@ -49,8 +50,8 @@ type Cached = { until: number; value?: unknown; error?: unknown };
  */
 export class CachedDnsLookup {
   private readonly resolver: Resolver;
-  private readonly cache = new Map<string, Cached>();
-  private readonly inFlight = new Map<string, Promise<unknown>>();
+  private readonly cache = new TtlCache<Cached>(CACHE_ENTRIES);
+  private readonly inFlight = new InFlight<unknown>();
 
   constructor(servers: string[], timeoutMs: number) {
     this.resolver = newResolver(servers, timeoutMs);
@@ -59,34 +60,22 @@ export class CachedDnsLookup {
   readonly resolve = async (name: string, rrtype: string): Promise<unknown> => {
     const key = `${rrtype} ${name.toLowerCase()}`;
     const hit = this.cache.get(key);
-    if (hit && hit.until > Date.now()) {
+    if (hit) {
       if ("error" in hit) throw hit.error;
       return hit.value;
     }
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.lookup(name, rrtype).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    return pending;
+    return this.inFlight.run(key, () => this.lookup(key, name, rrtype));
   };
 
-  private async lookup(name: string, rrtype: string): Promise<unknown> {
-    const key = `${rrtype} ${name.toLowerCase()}`;
+  private async lookup(key: string, name: string, rrtype: string): Promise<unknown> {
     try {
       let value: unknown = await this.resolver.resolve(name, rrtype);
       if (rrtype === "TXT") value = txtRecords(value as string[][]).map((t) => [t]);
-      this.remember(key, { until: Date.now() + CACHE_MS, value });
+      this.cache.set(key, { value }, CACHE_MS);
       return value;
     } catch (e: any) {
-      if (ABSENT_CODES.has(String(e?.code ?? ""))) this.remember(key, { until: Date.now() + CACHE_MS, error: e });
+      if (ABSENT_CODES.has(String(e?.code ?? ""))) this.cache.set(key, { error: e }, CACHE_MS);
       throw e;
     }
-  }
-
-  private remember(key: string, entry: Cached): void {
-    this.cache.delete(key);
-    this.cache.set(key, entry);
-    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
   }
 }

@@ -2,6 +2,7 @@
 // (URL → result) and one probe for callers asking the same URL at the same time. The policy is
 // fixed per checker, so a cached answer was reached under the same rules.
 import { type ProbeOptions, type ProbeResult, probeUrl, withoutCredentials } from "./link-probe";
+import { InFlight, TtlCache } from "./ttl-cache";
 
 export interface LinkCheckerOptions extends ProbeOptions {
   /** Probes running at once across every caller. */
@@ -39,36 +40,24 @@ function keyOf(url: string): string {
 }
 
 export class LinkChecker {
-  private readonly cache = new Map<string, { result: ProbeResult; expires: number }>();
-  private readonly inFlight = new Map<string, Promise<ProbeResult>>();
+  private readonly cache: TtlCache<ProbeResult>;
+  private readonly inFlight = new InFlight<ProbeResult>();
   private readonly slots: Semaphore;
 
   constructor(private readonly opts: LinkCheckerOptions) {
+    this.cache = new TtlCache(opts.cacheMaxEntries);
     this.slots = new Semaphore(opts.maxConcurrent);
   }
 
   /** A cached answer when fresh (unless refresh), else the probe already running, else a new one. */
   check(url: string, refresh = false): Promise<ProbeResult> {
     const key = keyOf(url);
-    const hit = this.cache.get(key);
-    if (hit && !refresh && hit.expires > Date.now()) return Promise.resolve(hit.result);
-    const running = this.inFlight.get(key);
-    if (running) return running;
-    const p = this.slots
-      .run(() => probeUrl(url, this.opts))
-      .then((result) => {
-        this.remember(key, result);
-        return result;
-      })
-      .finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, p);
-    return p;
-  }
-
-  private remember(key: string, result: ProbeResult): void {
-    this.cache.delete(key);
-    this.cache.set(key, { result, expires: Date.now() + this.opts.cacheTtlMs });
-    // Oldest first out: Map keeps insertion order.
-    while (this.cache.size > this.opts.cacheMaxEntries) this.cache.delete(this.cache.keys().next().value!);
+    const hit = refresh ? undefined : this.cache.get(key);
+    if (hit) return Promise.resolve(hit);
+    return this.inFlight.run(key, async () => {
+      const result = await this.slots.run(() => probeUrl(url, this.opts));
+      this.cache.set(key, result, this.opts.cacheTtlMs);
+      return result;
+    });
   }
 }

@@ -9,6 +9,7 @@
 // a message still queued checks it at once. The stored verdict is what `auth:` searches.
 import { authenticate, type AuthenticateResult } from "mailauth";
 import { CachedDnsLookup } from "../lib/dns";
+import { InFlight } from "../lib/ttl-cache";
 import { DomainError } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
@@ -52,7 +53,7 @@ export interface AuthAnalysis {
 
 export class AuthCheckService {
   private readonly dns: CachedDnsLookup;
-  private readonly inFlight = new Map<string, Promise<AuthAnalysis>>();
+  private readonly inFlight = new InFlight<AuthAnalysis>();
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -91,14 +92,12 @@ export class AuthCheckService {
       throw new DomainError("unavailable", "analysis_unavailable", "SPF, DKIM and DMARC checks are off (INBOXD_AUTH_CHECK=off)");
     }
     // Queued and not reached yet, or stored before these checks existed: check it now.
-    const record = await this.ctx.storage.messages.inProject(projectId, m.id);
-    if (!record) throw new DomainError("not_found", "not_found", "message not found");
     return this.check({
-      message_id: record.id,
-      project_id: record.project_id,
-      inbox_id: record.inbox_id,
-      blob_key: record.blob_key,
-      envelope_from: record.envelope_from,
+      message_id: m.id,
+      project_id: m.project_id,
+      inbox_id: m.inbox_id,
+      blob_key: m.blob_key,
+      envelope_from: m.envelope_from,
       client_ip: row?.client_ip ?? null,
       helo: row?.helo ?? null,
     });
@@ -159,11 +158,7 @@ export class AuthCheckService {
 
   /** Checks one message (one check per message at a time); stores the result unless the caller batches it. */
   private check(p: PendingAuth, store = true): Promise<AuthAnalysis> {
-    let running = this.inFlight.get(p.message_id);
-    if (!running) {
-      running = this.authenticate(p).finally(() => this.inFlight.delete(p.message_id));
-      this.inFlight.set(p.message_id, running);
-    }
+    const running = this.inFlight.run(p.message_id, () => this.authenticate(p));
     if (!store) return running;
     return running.then(async (a) => {
       if (this.stopped) return a;

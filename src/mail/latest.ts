@@ -35,7 +35,7 @@ export class LatestService {
     private readonly messages: MessageService,
   ) {
     ctx.bus.subscribe((e) => {
-      if (e.type === "message.received" || e.type === "message.analysed" || e.type === "inbox.deleted") this.wake(e.inboxId);
+      if (e.type === "message.received" || e.type === "inbox.deleted") this.wake(e.inboxId);
     });
   }
 

@@ -63,9 +63,11 @@ class Waiter {
   private wake: () => void = () => {};
   private readonly stop: () => void;
 
-  constructor(arrivals: Arrivals, key: string) {
+  /** hearsAnalysed: the query has an auth: term, so a check landing may change its answer. */
+  constructor(arrivals: Arrivals, key: string, hearsAnalysed: boolean) {
     this.stop = arrivals.listen(key, (a) => {
       if ("gone" in a) this.gone = true;
+      else if (a.analysed && !hearsAnalysed) return;
       else {
         this.arrived.push(a.messageId);
         if (a.analysed) this.analysed = true;
@@ -100,6 +102,8 @@ class Waiter {
     this.stop();
   }
 }
+
+const usesAuth = (q: SearchQuery | null) => q?.terms.some((t) => t.kind === "auth") ?? false;
 
 export interface ListArgs {
   projectId: string;
@@ -144,7 +148,7 @@ export class SearchService {
     if (a.wait === undefined && a.min === undefined) return { rows: await this.ctx.storage.messages.search(search) };
     const need = a.min ?? 1;
     const deadline = Date.now() + (a.wait ?? 0) * 1000;
-    const waiter = new Waiter(this.arrivals, a.inboxId === null ? `p:${a.projectId}` : `i:${a.inboxId}`);
+    const waiter = new Waiter(this.arrivals, a.inboxId === null ? `p:${a.projectId}` : `i:${a.inboxId}`, usesAuth(a.query));
     let complete = false;
     try {
       let count = await this.ctx.storage.messages.countUpTo(search, need);
@@ -190,7 +194,7 @@ export class SearchService {
     signal?: AbortSignal,
   ): Promise<MessageRow | null> {
     const deadline = Date.now() + waitSeconds * 1000;
-    const waiter = new Waiter(this.arrivals, `i:${inboxId}`);
+    const waiter = new Waiter(this.arrivals, `i:${inboxId}`, usesAuth(query));
     try {
       await this.ctx.storage.searchable();
       const [first] = await this.ctx.storage.messages.search({

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { ROOT } from "./harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT } from "./harness";
 
 export const CHROMIUM = process.env.INBOXD_CHROMIUM ?? "/usr/bin/chromium";
 export const hasChromium = existsSync(CHROMIUM);
@@ -44,6 +44,21 @@ export async function launch(): Promise<Browser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** A new tab of the browser whose page errors show in the test output. */
+export async function newPage(browser: Browser): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  return page;
+}
+
+/** Fills the login form the page shows (the UI asks before any page) as the bootstrap admin. */
+export async function logIn(page: Page): Promise<void> {
+  await page.waitForSelector("form.login-card");
+  await page.fill("input[type=email]", ADMIN_EMAIL);
+  await page.fill("input[type=password]", ADMIN_PASSWORD);
+  await page.click("button[type=submit]");
 }
 
 /** Saves test-output/screenshots/<name>-desktop.png and -phone.png of the page as it stands. */

@@ -3,9 +3,9 @@
 // obeys), and clears them. Screenshots go to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, json, startInboxd, type Instance } from "../support/harness";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, SmtpDialog } from "../support/mail";
-import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
 
 if (!hasChromium) console.warn("chaos-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -18,8 +18,7 @@ describe.skipIf(!hasChromium)("fault injection dialog in Chromium", () => {
   beforeAll(async () => {
     inst = await startInboxd();
     browser = await launch();
-    page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page = await newPage(browser);
   });
 
   afterAll(async () => {
@@ -42,10 +41,7 @@ describe.skipIf(!hasChromium)("fault injection dialog in Chromium", () => {
     );
     expect(put.status).toBe(200);
     await page.goto(`${inst.url}/#/inboxes/${inbox.id}`);
-    await page.waitForSelector("form.login-card");
-    await page.fill("input[type=email]", ADMIN_EMAIL);
-    await page.fill("input[type=password]", ADMIN_PASSWORD);
-    await page.click("button[type=submit]");
+    await logIn(page);
     await page.waitForSelector("[data-test=inbox-address]");
     await page.waitForSelector("[data-test=chaos][aria-pressed=true]");
     expect(await button().getAttribute("title")).toBe("Fault injection on: 1 rule");

@@ -5,9 +5,9 @@
 // no HTML to check. Screenshots go to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startInboxd, type Instance } from "../support/harness";
+import { startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendMail } from "../support/mail";
-import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
 
 if (!hasChromium) console.warn("checks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -28,13 +28,9 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
     inst = await startInboxd();
     inbox = await createInbox(inst, { name: "Checks" });
     browser = await launch();
-    page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page = await newPage(browser);
     await page.goto(`${inst.url}/`);
-    await page.waitForSelector("form.login-card");
-    await page.fill("input[type=email]", ADMIN_EMAIL);
-    await page.fill("input[type=password]", ADMIN_PASSWORD);
-    await page.click("button[type=submit]");
+    await logIn(page);
     await page.waitForSelector("header.topbar");
   }, 60_000);
 

@@ -3,9 +3,9 @@
 // search box above the list sends q (a query that does not parse shows the server's reason inline).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, json, startInboxd, type Instance } from "../support/harness";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox } from "../support/mail";
-import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
 
 if (!hasChromium) console.warn("import-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -24,8 +24,7 @@ describe.skipIf(!hasChromium)("import .eml and search in the message list (Chrom
   beforeAll(async () => {
     inst = await startInboxd();
     browser = await launch();
-    page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page = await newPage(browser);
     inbox = await createInbox(inst, { name: "Import target", ttl_seconds: 3600 });
     const seed = await json(
       inst.api(`/v1/inboxes/${inbox.id}/messages`, {
@@ -53,10 +52,7 @@ describe.skipIf(!hasChromium)("import .eml and search in the message list (Chrom
 
   test("Import .eml: the file input posts message/rfc822; the message opens and its raw is byte-identical", async () => {
     await page.goto(`${inst.url}/#/inboxes/${inbox.id}`);
-    await page.waitForSelector("form.login-card");
-    await page.fill("input[type=email]", ADMIN_EMAIL);
-    await page.fill("input[type=password]", ADMIN_PASSWORD);
-    await page.click("button[type=submit]");
+    await logIn(page);
     await page.waitForSelector("[data-test=message-row]");
     expect(await page.locator("[data-test=import-eml]").getAttribute("aria-label")).toBe("Import .eml");
     await page.setInputFiles("[data-test=import-file]", { name: "picked.eml", mimeType: "message/rfc822", buffer: PICKED });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, startInboxd, type Instance } from "../support/harness";
-import { hasChromium, launch, type Browser } from "../support/browser";
+import { hasChromium, launch, type Browser, newPage } from "../support/browser";
 
 if (!hasChromium) console.warn("signin-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -26,8 +26,7 @@ describe.skipIf(!hasChromium)("one-click sign-in link (Chromium)", () => {
   });
 
   test("the link signs the owner in and is removed from the URL; a second use shows the log-in form", async () => {
-    const page: Page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    const page: Page = await newPage(browser);
     await page.goto(link);
     await page.waitForSelector(".user-email");
     expect(await page.textContent(".user-email")).toBe(ADMIN_EMAIL);

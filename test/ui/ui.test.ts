@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, addUser, json, startInboxd, type Instance } from "../support/harness";
 import { transport } from "../support/mail";
-import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser } from "../support/browser";
+import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser, newPage } from "../support/browser";
 
 if (!hasChromium) console.warn("ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -32,8 +32,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     inst = await startInboxd();
     browser = await launch();
     await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: inst.url });
-    page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page = await newPage(browser);
   });
 
   afterAll(async () => {

@@ -4,10 +4,10 @@
 // receiver again. Screenshots go to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, json, startInboxd, type Instance } from "../support/harness";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
 import { Receiver } from "../support/webhook-receiver";
-import { hasChromium, launch, screenshots, type Browser } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
 
 if (!hasChromium) console.warn("webhooks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -38,8 +38,7 @@ describe.skipIf(!hasChromium)("webhooks page in Chromium", () => {
     rx.on(PATH, (_r, nth) => ({ status: 200, body: `received #${nth}` }));
     inst = await startInboxd();
     browser = await launch();
-    page = await browser.context.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e.message));
+    page = await newPage(browser);
   });
 
   afterAll(async () => {
@@ -91,10 +90,7 @@ describe.skipIf(!hasChromium)("webhooks page in Chromium", () => {
 
   test("log in and open the webhooks page from the navigation: the webhook is listed as healthy", async () => {
     await page.goto(inst.url + "/");
-    await page.waitForSelector("form.login-card");
-    await page.fill("input[type=email]", ADMIN_EMAIL);
-    await page.fill("input[type=password]", ADMIN_PASSWORD);
-    await page.click("button[type=submit]");
+    await logIn(page);
     await page.waitForSelector("header.topbar");
     await page.click("nav a[data-nav=webhooks]");
     expect(await page.getAttribute("nav a[data-nav=webhooks]", "class")).toContain("active");

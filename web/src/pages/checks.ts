@@ -117,43 +117,63 @@ function renderHtmlSupport(el: HTMLElement, message: { id: string; has_html?: bo
   );
 }
 
-function renderSpam(el: HTMLElement, message: { id: string }): void {
-  const run = async () => {
-    replace(el, spinner("Asking spamd…"));
+/**
+ * A check that asks something outside (spamd, the linked servers) runs on a button: the intro and
+ * the button first, then what show() builds from the answer (or the failure), with a button to
+ * run it again (`again` is passed to the first run after the first click).
+ */
+function onButton(
+  el: HTMLElement,
+  o: {
+    intro: string;
+    label: string;
+    test: string;
+    busy: string;
+    load: (again: boolean) => Promise<any>;
+    show: (d: any) => Array<Node | null>;
+  },
+): void {
+  const button = (again: boolean) =>
+    h("button.btn.sm", { onclick: () => void run(again), dataset: { test: o.test } }, again ? `${o.label} again` : o.label);
+  const run = async (again: boolean) => {
+    replace(el, spinner(o.busy));
     try {
-      const d = (await api(`/v1/messages/${message.id}/analysis/spam`)).data;
-      replace(
-        el,
-        h(
-          "div.check-summary",
-          { dataset: { test: "spam-score" } },
-          h(`span.pill.${d.is_spam ? "failed" : "passed"}`, null, d.is_spam ? "spam" : "not spam"),
-          h("strong.check-figure", null, ` ${d.score}`),
-          h("span.muted", null, ` / threshold ${d.threshold}`),
-        ),
-        d.rules.length
-          ? h(
-              "table.headers",
-              null,
-              h(
-                "tbody",
-                null,
-                d.rules.map((r: any) => h("tr", null, h("th", null, r.name), h("td", null, String(r.score)), h("td", null, r.description))),
-              ),
-            )
-          : null,
-        again(),
-      );
+      replace(el, ...o.show(await o.load(again)), button(true));
     } catch (e) {
-      replace(el, failure(e), again());
+      replace(el, failure(e), button(true));
     }
   };
-  const again = () => h("button.btn.sm", { onclick: () => void run(), dataset: { test: "check-spam" } }, "Check spam again");
-  replace(
-    el,
-    h("p.muted", null, "Scores the message as received with SpamAssassin (the server's spamd)."),
-    h("button.btn.sm", { onclick: () => void run(), dataset: { test: "check-spam" } }, "Check spam"),
-  );
+  replace(el, h("p.muted", null, o.intro), button(false));
+}
+
+function renderSpam(el: HTMLElement, message: { id: string }): void {
+  onButton(el, {
+    intro: "Scores the message as received with SpamAssassin (the server's spamd).",
+    label: "Check spam",
+    test: "check-spam",
+    busy: "Asking spamd…",
+    load: async () => (await api(`/v1/messages/${message.id}/analysis/spam`)).data,
+    show: (d) => [
+      h(
+        "div.check-summary",
+        { dataset: { test: "spam-score" } },
+        h(`span.pill.${d.is_spam ? "failed" : "passed"}`, null, d.is_spam ? "spam" : "not spam"),
+        h("strong.check-figure", null, ` ${d.score}`),
+        h("span.muted", null, ` / threshold ${d.threshold}`),
+      ),
+      d.rules.length
+        ? h(
+            "table.headers",
+            null,
+            h(
+              "tbody",
+              null,
+              d.rules.map((r: any) => h("tr", null, h("th", null, r.name), h("td", null, String(r.score)), h("td", null, r.description))),
+            ),
+          )
+        : null,
+    ],
+  });
 }
 
 const AUTH_PILL: Record<string, string> = { pass: "passed", fail: "failed", none: "pending" };
@@ -213,13 +233,15 @@ function renderAuth(el: HTMLElement, message: { id: string }): void {
 }
 
 function renderLinks(el: HTMLElement, message: { id: string }): void {
-  const run = async (refresh: boolean) => {
-    replace(el, spinner("Requesting every link and image…"));
-    try {
-      const d = (await api(`/v1/messages/${message.id}/analysis/links${refresh ? "?refresh=true" : ""}`)).data;
+  onButton(el, {
+    intro: "Requests every link and remote image of the message (HEAD, then GET) from the server.",
+    label: "Check links",
+    test: "check-links",
+    busy: "Requesting every link and image…",
+    load: async (again) => (await api(`/v1/messages/${message.id}/analysis/links${again ? "?refresh=true" : ""}`)).data,
+    show: (d) => {
       const broken = d.links.filter((l: any) => !l.ok).length;
-      replace(
-        el,
+      return [
         h(
           "div.check-summary",
           { dataset: { test: "links-summary" } },
@@ -257,16 +279,7 @@ function renderLinks(el: HTMLElement, message: { id: string }): void {
               ),
             )
           : h("p.muted", null, "No links or remote images."),
-        again(),
-      );
-    } catch (e) {
-      replace(el, failure(e), again());
-    }
-  };
-  const again = () => h("button.btn.sm", { onclick: () => void run(true), dataset: { test: "check-links" } }, "Check links again");
-  replace(
-    el,
-    h("p.muted", null, "Requests every link and remote image of the message (HEAD, then GET) from the server."),
-    h("button.btn.sm", { onclick: () => void run(false), dataset: { test: "check-links" } }, "Check links"),
-  );
+      ];
+    },
+  });
 }
