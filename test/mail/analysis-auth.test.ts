@@ -123,14 +123,21 @@ describe("SPF, DKIM and DMARC at receipt", () => {
 
   test("auth: searches the stored verdict, and a long-poll waiting on auth:fail wakes when the check lands", async () => {
     const box = await createInbox(inst, { name: "auth search" });
+    // slow.test's DNS answers wait until released: the check is still pending after the 250,
+    // so only the check landing (not the arrival) can end the wait below.
+    dns.set("slow.test", { type: "TXT", value: "v=spf1 ip4:192.0.2.1 -all" });
+    const release = dns.hold("slow.test");
     const waiting = json(inst.api(`/v1/inboxes/${box.id}/messages?q=${encodeURIComponent("auth:fail")}&wait=20&min=1`));
     const t = transport(inst);
     try {
-      await t.sendMail({ from: "alerts@bad.test", to: box.address, subject: "bad", text: "bad" });
+      await t.sendMail({ from: "alerts@slow.test", to: box.address, subject: "bad", text: "bad" });
       await t.sendMail({ from: "orders@good.test", to: box.address, subject: "good", text: "good" });
     } finally {
       t.close();
     }
+    const pending = await json(inst.api(`/v1/inboxes/${box.id}/messages?q=${encodeURIComponent("auth:pending")}`));
+    expect(pending.body.data.map((m: any) => m.subject)).toContain("bad");
+    release();
     const waited = await waiting;
     expect(waited.status).toBe(200);
     expect(waited.body.meta.complete).toBe(true);

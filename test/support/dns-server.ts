@@ -11,6 +11,8 @@ export interface TestDns {
   zone: Map<string, Rr[]>;
   set(name: string, ...rrs: Rr[]): void;
   queries: { name: string; type: number }[];
+  /** Answers for this name wait until the returned function is called (a slow DNS server, on demand). */
+  hold(name: string): () => void;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function startTestDns(): Promise<TestDns> {
   const sock = dgram.createSocket("udp4");
   const zone = new Map<string, Rr[]>();
   const queries: { name: string; type: number }[] = [];
+  const held = new Map<string, Array<() => void>>();
   sock.on("message", (msg, rinfo) => {
     try {
       const q = parseQuestion(msg);
@@ -86,7 +89,10 @@ export async function startTestDns(): Promise<TestDns> {
         fixed.writeUInt16BE(rd.length, 8);
         return Buffer.concat([Buffer.from([0xc0, 0x0c]), fixed, rd]);
       });
-      sock.send(Buffer.concat([header, msg.subarray(12, q.end), ...body]), rinfo.port, rinfo.address);
+      const answer = () => sock.send(Buffer.concat([header, msg.subarray(12, q.end), ...body]), rinfo.port, rinfo.address);
+      const waiting = held.get(q.name);
+      if (waiting) waiting.push(answer);
+      else answer();
     } catch {
       // A malformed query gets no answer, like a real server under garbage.
     }
@@ -97,6 +103,14 @@ export async function startTestDns(): Promise<TestDns> {
     zone,
     queries,
     set: (name, ...rrs) => void zone.set(name.toLowerCase().replace(/\.$/, ""), rrs),
+    hold: (name) => {
+      const key = name.toLowerCase();
+      held.set(key, []);
+      return () => {
+        for (const answer of held.get(key) ?? []) answer();
+        held.delete(key);
+      };
+    },
     close: () => new Promise<void>((resolve) => sock.close(() => resolve())),
   };
 }
