@@ -14,6 +14,7 @@ import { DomainError, notFound, validation } from "../lib/errors";
 import { intersect, isScope, normalizeScopes } from "../tenancy/scopes";
 import { requireScope } from "../tenancy/auth";
 import { appendRunEvent } from "./runs";
+import { log } from "../lib/log";
 
 /** Where a session's view finds its project's environment (the tenancy layer's project lookup). */
 export interface SessionProjects {
@@ -34,7 +35,22 @@ export class AgentSessionService {
     private readonly agents: AgentService,
     private readonly removal: MailRemoval,
     private readonly projects: SessionProjects,
-  ) {}
+  ) {
+    // A session dies with the principal that opened it: a revoked key or a logged-out device
+    // releases its open sessions (cleanup ledger applied). A rotation keeps the key, and its sessions.
+    ctx.bus.subscribe((e) => {
+      if (e.type !== "principal.revoked" || (e.kind !== "api_key" && e.kind !== "device")) return;
+      this.releaseOfPrincipal(e.kind, e.id).catch((err) => log.error({ err }, "releasing a revoked principal's agent sessions failed"));
+    });
+  }
+
+  private async releaseOfPrincipal(kind: "api_key" | "device", id: string): Promise<void> {
+    const open = await this.store.openOfPrincipal(kind, id);
+    for (const s of open) {
+      if (kind === "api_key" && !(await this.ctx.storage.apiKeys.inProject(s.project_id, id))?.revokedAt) continue;
+      await this.release(s.project_id, s.id);
+    }
+  }
 
   private get store() {
     return this.ctx.storage.agentSessions;

@@ -181,6 +181,8 @@ export class EventLog {
                 }
                 poked = false;
                 const rows = await this.after(projectId, cursor, userId);
+                // Stopped during the read (the credential was revoked, say): deliver nothing more.
+                if (closed) break;
                 let out = "";
                 for (const r of rows) {
                   cursor = r.seq;

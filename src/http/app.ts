@@ -165,9 +165,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       let refused: unknown = null;
       try {
         if (!isPublic(request.method, path)) {
-          s.principal = await services.auth.authenticate(
-            request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer "),
-          );
+          s.authorization = request.headers.get("authorization") ?? streamQuery(request, path, "access_token", "Bearer ");
+          s.principal = await services.auth.authenticate(s.authorization);
           rateKey = `${s.principal.kind}:${s.principal.id}`;
         }
       } catch (e) {

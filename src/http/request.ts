@@ -9,6 +9,8 @@ export interface RequestState {
   ip: string;
   startedAt: number;
   principal: Principal | null;
+  /** The Authorization value the principal was authenticated from (header, or SSE's ?access_token=). */
+  authorization: string | null;
   project: ProjectRef | null;
   rateHeaders: Record<string, string> | null;
   /** Set when the call carries a valid X-Service-Agent-Session. */
@@ -25,6 +27,7 @@ export function initRequest(req: Request, id: string, ip: string): RequestState 
     ip,
     startedAt: performance.now(),
     principal: null,
+    authorization: null,
     project: null,
     rateHeaders: null,
     agentSession: null,
@@ -55,4 +58,9 @@ export function principalOf(req: Request): { principal: Principal; id: string } 
 /** The agent session a call is bound to, if any. */
 export function sessionOf(req: Request): SessionBinding | null {
   return states.get(req)?.agentSession ?? null;
+}
+
+/** The credential a long-lived request authenticated with, to re-check after a revocation. */
+export function authorizationOf(req: Request): string | null {
+  return states.get(req)?.authorization ?? null;
 }

@@ -43,7 +43,18 @@ export const Project = t.Object(
   { title: "Project" },
 );
 export const Device = t.Object(
-  { id: Id, name: t.String(), created_at: Ts, last_seen_at: NullableTs, current: t.Boolean() },
+  {
+    id: Id,
+    name: t.String(),
+    created_at: Ts,
+    last_seen_at: NullableTs,
+    expires_at: t.String({
+      format: "date-time",
+      description:
+        "when the session ends unless used again: the earlier of last use + INBOXD_DEVICE_SESSION_IDLE and log-in + INBOXD_DEVICE_SESSION_MAX",
+    }),
+    current: t.Boolean(),
+  },
   { title: "Device" },
 );
 export const DeviceLogin = t.Object(
@@ -53,6 +64,7 @@ export const DeviceLogin = t.Object(
     token: t.String({ description: "the session token (isd_…), shown only here" }),
     created_at: Ts,
     last_seen_at: NullableTs,
+    expires_at: t.String({ format: "date-time", description: "when the session ends unless used again (sliding; see GET /v1/devices)" }),
   },
   { title: "DeviceLogin" },
 );

@@ -12,7 +12,16 @@ export type BusEvent =
   | { type: "inbox.deleted"; projectId: string; inboxId: string }
   | { type: "event.appended"; projectId: string; eventId?: string }
   | { type: "outbox.ready"; webhookIds?: string[] }
-  | { type: "run.changed"; projectId: string; runId: string };
+  | { type: "run.changed"; projectId: string; runId: string }
+  /**
+   * A credential stopped being valid (published after the commit): an API key revoked or rotated,
+   * a device logged out, a user's sessions ended, an inbox's IMAP/POP3 password replaced.
+   * Sessions that authenticated with it re-check and close (tenancy/revocation.ts).
+   */
+  | { type: "principal.revoked"; kind: RevokedKind; id: string };
+
+/** api_key and device: the principal's id; user: every device of that user; inbox: its IMAP/POP3 password. */
+export type RevokedKind = "api_key" | "device" | "user" | "inbox";
 
 export type Listener = (e: BusEvent) => void;
 

@@ -1,6 +1,7 @@
 // Inboxes: disposable (a lifetime) on the project's shared subdomain, or persistent on a custom
 // domain. Owns every inbox rule of the contract (ttl ranges and clamp, local_part, address_taken,
 // plan limits, watch flag) and the inbox resource's shape.
+import { publishRevoked } from "../tenancy/revocation";
 import type { MailRemoval } from "./removal";
 import type { AppContext } from "../runtime/context";
 import type { Transaction } from "../storage";
@@ -212,6 +213,18 @@ export class InboxService {
 
   password(row: InboxRow): string {
     return this.ctx.sealer.open(row.passwordEnc);
+  }
+
+  /**
+   * Gives the inbox a new IMAP/POP3 password; sessions logged in with the old one are ended
+   * (`principal.revoked {kind: "inbox"}`, tenancy/revocation.ts). Returns the updated row.
+   */
+  async rotatePassword(projectId: string, id: string): Promise<InboxRow> {
+    const row = await this.get(projectId, id);
+    const passwordEnc = this.ctx.sealer.seal(randomToken(18));
+    await this.ctx.storage.inboxes.setPassword(id, passwordEnc);
+    publishRevoked(this.ctx, "inbox", id);
+    return { ...row, passwordEnc };
   }
 
   async watch(p: Principal, inboxId: string): Promise<void> {

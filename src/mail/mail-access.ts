@@ -23,6 +23,15 @@ export class MailAccessService {
     return f.count >= MAX_FAILURES;
   }
 
+  /**
+   * Whether credentials that logged in still would (the inbox exists, is active and has this
+   * password): what an open IMAP/POP3 session asks after a rotation. Counts no failure.
+   */
+  async stillValid(username: string, password: string): Promise<boolean> {
+    const inbox = await this.inboxes.byAddress(username.trim());
+    return inbox !== null && inbox.status === "active" && safeEqual(this.inboxes.password(inbox), password);
+  }
+
   /** The inbox for these credentials, or null (a failure is counted against ip). */
   async login(username: string, password: string, ip: string): Promise<InboxRow | null> {
     if (this.isThrottled(ip)) return null;

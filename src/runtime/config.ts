@@ -83,6 +83,12 @@ export interface Config {
   webhookMaxAttempts: number;
   /** Comment line sent on idle SSE streams so proxies and clients keep them open. */
   sseHeartbeatMs: number;
+  /** A device session ends after this many seconds without use (sliding) … */
+  deviceIdleSeconds: number;
+  /** … and this many seconds after log-in whatever the use (absolute). */
+  deviceMaxSeconds: number;
+  /** Long-lived sessions (SSE, MCP, long-polls) re-check their credential this often, milliseconds. */
+  sessionRecheckMs: number;
   /** Operational log: least level written, and text (one readable line per event) or json (docs/operations.md). */
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -369,6 +375,24 @@ export const SETTINGS = [
   setting("webhookMaxAttempts", "INBOXD_WEBHOOK_MAX_ATTEMPTS", "tries per webhook delivery (default 10)", (e, n) => int(e, n, 10, 1, 50)),
   setting("sseHeartbeatMs", "INBOXD_SSE_HEARTBEAT_MS", "comment line on idle SSE streams, milliseconds (default 15000)", (e, n) =>
     int(e, n, 15_000, 10, 3_600_000),
+  ),
+  setting(
+    "deviceIdleSeconds",
+    "INBOXD_DEVICE_SESSION_IDLE",
+    "a device session unused this long ends, seconds (default 604800: 7 days)",
+    (e, n) => int(e, n, 7 * 86400, 1, 365 * 86400),
+  ),
+  setting(
+    "deviceMaxSeconds",
+    "INBOXD_DEVICE_SESSION_MAX",
+    "a device session ends this long after log-in, seconds (default 2592000: 30 days)",
+    (e, n) => int(e, n, 30 * 86400, 1, 3650 * 86400),
+  ),
+  setting(
+    "sessionRecheckMs",
+    "INBOXD_SESSION_RECHECK_MS",
+    "open SSE streams, MCP sessions and long-polls re-read their credential this often, milliseconds (default 30000)",
+    (e, n) => int(e, n, 30_000, 50, 3_600_000),
   ),
   setting("logLevel", "INBOXD_LOG_LEVEL", "least level logged: trace, debug, info, warn, error, fatal or silent (default info)", (e, n) =>
     oneOf(e, n, "info", LOG_LEVELS),

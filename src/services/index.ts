@@ -5,6 +5,7 @@
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import { AuthService } from "../tenancy/auth";
+import { Revocations } from "../tenancy/revocation";
 import { IdentityService } from "../tenancy/identity";
 import { ApiKeyService } from "../tenancy/api-keys";
 import { UsageService } from "../tenancy/usage";
@@ -51,6 +52,7 @@ export function buildServices(ctx: AppContext) {
   return {
     metrics: ctx.metrics,
     auth,
+    revocations: new Revocations(ctx, auth),
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),
     inboxes,

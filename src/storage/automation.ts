@@ -333,6 +333,8 @@ export interface AgentSessionRepository {
   close(id: string, status: "released" | "expired", at: string): Promise<boolean>;
   /** Open sessions whose expires_at is at or before `now`; at most `limit`. */
   due(now: string, limit: number): Promise<Array<{ id: string; project_id: string }>>;
+  /** Open sessions opened by this principal (an API key or a device session). */
+  openOfPrincipal(kind: string, principalId: string): Promise<Array<{ id: string; project_id: string }>>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,6 +66,8 @@ export interface InboxRepository {
   teamUsedBytes(teamId: string): Promise<number>;
   insert(r: InboxRecord): Promise<void>;
   update(id: string, patch: InboxPatch): Promise<void>;
+  /** Replaces the sealed IMAP/POP3 password (rotation). */
+  setPassword(id: string, passwordEnc: string): Promise<void>;
   /** Hands out the inbox's next UID; returns it with the inbox as it is after the bump (null: no such inbox). */
   takeUid(id: string): Promise<{ uid: number; inbox: InboxRecord } | null>;
   mailboxStatus(id: string): Promise<MailboxStatus | null>;

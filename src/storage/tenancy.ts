@@ -129,6 +129,8 @@ export interface DeviceSessionRepository {
   deleteForUser(userId: string, id: string): Promise<boolean>;
   /** Deletes every session of the user (a password reset logs them all out); returns how many. */
   deleteAllForUser(userId: string): Promise<number>;
+  /** Deletes the user's sessions last used before `idleBefore` or created before `createdBefore`. */
+  deleteExpiredForUser(userId: string, idleBefore: string, createdBefore: string): Promise<number>;
 }
 
 export interface SigninTokenRepository {

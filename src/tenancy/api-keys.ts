@@ -8,6 +8,7 @@ import { hashToken, randomToken } from "../lib/crypto";
 import { DomainError, notFound, validation } from "../lib/errors";
 import { KEY_PREFIX, type AuthService, type Principal } from "./auth";
 import { isScope, isSubset, normalizeScopes } from "./scopes";
+import { publishRevoked } from "./revocation";
 
 type Row = ApiKeyRecord;
 
@@ -104,6 +105,7 @@ export class ApiKeyService {
     if (!row.revokedAt) {
       await this.ctx.storage.apiKeys.revoke(id, nowIso());
       this.auth.invalidate();
+      publishRevoked(this.ctx, "api_key", id);
     }
     return { revoked: true };
   }
@@ -120,6 +122,8 @@ export class ApiKeyService {
     const patch = { secretHash: hashToken(secret), lastFour: secret.slice(-4) };
     await this.ctx.storage.apiKeys.replaceSecret(id, patch.secretHash, patch.lastFour);
     this.auth.invalidate();
+    // Sessions opened with the old secret end; the re-check keeps those opened with the new one.
+    publishRevoked(this.ctx, "api_key", id);
     return apiKeyView({ ...row, ...patch }, secret);
   }
 }

@@ -39,9 +39,17 @@ export const DEVICE_PREFIX = "isd_";
 const CACHE_MS = 5_000;
 const TOUCH_MS = 1_000;
 
-interface Cached {
+interface Loaded {
   principal: Principal;
+  /** Absolute end: the key's expires_at, or a device's log-in time plus INBOXD_DEVICE_SESSION_MAX. */
   expiresAt: number | null;
+  /** Devices only: the session ends after this long without use (INBOXD_DEVICE_SESSION_IDLE). */
+  idleMs: number | null;
+  /** Last use known (a device's last_seen_at; updated here on every request). */
+  usedAt: number;
+}
+
+interface Cached extends Loaded {
   at: number;
   touchedAt: number;
 }
@@ -50,7 +58,12 @@ export class AuthService {
   private cache = new Map<string, Cached>();
   private projectCache = new Map<string, { p: ProjectRef; at: number }>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    // A revocation (tenancy/revocation.ts) applies at once to requests, not after the cache's 5 s.
+    ctx.bus.subscribe((e) => {
+      if (e.type === "principal.revoked") this.invalidate();
+    });
+  }
 
   /** Forget cached credentials (after revoke, rotate, log-out) so the change applies at once. */
   invalidate(): void {
@@ -65,17 +78,20 @@ export class AuthService {
     const now = Date.now();
     let hit = this.cache.get(hash);
     if (!hit || now - hit.at > CACHE_MS) {
-      const found = token.startsWith(DEVICE_PREFIX) ? await this.loadDevice(hash) : await this.loadKey(hash);
+      const found = await this.load(token, hash);
       if (!found) {
         this.cache.delete(hash);
         throw new DomainError("unauthenticated", "unauthorized", "invalid, expired or revoked credential");
       }
-      hit = { ...found, at: now, touchedAt: hit?.touchedAt ?? 0 };
+      hit = { ...found, usedAt: Math.max(found.usedAt, hit?.usedAt ?? 0), at: now, touchedAt: hit?.touchedAt ?? 0 };
       this.cache.set(hash, hit);
     }
-    if (hit.expiresAt !== null && hit.expiresAt <= now) {
+    if (lapsed(hit, now)) {
+      this.cache.delete(hash);
+      if (hit.principal.kind === "device") await this.ctx.storage.devices.deleteForUser(hit.principal.userId!, hit.principal.id);
       throw new DomainError("unauthenticated", "unauthorized", "credential expired");
     }
+    hit.usedAt = now;
     if (now - hit.touchedAt >= TOUCH_MS) {
       hit.touchedAt = now;
       await this.touch(hit.principal, new Date(now).toISOString());
@@ -83,7 +99,22 @@ export class AuthService {
     return hit.principal;
   }
 
-  private async loadKey(hash: string): Promise<Omit<Cached, "at" | "touchedAt"> | null> {
+  /**
+   * Whether an Authorization value still names a live credential, read from the database (not the
+   * cache) and without counting as use: what open streams and sessions ask after a revocation.
+   */
+  async stillValid(authorization: string | null): Promise<boolean> {
+    const token = parseBearer(authorization);
+    if (!token) return false;
+    const found = await this.load(token, hashToken(token));
+    return found !== null && !lapsed(found, Date.now());
+  }
+
+  private load(token: string, hash: string): Promise<Loaded | null> {
+    return token.startsWith(DEVICE_PREFIX) ? this.loadDevice(hash) : this.loadKey(hash);
+  }
+
+  private async loadKey(hash: string): Promise<Loaded | null> {
     const row = await this.ctx.storage.apiKeys.bySecretHash(hash);
     if (!row || row.key.revokedAt) return null;
     return {
@@ -97,12 +128,15 @@ export class AuthService {
         scopes: row.key.scopes,
       },
       expiresAt: row.key.expiresAt ? Date.parse(row.key.expiresAt) : null,
+      idleMs: null,
+      usedAt: 0,
     };
   }
 
-  private async loadDevice(hash: string): Promise<Omit<Cached, "at" | "touchedAt"> | null> {
+  private async loadDevice(hash: string): Promise<Loaded | null> {
     const row = await this.ctx.storage.devices.byTokenHash(hash);
     if (!row) return null;
+    const { idle, max } = deviceLifetime(this.ctx);
     return {
       principal: {
         kind: "device",
@@ -113,7 +147,9 @@ export class AuthService {
         projectId: null,
         scopes: ["*"],
       },
-      expiresAt: null,
+      expiresAt: Date.parse(row.session.createdAt) + max,
+      idleMs: idle,
+      usedAt: Date.parse(row.session.lastSeenAt ?? row.session.createdAt),
     };
   }
 
@@ -163,6 +199,22 @@ export class AuthService {
     this.projectCache.set(id, { p, at: now });
     return p;
   }
+}
+
+/** Device session lifetimes in milliseconds: idle (sliding) and max (absolute, from log-in). */
+export function deviceLifetime(ctx: AppContext): { idle: number; max: number } {
+  return { idle: ctx.config.deviceIdleSeconds * 1000, max: ctx.config.deviceMaxSeconds * 1000 };
+}
+
+/** When a device session ends if it is not used again: the earlier of its idle and absolute ends. */
+export function deviceExpiresAt(ctx: AppContext, d: { createdAt: string; lastSeenAt: string | null }): string {
+  const { idle, max } = deviceLifetime(ctx);
+  const end = Math.min(Date.parse(d.createdAt) + max, Date.parse(d.lastSeenAt ?? d.createdAt) + idle);
+  return new Date(end).toISOString();
+}
+
+function lapsed(c: Loaded, now: number): boolean {
+  return (c.expiresAt !== null && c.expiresAt <= now) || (c.idleMs !== null && now - c.usedAt > c.idleMs);
 }
 
 function parseBearer(h: string | null): string | null {

@@ -5,8 +5,9 @@ import { newId } from "../lib/ids";
 import { isoIn, nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
 import { DomainError, notFound } from "../lib/errors";
-import { DEVICE_PREFIX, type Principal, type Role } from "./auth";
+import { DEVICE_PREFIX, deviceExpiresAt, deviceLifetime, type Principal, type Role } from "./auth";
 import type { PlanSlug } from "../runtime/config";
+import { publishRevoked } from "./revocation";
 
 /** Sign-in links live 15 minutes: long enough to click the start-up line, short for a leaked log. */
 export const SIGNIN_TTL_SECONDS = 15 * 60;
@@ -160,6 +161,7 @@ export class IdentityService {
     if (!user) throw notFound("user");
     await this.storage.users.setPasswordHash(user.id, await Bun.password.hash(password, { algorithm: "argon2id" }));
     const loggedOut = await this.storage.devices.deleteAllForUser(user.id);
+    publishRevoked(this.ctx, "user", user.id);
     return { user, loggedOut };
   }
 
@@ -193,17 +195,27 @@ export class IdentityService {
     const now = nowIso();
     const row: DeviceSessionRecord = { id: newId(), userId, name, tokenHash: hashToken(token), createdAt: now, lastSeenAt: now };
     await this.storage.devices.insert(row);
-    return { id: row.id, name, token, created_at: now, last_seen_at: now };
+    return { id: row.id, name, token, created_at: now, last_seen_at: now, expires_at: this.deviceExpiresAt(row) };
+  }
+
+  /** When the session ends unless used again (INBOXD_DEVICE_SESSION_IDLE / _MAX). */
+  deviceExpiresAt(d: DeviceSessionRecord): string {
+    return deviceExpiresAt(this.ctx, d);
   }
 
   async listDevices(p: Principal, cursor: string | undefined, limit: number): Promise<DeviceSessionRecord[]> {
     if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
+    // Expired sessions no longer count as logged in: drop them before listing.
+    const { idle, max } = deviceLifetime(this.ctx);
+    const now = Date.now();
+    await this.storage.devices.deleteExpiredForUser(p.userId, new Date(now - idle).toISOString(), new Date(now - max).toISOString());
     return this.storage.devices.listForUser(p.userId, cursor || null, limit + 1);
   }
 
   async logout(p: Principal, id: string): Promise<void> {
     if (!p.userId) throw new DomainError("forbidden", "principal_not_permitted", "an API key has no devices");
     if (!(await this.storage.devices.deleteForUser(p.userId, id))) throw notFound("device");
+    publishRevoked(this.ctx, "device", id);
   }
 }
 

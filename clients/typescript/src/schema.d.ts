@@ -606,6 +606,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inboxes/{id}/credentials/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the inbox's IMAP/POP3 password; open IMAP and POP3 sessions logged in with it end */
+        post: operations["createInboxCredentialRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/inboxes/{id}/mark-read": {
         parameters: {
             query?: never;
@@ -1293,6 +1310,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_seen_at: string | null;
+            /**
+             * Format: date-time
+             * @description when the session ends unless used again (sliding; see GET /v1/devices)
+             */
+            expires_at: string;
         };
         /** Device */
         Device: {
@@ -1303,6 +1325,11 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             last_seen_at: string | null;
+            /**
+             * Format: date-time
+             * @description when the session ends unless used again: the earlier of last use + INBOXD_DEVICE_SESSION_IDLE and log-in + INBOXD_DEVICE_SESSION_MAX
+             */
+            expires_at: string;
             current: boolean;
         };
         /** Alert */
@@ -4062,6 +4089,44 @@ export interface operations {
         };
     };
     getInboxCredentials: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InboxCredentials"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createInboxCredentialRotate: {
         parameters: {
             query?: never;
             header?: {

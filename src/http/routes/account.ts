@@ -102,6 +102,7 @@ const mod: RouteModule = (ctx, s) => {
           name: d.name,
           created_at: d.createdAt,
           last_seen_at: d.lastSeenAt,
+          expires_at: s.identity.deviceExpiresAt(d),
           current: d.id === principal.id,
         }));
       },

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
-import { reqOf } from "../request";
+import { authorizationOf, reqOf } from "../request";
 import { validation } from "../../lib/errors";
 
 const mod: RouteModule = (_ctx, s) =>
@@ -15,7 +15,15 @@ const mod: RouteModule = (_ctx, s) =>
         if (!/^\d{1,15}$/.test(raw)) throw validation("Last-Event-ID must be an event id from this stream", { header: "Last-Event-ID" });
         last = Number(raw);
       }
-      const body = await s.events.stream(principal, project.id, last, request.signal);
+      // Revoking, rotating or logging out the credential ends the stream (tenancy/revocation.ts).
+      const revoked = new AbortController();
+      const signal = AbortSignal.any([request.signal, revoked.signal]);
+      const unwatch = s.revocations.watchPrincipal(principal, authorizationOf(request), () => revoked.abort());
+      signal.addEventListener("abort", unwatch, { once: true });
+      const body = await s.events.stream(principal, project.id, last, signal).catch((e) => {
+        unwatch();
+        throw e;
+      });
       return new Response(body, {
         headers: {
           "content-type": "text/event-stream; charset=utf-8",

@@ -127,6 +127,22 @@ const mod: RouteModule = (ctx, s) =>
       },
     )
     .post(
+      "/v1/inboxes/:id/credentials/rotate",
+      async ({ request, params }) => {
+        const { principal, project } = reqOf(request);
+        requireScope(principal, "inboxes:write");
+        const row = await s.inboxes.rotatePassword(project.id, params.id);
+        const v = s.inboxes.view(row, project, false, 0);
+        return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
+      },
+      {
+        headers: SessionHeader,
+        params: IdParams,
+        response: { 200: One(R.InboxCredentials) },
+        detail: { summary: "Replace the inbox's IMAP/POP3 password; open IMAP and POP3 sessions logged in with it end", tags },
+      },
+    )
+    .post(
       "/v1/inboxes/:id/mark-read",
       async ({ request, params, body }) => {
         const { principal, project } = reqOf(request);

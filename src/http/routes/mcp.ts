@@ -13,6 +13,8 @@ import { newId } from "../../lib/ids";
 
 interface Entry {
   principalId: string;
+  /** Stops watching the credential the session was opened with (tenancy/revocation.ts). */
+  unwatch: () => void;
   projectId: string;
   agentSessionId: string;
   transport: WebStandardStreamableHTTPServerTransport;
@@ -29,6 +31,7 @@ const mod: RouteModule = (ctx, s) => {
   const sessions = new Map<string, Entry>();
 
   const release = async (e: Entry) => {
+    e.unwatch();
     sessions.delete(e.transport.sessionId ?? "");
     try {
       await s.agentSessions.release(e.projectId, e.agentSessionId);
@@ -44,6 +47,7 @@ const mod: RouteModule = (ctx, s) => {
       for (const e of [...sessions.values()]) {
         const row = await s.agentSessions.state(e.agentSessionId);
         if (row?.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
+          e.unwatch();
           sessions.delete(e.transport.sessionId ?? "");
           void e.transport.close().catch(() => {});
           if (row?.status === "open") void s.agentSessions.expireDue().catch((err) => console.error("agent session expiry failed", err));
@@ -82,6 +86,12 @@ const mod: RouteModule = (ctx, s) => {
     api.agentSessionId = session.ulid;
     const server = buildMcpServer(ctx, api, () => session.agent.ulid);
     const entry = { principalId: principal.id, projectId: session.project.ulid, agentSessionId: session.ulid, server } as Entry;
+    // The key revoked or rotated: the MCP session ends and its agent session is released (its
+    // cleanup ledger applied), as a client's DELETE would.
+    entry.unwatch = s.revocations.watchPrincipal(principal, request.headers.get("authorization"), () => {
+      void release(entry);
+      void entry.transport.close().catch(() => {});
+    });
     entry.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => newId(),
       enableJsonResponse: true,

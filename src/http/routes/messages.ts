@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
+import { whileAuthorized } from "../revocable";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid, SessionHeader } from "./common";
 import { limitOf, toPage } from "../pagination";
@@ -124,9 +125,11 @@ const mod: RouteModule = (ctx, s) =>
         const q = searchQueryOf(query.q);
         await s.inboxes.get(project.id, params.id);
         const limit = limitOf(query);
-        const { rows, complete } = await s.search.list(
-          { projectId: project.id, inboxId: params.id, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
-          request.signal,
+        const { rows, complete } = await whileAuthorized(s, request, principal, !!query.wait, (signal) =>
+          s.search.list(
+            { projectId: project.id, inboxId: params.id, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
+            signal,
+          ),
         );
         const page = toPage(rows, limit, (r) => r, complete === undefined ? {} : { complete });
         return { ...page, data: await s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
@@ -150,9 +153,11 @@ const mod: RouteModule = (ctx, s) =>
         requireScope(principal, "messages:read");
         const q = searchQueryOf(query.q);
         const limit = limitOf(query);
-        const { rows, complete } = await s.search.list(
-          { projectId: project.id, inboxId: null, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
-          request.signal,
+        const { rows, complete } = await whileAuthorized(s, request, principal, !!query.wait, (signal) =>
+          s.search.list(
+            { projectId: project.id, inboxId: null, query: q, cursor: query.cursor, limit, wait: query.wait, min: query.min },
+            signal,
+          ),
         );
         const page = toPage(rows, limit, (r) => r, complete === undefined ? {} : { complete });
         return { ...page, data: await s.messages.viewMany(page.data, query.view ?? "summary", query.headers ?? "projected") };
@@ -196,9 +201,11 @@ const mod: RouteModule = (ctx, s) =>
         await s.inboxes.get(project.id, params.id);
         const baseline = s.latest.baseline(query.after, query.poll_token);
         const stillThere = () => s.messages.inboxExists(project.id, params.id);
-        const m = q
-          ? await s.search.latest(project.id, params.id, q, baseline, query.wait ?? 0, request.signal)
-          : await s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, request.signal);
+        const m = await whileAuthorized(s, request, principal, !!query.wait, (signal) =>
+          q
+            ? s.search.latest(project.id, params.id, q, baseline, query.wait ?? 0, signal)
+            : s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, signal),
+        );
         if (!m) {
           throw new DomainError("not_found", "not_found", "no message newer than the baseline arrived within the wait", {
             poll_token: baseline === null ? null : encodePollToken(baseline),

@@ -18,6 +18,7 @@ export async function completeLogin(s: Session, username: string, password: stri
     recordLogin(s.ctx, "imap", s.ip, username, "busy");
     return "NO [LIMIT] Too many connections to this inbox";
   }
+  s.watchCredential(username, password);
   recordLogin(s.ctx, "imap", s.ip, username, "ok");
   return `OK [CAPABILITY ${s.capabilities().join(" ")}] ${what} completed`;
 }

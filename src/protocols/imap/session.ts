@@ -55,6 +55,7 @@ export class Session {
   private deferred: (() => Promise<void> | void)[] = [];
   private ownEvents = false;
   private unsubscribe: (() => void) | null = null;
+  private unwatchCredential: (() => void) | null = null;
   private idleRefresh: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -291,6 +292,20 @@ export class Session {
     return true;
   }
 
+  /**
+   * Ends the session (BYE) when the password it logged in with stops working: the inbox's
+   * credentials rotated, or the inbox deleted on another node (tenancy/revocation.ts).
+   */
+  watchCredential(username: string, password: string): void {
+    const id = this.inbox!.id;
+    this.unwatchCredential = this.services.revocations.watch(
+      [`inbox:${id}`],
+      `inbox:${id}:${password}`,
+      () => this.services.mailAccess.stillValid(username, password),
+      () => void this.end("* BYE The inbox's credentials were revoked; log in again"),
+    );
+  }
+
   /** Publishes events this session caused itself; its own view already shows them. */
   publishOwn(events: BusEvent[]): void {
     this.ownEvents = true;
@@ -352,6 +367,7 @@ export class Session {
     this.runAfterReply().catch((e) => log.error({ err: e }, "imap deferred work failed"));
     this.state = "logout";
     this.unsubscribe?.();
+    this.unwatchCredential?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);
     if (this.inbox) this.host.releaseInbox(this.inbox.id);
     this.lineWaiter?.(null);

@@ -50,7 +50,6 @@ export class Pop3Session {
   private deleted = new Set<number>();
   private retrieved = new Set<number>();
   private unsubscribe: (() => void) | null = null;
-  private inboxGone = false;
 
   constructor(
     private readonly ctx: AppContext,
@@ -76,10 +75,6 @@ export class Pop3Session {
       if (text === "*") return this.err("authentication cancelled");
       return this.saslPlain(text);
     }
-    if (this.inboxGone) {
-      this.err("[SYS/PERM] the inbox was deleted");
-      return this.end();
-    }
     const parsed = parseCommand(line);
     if (!parsed.ok) return this.err(parsed.error);
     return this.dispatch(parsed.command);
@@ -95,6 +90,13 @@ export class Pop3Session {
   idleTimeout(): void {
     if (this.state === "closed") return;
     this.err("[SYS/TEMP] autologout; idle for too long");
+    this.end();
+  }
+
+  /** The inbox or its credentials went away: like autologout, nothing is applied. */
+  private revoked(text: string): void {
+    if (this.state === "closed") return;
+    this.err(text);
     this.end();
   }
 
@@ -259,9 +261,21 @@ export class Pop3Session {
     }
     this.drop = drop;
     this.state = "transaction";
-    this.unsubscribe = this.ctx.bus.subscribe((e) => {
-      if (e.type === "inbox.deleted" && e.inboxId === inbox.id) this.inboxGone = true;
+    // The inbox deleted, or the password it logged in with rotated: -ERR and close at once, not at
+    // the next command (a client holding the maildrop open must not keep reading it).
+    const unsubscribe = this.ctx.bus.subscribe((e) => {
+      if (e.type === "inbox.deleted" && e.inboxId === inbox.id) this.revoked("[SYS/PERM] the inbox was deleted");
     });
+    const unwatch = this.services.revocations.watch(
+      [`inbox:${inbox.id}`],
+      `inbox:${inbox.id}:${password}`,
+      () => access.stillValid(user, password),
+      () => this.revoked("[AUTH] the inbox's credentials were revoked; log in again"),
+    );
+    this.unsubscribe = () => {
+      unsubscribe();
+      unwatch();
+    };
     const msgs = this.drop.messages;
     this.ok(`logged in; ${msgs.length} messages (${msgs.reduce((s, m) => s + m.size, 0)} octets)`);
   }

@@ -641,6 +641,14 @@ class SqliteAgentSessions implements AgentSessionRepository {
       limit,
     );
   }
+
+  async openOfPrincipal(kind: string, principalId: string): Promise<Array<{ id: string; project_id: string }>> {
+    return this.c.all<{ id: string; project_id: string }>(
+      "SELECT id, project_id FROM agent_sessions WHERE status = 'open' AND principal_kind = ? AND principal_id = ?",
+      kind,
+      principalId,
+    );
+  }
 }
 
 class SqliteApprovals implements ApprovalRepository {

@@ -157,6 +157,10 @@ class SqliteInboxes implements InboxRepository {
     );
   }
 
+  async setPassword(id: string, passwordEnc: string) {
+    this.c.run("UPDATE inboxes SET password_enc = ? WHERE id = ?", passwordEnc, id);
+  }
+
   async takeUid(id: string) {
     const r = this.c.get<Record<string, any>>(
       "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ",

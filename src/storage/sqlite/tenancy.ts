@@ -229,6 +229,15 @@ class SqliteDevices implements DeviceSessionRepository {
   async deleteAllForUser(userId: string) {
     return this.c.run("DELETE FROM device_sessions WHERE user_id = ?", userId).changes;
   }
+
+  async deleteExpiredForUser(userId: string, idleBefore: string, createdBefore: string) {
+    return this.c.run(
+      "DELETE FROM device_sessions WHERE user_id = ? AND (COALESCE(last_seen_at, created_at) < ? OR created_at < ?)",
+      userId,
+      idleBefore,
+      createdBefore,
+    ).changes;
+  }
 }
 
 class SqliteSigninTokens implements SigninTokenRepository {
