@@ -10,7 +10,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { addUser, ADMIN_EMAIL, ADMIN_PASSWORD, json, login, startInboxd, type Instance } from "../support/harness";
 import { type Box, newBox, RawImap } from "../support/imap";
-import { createInbox, sendMail } from "../support/mail";
+import { createInbox, sendMail, SmtpDialog } from "../support/mail";
 import { Pop3Client } from "../support/pop3-client";
 
 const FLOOD = 1000;
@@ -241,6 +241,7 @@ describe("short settings", () => {
       // One address may fail on 3 accounts in all; each account gets more than that on its own.
       INBOXD_LOGIN_FAILURES_PER_ADDRESS: "3",
       INBOXD_LOGIN_BACKOFF_MS: "120000",
+      INBOXD_SMTP_AUTH: "require",
     });
     box = await newBox(small);
   }, 60_000);
@@ -286,6 +287,20 @@ describe("short settings", () => {
     c.close();
     const y = await RawImap.open(small.ports.imap!, Y);
     await y.login(box);
+    y.close();
+  });
+
+  test("SMTP AUTH (INBOXD_SMTP_AUTH=require) backs off the same way: 454 4.7.0 for X, 235 for Y", async () => {
+    const [X, Y] = ["127.0.0.51", "127.0.0.52"];
+    const plain = (user: string, pass: string) => Buffer.from(`\0${user}\0${pass}`).toString("base64");
+    const { dialog: x } = await SmtpDialog.open(small.ports.smtp!, X);
+    await x.cmd("EHLO x.test");
+    for (let i = 0; i < 3; i++) expect(await x.cmd(`AUTH PLAIN ${plain(`nobody${i}@example.com`, "wrong")}`)).toStartWith("535 5.7.8");
+    expect(await x.cmd(`AUTH PLAIN ${plain(box.address, box.password)}`)).toStartWith("454 4.7.0");
+    x.close();
+    const { dialog: y } = await SmtpDialog.open(small.ports.smtp!, Y);
+    await y.cmd("EHLO y.test");
+    expect(await y.cmd(`AUTH PLAIN ${plain(box.address, box.password)}`)).toStartWith("235");
     y.close();
   });
 });
