@@ -1,26 +1,22 @@
-// Log-in for IMAP and POP3: username is the inbox address, password the per-inbox one from
-// GET /v1/inboxes/{id}/credentials. Failed log-ins are limited per client address so the
-// passwords cannot be guessed at line speed.
+// Log-in for IMAP and POP3 (and SMTP AUTH when required): username is the inbox address, password
+// the per-inbox one from GET /v1/inboxes/{id}/credentials. Failures back off per inbox+address,
+// per address and per inbox (lib/login-throttle.ts), never per address alone at a low allowance:
+// one noisy client must not lock other tenants' mailboxes.
 import type { InboxRow, InboxService } from "./inboxes";
+import { clientKey } from "../lib/client-address";
 import { safeEqual } from "../lib/crypto";
+import { type LoginLimits, LoginThrottle } from "../lib/login-throttle";
 
-const WINDOW_MS = 60_000;
-const MAX_FAILURES = 10;
+export type MailLogin = { ok: true; inbox: InboxRow } | { ok: false; retryAfter: number };
 
 export class MailAccessService {
-  private failures = new Map<string, { count: number; since: number }>();
+  private readonly throttle: LoginThrottle;
 
-  constructor(private readonly inboxes: InboxService) {}
-
-  /** True while this client address has too many recent failures; the caller answers NO/-ERR. */
-  isThrottled(ip: string, now = Date.now()): boolean {
-    const f = this.failures.get(ip);
-    if (!f) return false;
-    if (now - f.since > WINDOW_MS) {
-      this.failures.delete(ip);
-      return false;
-    }
-    return f.count >= MAX_FAILURES;
+  constructor(
+    private readonly inboxes: InboxService,
+    limits: LoginLimits,
+  ) {
+    this.throttle = new LoginThrottle(limits);
   }
 
   /**
@@ -32,16 +28,20 @@ export class MailAccessService {
     return inbox !== null && inbox.status === "active" && safeEqual(this.inboxes.password(inbox), password);
   }
 
-  /** The inbox for these credentials, or null (a failure is counted against ip). */
-  async login(username: string, password: string, ip: string): Promise<InboxRow | null> {
-    if (this.isThrottled(ip)) return null;
-    const inbox = await this.inboxes.byAddress(username.trim());
-    const ok = inbox !== null && inbox.status === "active" && safeEqual(this.inboxes.password(inbox), password);
-    if (ok) return inbox;
-    const now = Date.now();
-    const f = this.failures.get(ip);
-    if (!f || now - f.since > WINDOW_MS) this.failures.set(ip, { count: 1, since: now });
-    else f.count++;
-    return null;
+  /**
+   * The inbox for these credentials; else retryAfter > 0 when the attempt was refused unchecked
+   * (back-off: the caller answers its protocol's "try later"), 0 when the credentials are wrong.
+   */
+  async login(username: string, password: string, ip: string): Promise<MailLogin> {
+    const account = username.trim();
+    const address = clientKey(ip);
+    const retryAfter = this.throttle.admit(account, address);
+    if (retryAfter > 0) return { ok: false, retryAfter };
+    const inbox = await this.inboxes.byAddress(account);
+    if (inbox === null || inbox.status !== "active" || !safeEqual(this.inboxes.password(inbox), password)) {
+      return { ok: false, retryAfter: 0 };
+    }
+    this.throttle.succeeded(account, address);
+    return { ok: true, inbox };
   }
 }

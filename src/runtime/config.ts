@@ -5,6 +5,7 @@
 import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
+import type { LoginLimits } from "../lib/login-throttle";
 
 export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
@@ -46,6 +47,21 @@ export interface Config {
   smtpIdleSeconds: number;
   /** Open SMTP and LMTP connections in total; beyond it a new one gets 421. */
   smtpMaxConnections: number;
+  /** Per-client fairness (docs/security.md, "Per-client fairness"). */
+  /** SMTP connections one client address may hold at once (LMTP is not counted: its clients are MTAs). */
+  smtpMaxPerAddress: number;
+  /** IMAP/POP3 connections not yet logged in that one client address may hold at once. */
+  imapPreauthPerAddress: number;
+  pop3PreauthPerAddress: number;
+  /** Seconds from connect until IMAP/POP3 log-in must have succeeded, else the connection is closed. */
+  imapPreauthSeconds: number;
+  pop3PreauthSeconds: number;
+  /** Log-in back-off (lib/login-throttle.ts): failure allowances, first lock and the longest. */
+  loginFailuresPerAccountAddress: number;
+  loginFailuresPerAddress: number;
+  loginFailuresPerAccount: number;
+  loginBackoffMs: number;
+  loginBackoffMaxSeconds: number;
   /** Optional LMTP port (RFC 2033); null = off. */
   lmtpPort: number | null;
   secretKey: string | null;
@@ -299,6 +315,54 @@ export const SETTINGS = [
     int(e, n, 1000, 1, 1_000_000),
   ),
   setting("imapMaxPerInbox", "INBOXD_IMAP_MAX_PER_INBOX", "IMAP sessions per inbox (default 20)", (e, n) => int(e, n, 20, 1, 10_000)),
+  // Per-client fairness: a tenth of the global connection caps per address, so one client (or NAT)
+  // can hold at most a tenth of the slots; IMAP/POP3 count only connections not logged in yet, so a
+  // CI host's many logged-in sessions are bounded by the global caps alone.
+  setting("smtpMaxPerAddress", "INBOXD_SMTP_MAX_PER_ADDRESS", "open SMTP connections from one client address (default 100)", (e, n) =>
+    int(e, n, 100, 1, 1_000_000),
+  ),
+  setting(
+    "imapPreauthPerAddress",
+    "INBOXD_IMAP_PREAUTH_PER_ADDRESS",
+    "IMAP connections not logged in yet from one client address (default 100)",
+    (e, n) => int(e, n, 100, 1, 1_000_000),
+  ),
+  setting(
+    "pop3PreauthPerAddress",
+    "INBOXD_POP3_PREAUTH_PER_ADDRESS",
+    "POP3 connections not logged in yet from one client address (default 100)",
+    (e, n) => int(e, n, 100, 1, 1_000_000),
+  ),
+  setting("imapPreauthSeconds", "INBOXD_IMAP_PREAUTH_TIMEOUT", "seconds from connect to IMAP log-in (default 60)", (e, n) =>
+    int(e, n, 60, 1, 86400),
+  ),
+  setting("pop3PreauthSeconds", "INBOXD_POP3_PREAUTH_TIMEOUT", "seconds from connect to POP3 log-in (default 60)", (e, n) =>
+    int(e, n, 60, 1, 86400),
+  ),
+  setting(
+    "loginFailuresPerAccountAddress",
+    "INBOXD_LOGIN_FAILURES_PER_ACCOUNT_ADDRESS",
+    "failed log-ins of one account from one address before back-off (default 10)",
+    (e, n) => int(e, n, 10, 1, 1_000_000),
+  ),
+  setting(
+    "loginFailuresPerAddress",
+    "INBOXD_LOGIN_FAILURES_PER_ADDRESS",
+    "failed log-ins from one address, any account, before back-off (default 100)",
+    (e, n) => int(e, n, 100, 1, 1_000_000),
+  ),
+  setting(
+    "loginFailuresPerAccount",
+    "INBOXD_LOGIN_FAILURES_PER_ACCOUNT",
+    "failed log-ins of one account, any address, before back-off (default 100)",
+    (e, n) => int(e, n, 100, 1, 1_000_000),
+  ),
+  setting("loginBackoffMs", "INBOXD_LOGIN_BACKOFF_MS", "first log-in lock, milliseconds; doubles per failure (default 1000)", (e, n) =>
+    int(e, n, 1000, 1, 3_600_000),
+  ),
+  setting("loginBackoffMaxSeconds", "INBOXD_LOGIN_BACKOFF_MAX", "longest log-in lock and failure memory, seconds (default 900)", (e, n) =>
+    int(e, n, 900, 1, 86400),
+  ),
   setting("approvalTtlSeconds", "INBOXD_APPROVAL_TTL", "approval lifetime, seconds (default 86400)", (e, n) =>
     int(e, n, 86400, 1, 365 * 86400),
   ),
@@ -428,4 +492,15 @@ export function loadConfig(env: Env = process.env): Config {
   const config = out as unknown as Config;
   crossCheck(config);
   return config;
+}
+
+/** The log-in back-off settings as lib/login-throttle.ts takes them. */
+export function loginLimits(c: Config): LoginLimits {
+  return {
+    perAccountAddress: c.loginFailuresPerAccountAddress,
+    perAddress: c.loginFailuresPerAddress,
+    perAccount: c.loginFailuresPerAccount,
+    backoffMs: c.loginBackoffMs,
+    maxBackoffMs: c.loginBackoffMaxSeconds * 1000,
+  };
 }

@@ -4,6 +4,7 @@
 // and producers announce through their typed hooks (ingest, expiry) or the bus.
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
+import { loginLimits } from "../runtime/config";
 import { AuthService } from "../tenancy/auth";
 import { Revocations } from "../tenancy/revocation";
 import { IdentityService } from "../tenancy/identity";
@@ -56,7 +57,7 @@ export function buildServices(ctx: AppContext) {
     identity: new IdentityService(ctx),
     apiKeys: new ApiKeyService(ctx, auth),
     inboxes,
-    mailAccess: new MailAccessService(inboxes),
+    mailAccess: new MailAccessService(inboxes, loginLimits(ctx.config)),
     removal,
     domains,
     usage: new UsageService(ctx),

@@ -6,8 +6,10 @@ import { isoIn, nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
 import { DomainError, notFound } from "../lib/errors";
 import { DEVICE_PREFIX, deviceExpiresAt, deviceLifetime, type Principal, type Role } from "./auth";
-import type { PlanSlug } from "../runtime/config";
+import { loginLimits, type PlanSlug } from "../runtime/config";
 import { publishRevoked } from "./revocation";
+import { clientKey } from "../lib/client-address";
+import { LoginThrottle } from "../lib/login-throttle";
 
 /** Sign-in links live 15 minutes: long enough to click the start-up line, short for a leaked log. */
 export const SIGNIN_TTL_SECONDS = 15 * 60;
@@ -27,7 +29,12 @@ export function slugify(s: string): string {
 }
 
 export class IdentityService {
-  constructor(private readonly ctx: AppContext) {}
+  /** Back-off of password log-ins (POST /v1/devices), checked before argon2 runs. */
+  private readonly throttle: LoginThrottle;
+
+  constructor(private readonly ctx: AppContext) {
+    this.throttle = new LoginThrottle(loginLimits(ctx.config));
+  }
 
   private get storage() {
     return this.ctx.storage;
@@ -138,11 +145,25 @@ export class IdentityService {
     return (await this.team(teamId)).name;
   }
 
-  async login(email: string, password: string, name: string) {
-    const u = await this.storage.users.byEmail(email.trim().toLowerCase());
+  /** `client` is the caller's address; failures back off per email+address, address and email. */
+  async login(email: string, password: string, name: string, client: string) {
+    const account = email.trim().toLowerCase();
+    const address = clientKey(client);
+    const retryAfter = this.throttle.admit(account, address);
+    if (retryAfter > 0) {
+      throw new DomainError(
+        "rate_limited",
+        "rate_limited",
+        "too many failed log-ins; retry after the delay in Retry-After",
+        { retry_after: retryAfter },
+        { "retry-after": String(retryAfter) },
+      );
+    }
+    const u = await this.storage.users.byEmail(account);
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
     const ok = await Bun.password.verify(password, u ? u.passwordHash : DUMMY_HASH);
     if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
+    this.throttle.succeeded(account, address);
     return this.newDevice(u.id, name);
   }
 

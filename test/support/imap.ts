@@ -77,8 +77,10 @@ export class RawImap {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  static async open(port: number): Promise<RawImap> {
-    const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false });
+  /** `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux). */
+  static async open(port: number, localAddress?: string): Promise<RawImap> {
+    // localAddress is passed on to net.connect; the TLS option types just do not list it.
+    const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false, localAddress } as tls.ConnectionOptions);
     await new Promise<void>((res, rej) => {
       socket.once("secureConnect", () => res());
       socket.once("error", rej);

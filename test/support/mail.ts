@@ -63,8 +63,9 @@ export class SmtpDialog {
     });
   }
 
-  static async open(port: number): Promise<{ dialog: SmtpDialog; greeting: string }> {
-    const socket = connect(port, "127.0.0.1");
+  /** `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux). */
+  static async open(port: number, localAddress?: string): Promise<{ dialog: SmtpDialog; greeting: string }> {
+    const socket = connect({ port, host: "127.0.0.1", localAddress });
     await new Promise<void>((res, rej) => {
       socket.once("connect", res);
       socket.once("error", rej);

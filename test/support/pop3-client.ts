@@ -37,11 +37,22 @@ export class Pop3Client {
     for (const f of w) f();
   }
 
-  static async connect(port: number, opts: { plain?: boolean; servername?: string; host?: string } = {}): Promise<Pop3Client> {
+  static async connect(
+    port: number,
+    opts: { plain?: boolean; servername?: string; host?: string; localAddress?: string } = {},
+  ): Promise<Pop3Client> {
     const host = opts.host ?? "127.0.0.1";
+    const { localAddress } = opts;
     const socket = opts.plain
-      ? net.connect(port, host)
-      : tls.connect({ port, host, servername: opts.servername ?? "localhost", rejectUnauthorized: false });
+      ? net.connect({ port, host, localAddress })
+      : // localAddress is passed on to net.connect; the TLS option types just do not list it.
+        tls.connect({
+          port,
+          host,
+          servername: opts.servername ?? "localhost",
+          rejectUnauthorized: false,
+          localAddress,
+        } as tls.ConnectionOptions);
     await new Promise<void>((resolve, reject) => {
       socket.once(opts.plain ? "connect" : "secureConnect", () => resolve());
       socket.once("error", reject);

@@ -1,7 +1,7 @@
 // User plane: /v1/me, /v1/projects, /v1/devices (no project header).
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
-import { principalOf } from "../request";
+import { principalOf, stateOf } from "../request";
 import { IdParams, PageQuery } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireOwnerOrAdmin } from "../../tenancy/identity";
@@ -77,8 +77,8 @@ const mod: RouteModule = (ctx, s) => {
     )
     .post(
       "/v1/devices",
-      async ({ body, set }) => {
-        const d = await s.identity.login(body.email, body.password, body.name ?? "device");
+      async ({ body, set, request }) => {
+        const d = await s.identity.login(body.email, body.password, body.name ?? "device", stateOf(request)?.ip ?? "local");
         set.status = 201;
         return { data: d };
       },

@@ -1,20 +1,21 @@
 // The end of every log-in path (LOGIN, AUTHENTICATE PLAIN): check the credentials through the
-// shared mail-access service (which also limits failures per client address) and move the
-// session to the authenticated state.
+// shared mail-access service (which also backs off failures per inbox and client address) and
+// move the session to the authenticated state.
 import { recordLogin } from "../login-log";
 import type { Session } from "./session";
 
 export async function completeLogin(s: Session, username: string, password: string, what: string): Promise<string> {
-  if (s.services.mailAccess.isThrottled(s.ip)) {
+  const r = await s.services.mailAccess.login(username, password, s.ip);
+  if (!r.ok && r.retryAfter > 0) {
     recordLogin(s.ctx, "imap", s.ip, username, "throttled");
-    return "NO [UNAVAILABLE] Too many failed log-ins from your address; try again later";
+    // RFC 5530: UNAVAILABLE is "temporary failure"; the client may retry later.
+    return `NO [UNAVAILABLE] Too many failed log-ins; try again in ${r.retryAfter} seconds`;
   }
-  const inbox = await s.services.mailAccess.login(username, password, s.ip);
-  if (!inbox) {
+  if (!r.ok) {
     recordLogin(s.ctx, "imap", s.ip, username, "invalid");
     return "NO [AUTHENTICATIONFAILED] Invalid credentials";
   }
-  if (!s.authenticated(inbox)) {
+  if (!s.authenticated(r.inbox)) {
     recordLogin(s.ctx, "imap", s.ip, username, "busy");
     return "NO [LIMIT] Too many connections to this inbox";
   }

@@ -1,12 +1,14 @@
 // The IMAP listeners: implicit TLS on INBOXD_IMAP_PORT, and optionally a plain port offering
 // STARTTLS (INBOXD_IMAP_PLAIN_PORT, off by default). Both share one connection budget (in
-// total and per inbox) and one sweeper that says BYE to sessions idle beyond the timeout.
+// total, per inbox, and per client address before log-in) and one sweeper that says BYE to
+// sessions idle beyond the timeout, or not logged in within the pre-auth timeout.
 import { log } from "../../lib/log";
 import net, { type Server, type Socket } from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
+import { AddressSlots, refuse } from "../address-slots";
 import { Session, type SessionHost } from "./session";
 import { imapOptions, type ImapOptions } from "./options";
 
@@ -14,18 +16,26 @@ interface Shared {
   options: ImapOptions;
   sessions: Set<Session>;
   perInbox: Map<string, number>;
+  preauth: AddressSlots;
   sweep: ReturnType<typeof setInterval> | null;
   servers: number;
 }
 
 const sharedByCtx = new WeakMap<AppContext, Shared>();
-const PREAUTH_TIMEOUT_MS = 60_000;
 const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 function shared(ctx: AppContext): Shared {
   let sh = sharedByCtx.get(ctx);
   if (!sh) {
-    sh = { options: imapOptions(ctx.config), sessions: new Set(), perInbox: new Map(), sweep: null, servers: 0 };
+    const options = imapOptions(ctx.config);
+    sh = {
+      options,
+      sessions: new Set(),
+      perInbox: new Map(),
+      preauth: new AddressSlots(options.preauthPerAddress),
+      sweep: null,
+      servers: 0,
+    };
     sharedByCtx.set(ctx, sh);
   }
   return sh;
@@ -46,7 +56,12 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 function accept(ctx: AppContext, services: Services, sh: Shared, socket: Socket, startTls: SessionHost["startTls"]): void {
   socket.on("error", () => socket.destroy());
   if (sh.sessions.size >= sh.options.maxConnections) {
-    socket.end("* BYE Too many connections, try again later\r\n");
+    refuse(socket, "* BYE Too many connections, try again later\r\n");
+    return;
+  }
+  const slot = sh.preauth.claim(socket.remoteAddress);
+  if (!slot) {
+    refuse(socket, "* BYE [UNAVAILABLE] Too many connections not logged in from your address; try again later\r\n");
     return;
   }
   const host: SessionHost = {
@@ -66,7 +81,11 @@ function accept(ctx: AppContext, services: Services, sh: Shared, socket: Socket,
       if (n <= 0) sh.perInbox.delete(id);
       else sh.perInbox.set(id, n);
     },
-    onClose: (s) => sh.sessions.delete(s),
+    loggedIn: () => slot.release(),
+    onClose: (s) => {
+      slot.release();
+      sh.sessions.delete(s);
+    },
   };
   ctx.metrics.connections.inc({ proto: "imap" });
   const s = new Session(socket, host);
@@ -81,12 +100,14 @@ function started(sh: Shared, server: Server, secure: boolean, proto: string, por
       () => {
         const now = Date.now();
         for (const s of sh.sessions) {
-          // Before log-in a connection gets a minute at most: it costs a slot and has no right yet.
-          const limit = s.state === "not-authenticated" ? Math.min(PREAUTH_TIMEOUT_MS, sh.options.idleTimeoutMs) : sh.options.idleTimeoutMs;
-          if (now - s.lastActivity > limit) void s.end("* BYE Autologout; idle for too long");
+          // Before log-in the clock runs from connect, not from the last line: a client that
+          // never logs in cannot keep its slot by sending NOOPs.
+          if (s.state === "not-authenticated" && now - s.connectedAt > sh.options.preauthTimeoutMs)
+            void s.end("* BYE Autologout; log-in took too long");
+          else if (now - s.lastActivity > sh.options.idleTimeoutMs) void s.end("* BYE Autologout; idle for too long");
         }
       },
-      Math.min(30_000, Math.max(250, sh.options.idleTimeoutMs / 4)),
+      Math.min(30_000, Math.max(250, Math.min(sh.options.idleTimeoutMs, sh.options.preauthTimeoutMs) / 4)),
     );
     sh.sweep.unref?.();
   }

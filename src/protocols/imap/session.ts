@@ -27,6 +27,8 @@ export interface SessionHost {
   /** Per-inbox connection accounting; false = the inbox has too many sessions. */
   claimInbox(inboxId: string): boolean;
   releaseInbox(inboxId: string): void;
+  /** The session logged in: it leaves its address's pre-auth share. */
+  loggedIn(): void;
   onClose(s: Session): void;
 }
 
@@ -39,6 +41,8 @@ export class Session {
   /** Client address, for the log-in failure limit. */
   readonly ip: string;
   lastActivity = Date.now();
+  /** When the connection was accepted: log-in must follow within the pre-auth timeout. */
+  readonly connectedAt = Date.now();
   idling = false;
   /** Whether the connection is encrypted (implicit TLS, or after STARTTLS). */
   secure: boolean;
@@ -288,6 +292,7 @@ export class Session {
     if (!this.host.claimInbox(inbox.id)) return false;
     this.inbox = inbox;
     this.state = "authenticated";
+    this.host.loggedIn();
     this.unsubscribe = this.ctx.bus.subscribe((e) => this.onBus(e));
     return true;
   }

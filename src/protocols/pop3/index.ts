@@ -1,13 +1,14 @@
 // The POP3 listeners: implicit TLS on INBOXD_POP3_PORT (995 in the Docker image) and, when
 // INBOXD_POP3_PLAIN_PORT is set, a plain port offering STLS. This file owns sockets only:
-// framing lines, pipelining order, back-pressure, idle timeout and connection bounds. What
-// the lines mean is session.ts.
+// framing lines, pipelining order, back-pressure, idle and pre-auth timeouts and connection
+// bounds (in total, and per client address before log-in). What the lines mean is session.ts.
 import { log } from "../../lib/log";
 import net from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
+import { type AddressSlot, AddressSlots, refuse } from "../address-slots";
 import { InboxSlots, Pop3Session, type SessionIo } from "./session";
 import { MAX_LINE_BYTES } from "./parser";
 
@@ -21,6 +22,8 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** State shared by the TLS and the plain listener of one server. */
 interface Shared {
   slots: InboxSlots;
+  /** Connections not logged in yet, per client address. */
+  preauth: AddressSlots;
   connections: Set<Connection>;
   secureContext: tls.SecureContext;
 }
@@ -32,6 +35,7 @@ function shared(ctx: AppContext): Shared {
   if (!s) {
     s = {
       slots: new InboxSlots(ctx.config.pop3MaxPerInbox),
+      preauth: new AddressSlots(ctx.config.pop3PreauthPerAddress),
       connections: new Set(),
       secureContext: tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key }),
     };
@@ -49,6 +53,7 @@ class Connection {
   private discarding = false;
   private queue: (Buffer | "overlong")[] = [];
   private pumping = false;
+  private preauthTimer: ReturnType<typeof setTimeout> | null;
   readonly session: Pop3Session;
 
   constructor(
@@ -57,6 +62,7 @@ class Connection {
     private readonly sh: Shared,
     socket: net.Socket,
     readonly implicitTls: boolean,
+    private readonly preauthSlot: AddressSlot,
   ) {
     this.socket = socket;
     this.secure = implicitTls;
@@ -75,7 +81,10 @@ class Connection {
         // A client that never closes its side does not keep the slot.
         setTimeout(() => s.destroy(), 5000).unref();
       },
+      loggedIn: () => this.leavePreauth(),
     };
+    // From connect, not from the last line: NOOPs before log-in do not keep the slot.
+    this.preauthTimer = setTimeout(() => this.session.loginTimeout(), ctx.config.pop3PreauthSeconds * 1000);
     ctx.metrics.connections.inc({ proto: "pop3" });
     this.session = new Pop3Session(ctx, services, sh.slots, io);
     this.attach(socket);
@@ -97,8 +106,15 @@ class Connection {
   private onClose(socket: net.Socket): void {
     // During STLS the plain socket is handed to TLS; only the outermost socket's close counts.
     if (socket !== this.socket) return;
+    this.leavePreauth();
     this.session.disconnected();
     this.sh.connections.delete(this);
+  }
+
+  private leavePreauth(): void {
+    if (this.preauthTimer) clearTimeout(this.preauthTimer);
+    this.preauthTimer = null;
+    this.preauthSlot.release();
   }
 
   /** Splits input into lines; a line beyond MAX_LINE_BYTES is dropped up to its LF and reported once. */
@@ -211,10 +227,15 @@ async function listen(server: net.Server, host: string, port: number): Promise<n
 function accept(ctx: AppContext, services: Services, sh: Shared, socket: net.Socket, implicitTls: boolean): void {
   socket.on("error", () => socket.destroy());
   if (sh.connections.size >= ctx.config.pop3MaxConnections) {
-    socket.end("-ERR [SYS/TEMP] too many connections; try again later\r\n");
+    refuse(socket, "-ERR [SYS/TEMP] too many connections; try again later\r\n");
     return;
   }
-  const c = new Connection(ctx, services, sh, socket, implicitTls);
+  const slot = sh.preauth.claim(socket.remoteAddress);
+  if (!slot) {
+    refuse(socket, "-ERR [SYS/TEMP] too many connections not logged in from your address; try again later\r\n");
+    return;
+  }
+  const c = new Connection(ctx, services, sh, socket, implicitTls, slot);
   sh.connections.add(c);
   c.start();
 }

@@ -20,6 +20,8 @@ export interface SessionIo {
   startTls(): void;
   /** Flushes what was sent and closes the connection. */
   close(): void;
+  /** The session logged in: the listener stops the pre-auth clock and frees the address's share. */
+  loggedIn(): void;
 }
 
 /** Logged-in sessions per inbox, shared by every POP3 listener of one server. */
@@ -97,6 +99,13 @@ export class Pop3Session {
   private revoked(text: string): void {
     if (this.state === "closed") return;
     this.err(text);
+    this.end();
+  }
+
+  /** Not logged in within the pre-auth timeout (counted from connect): the slot goes back. */
+  loginTimeout(): void {
+    if (this.state !== "authorization") return;
+    this.err("[SYS/TEMP] log-in took too long");
     this.end();
   }
 
@@ -232,16 +241,16 @@ export class Pop3Session {
   }
 
   private async login(user: string, password: string): Promise<void> {
-    const access = this.services.mailAccess;
-    if (access.isThrottled(this.io.ip)) {
+    const r = await this.services.mailAccess.login(user, password, this.io.ip);
+    if (!r.ok && r.retryAfter > 0) {
       recordLogin(this.ctx, "pop3", this.io.ip, user, "throttled");
-      return this.err("[SYS/TEMP] too many failed log-ins from your address; try again later");
+      return this.err(`[SYS/TEMP] too many failed log-ins; try again in ${r.retryAfter} seconds`);
     }
-    const inbox = await access.login(user, password, this.io.ip);
-    if (!inbox) {
+    if (!r.ok) {
       recordLogin(this.ctx, "pop3", this.io.ip, user, "invalid");
       return this.err("[AUTH] invalid user name or password");
     }
+    const inbox = r.inbox;
     if (!this.slots.acquire(inbox.id)) {
       recordLogin(this.ctx, "pop3", this.io.ip, user, "busy");
       return this.err("[IN-USE] too many open sessions on this inbox");
@@ -261,6 +270,7 @@ export class Pop3Session {
     }
     this.drop = drop;
     this.state = "transaction";
+    this.io.loggedIn();
     // The inbox deleted, or the password it logged in with rotated: -ERR and close at once, not at
     // the next command (a client holding the maildrop open must not keep reading it).
     const unsubscribe = this.ctx.bus.subscribe((e) => {
@@ -269,7 +279,7 @@ export class Pop3Session {
     const unwatch = this.services.revocations.watch(
       [`inbox:${inbox.id}`],
       `inbox:${inbox.id}:${password}`,
-      () => access.stillValid(user, password),
+      () => this.services.mailAccess.stillValid(user, password),
       () => this.revoked("[AUTH] the inbox's credentials were revoked; log in again"),
     );
     this.unsubscribe = () => {

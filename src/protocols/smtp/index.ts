@@ -3,7 +3,7 @@
 // way mail gets into inboxes, on INBOXD_SMTP_PORT, and LMTP (RFC 2033) on INBOXD_LMTP_PORT when
 // set. The 220 goes out as soon as a connection is accepted. AUTH accepts any credentials unless
 // INBOXD_SMTP_AUTH=require (docs/smtp.md). This file owns the listening sockets and the connection
-// budget; parser.ts the syntax, session.ts a connection, commands/ one file per command,
+// budget (in total, and per client address on SMTP: INBOXD_SMTP_MAX_PER_ADDRESS); parser.ts the syntax, session.ts a connection, commands/ one file per command,
 // deliver.ts the end of a message. Replies:
 //   RCPT to no live inbox            550 5.1.1
 //   RCPT to a full inbox / team      452 4.2.2 / 452 4.3.1  (retention frees room: try later)
@@ -18,6 +18,7 @@ import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
+import { type AddressSlot, AddressSlots, refuse } from "../address-slots";
 import { type SmtpHost, SmtpSession } from "./session";
 
 /** Sessions get this long to finish what they are doing when the server stops. */
@@ -25,6 +26,10 @@ const CLOSE_TIMEOUT_MS = 2_000;
 
 interface Shared {
   sessions: Set<SmtpSession>;
+  /** SMTP connections per client address, and the slot each session holds. LMTP is not counted:
+   *  its clients are the operator's own MTAs, all mail arriving from one address by design. */
+  perAddress: AddressSlots;
+  slotOf: Map<SmtpSession, AddressSlot>;
   secureContext: tls.SecureContext;
 }
 
@@ -33,7 +38,12 @@ const sharedByCtx = new WeakMap<AppContext, Shared>();
 function shared(ctx: AppContext): Shared {
   let sh = sharedByCtx.get(ctx);
   if (!sh) {
-    sh = { sessions: new Set(), secureContext: tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key }) };
+    sh = {
+      sessions: new Set(),
+      perAddress: new AddressSlots(ctx.config.smtpMaxPerAddress),
+      slotOf: new Map(),
+      secureContext: tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key }),
+    };
     sharedByCtx.set(ctx, sh);
   }
   return sh;
@@ -53,6 +63,8 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
     idleMs: config.smtpIdleSeconds * 1000,
     secureContext: sh.secureContext,
     onClose(s) {
+      sh.slotOf.get(s)?.release();
+      sh.slotOf.delete(s);
       sh.sessions.delete(s);
       mine.delete(s);
     },
@@ -61,11 +73,17 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
     socket.on("error", () => socket.destroy());
     socket.setNoDelay(true);
     if (sh.sessions.size >= config.smtpMaxConnections) {
-      socket.end(`421 4.7.0 ${config.publicHost} Error: too many connections; try again later\r\n`);
+      refuse(socket, `421 4.7.0 ${config.publicHost} Error: too many connections; try again later\r\n`);
+      return;
+    }
+    const slot = lmtp ? null : sh.perAddress.claim(socket.remoteAddress);
+    if (slot === null && !lmtp) {
+      refuse(socket, `421 4.7.0 ${config.publicHost} Error: too many connections from your address; try again later\r\n`);
       return;
     }
     ctx.metrics.connections.inc({ proto: lmtp ? "lmtp" : "smtp" });
     const s = new SmtpSession(socket, host);
+    if (slot) sh.slotOf.set(s, slot);
     sh.sessions.add(s);
     mine.add(s);
     s.greet();

@@ -402,9 +402,9 @@ describe("restart", () => {
   }, 30_000);
 });
 
-// Last in this file: it uses up 127.0.0.1's failure budget on `tight` (shared with POP3).
+// Last in this file: it uses up 127.0.0.1's failure budget for this inbox on `tight` (shared with POP3).
 describe("failed log-ins", () => {
-  test("after 10 failures from one address even the right password is refused with NO [UNAVAILABLE]", async () => {
+  test("after 10 failures on one inbox from one address even the right password is refused with NO [UNAVAILABLE]", async () => {
     const box = await newBox(tight);
     const r = await RawImap.open(tight.ports.imap!);
     await r.until("* OK");

@@ -222,8 +222,8 @@ describe("bounds", () => {
 });
 
 describe("failed log-ins", () => {
-  // Last in the file: it locks 127.0.0.1 out for the rest of the window.
-  test("are limited per client address: after 10 failures even the right password is -ERR [SYS/TEMP]", async () => {
+  // Last in the file: it locks this inbox from 127.0.0.1 (docs/security.md, "Per-client fairness").
+  test("back off per inbox and client address: after 10 failures even the right password is -ERR [SYS/TEMP]", async () => {
     const box = await newInbox(0);
     const c = await greeted();
     for (let i = 0; i < 10; i++) expect(await c.login(box.address, `wrong-${i}`)).toStartWith("-ERR [AUTH]");

@@ -14,11 +14,10 @@ async function login(s: SmtpSession, user: string, password: string): Promise<vo
     s.user = user || "anonymous";
     return s.reply("235 2.7.0 Authentication successful");
   }
-  const access = s.host.services.mailAccess;
-  if (access.isThrottled(s.ip)) return s.reply("454 4.7.0 Too many failed log-ins from your address; try again later");
-  const inbox = await access.login(user, password, s.ip);
-  if (!inbox) return s.reply("535 5.7.8 Authentication credentials invalid");
-  s.user = inbox.address;
+  const r = await s.host.services.mailAccess.login(user, password, s.ip);
+  if (!r.ok && r.retryAfter > 0) return s.reply(`454 4.7.0 Too many failed log-ins; try again in ${r.retryAfter} seconds`);
+  if (!r.ok) return s.reply("535 5.7.8 Authentication credentials invalid");
+  s.user = r.inbox.address;
   s.reply("235 2.7.0 Authentication successful");
 }
 
