@@ -42,7 +42,8 @@ export async function startServer(config: Config, say?: (line: string) => void):
   const logger = configureLog(config.logLevel, config.logFormat);
   const log = say ?? (config.logFormat === "json" ? (line: string) => logger.info(line) : console.log);
   const dataDir = usableDataDir(config.dataDir);
-  for (const c of makeDataDirPrivate(dataDir)) logger.warn(`data directory was readable by others; tightened ${c}`);
+  const tightened = makeDataDirPrivate(dataDir);
+  if (tightened.length > 0) logger.warn(`data directory was open to other users; tightened ${tightened.join(", ")}`);
   const unlock = lockDataDir(dataDir);
   try {
     // Before anything is written (a first start prints credentials once): a busy port or an address
