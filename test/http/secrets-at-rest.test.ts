@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, BOOTSTRAP_KEY, json, login, startInboxd, type Instance } from "../support/harness";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, BOOTSTRAP_KEY, json, startInboxd, type Instance } from "../support/harness";
 
 let inst: Instance;
 /** Every secret value the server handed out or was given, with where it came from. */

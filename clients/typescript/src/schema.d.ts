@@ -1353,7 +1353,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description signing secret; only in the answers of create and rotate-secret */
+            /** @description signing secret; only in the answers of create and rotate-secret (an Idempotency-Key replay of the create leaves it out) */
             secret?: string;
             /** Format: date-time */
             created_at: string;
@@ -1419,7 +1419,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description only in the answers of create and rotate
+             * @description only in the answers of create and rotate (an Idempotency-Key replay of the create leaves it out)
              * @example isk_live_…
              */
             secret?: string;
@@ -1529,7 +1529,7 @@ export interface components {
         /** InboxCredentials */
         InboxCredentials: {
             username: string;
-            /** @description secret */
+            /** @description the inbox's IMAP/POP3 password */
             password: string;
             pop3: {
                 /** @example localhost */
