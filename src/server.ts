@@ -9,6 +9,7 @@ import { type Config, SETTINGS } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
 import { openSqliteStorage } from "./storage/sqlite";
 import { lockDataDir } from "./storage/lock";
+import { makeDataDirPrivate } from "./storage/private-files";
 import { LocalBus } from "./lib/bus";
 import { Sealer } from "./lib/crypto";
 import { loadTls } from "./tls";
@@ -41,6 +42,8 @@ export async function startServer(config: Config, say?: (line: string) => void):
   const logger = configureLog(config.logLevel, config.logFormat);
   const log = say ?? (config.logFormat === "json" ? (line: string) => logger.info(line) : console.log);
   const dataDir = usableDataDir(config.dataDir);
+  const tightened = makeDataDirPrivate(dataDir);
+  if (tightened.length > 0) logger.warn(`data directory was open to other users; tightened ${tightened.join(", ")}`);
   const unlock = lockDataDir(dataDir);
   try {
     // Before anything is written (a first start prints credentials once): a busy port or an address
@@ -126,7 +129,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
 export function usableDataDir(dir: string): string {
   const dataDir = resolve(dir);
   try {
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     accessSync(dataDir, constants.W_OK | constants.X_OK);
   } catch (e: any) {
     const denied = e?.code === "EACCES" || e?.code === "EPERM" || e?.code === "EROFS";

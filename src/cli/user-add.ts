@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../runtime/config";
 import { openSqliteStorage } from "../storage/sqlite";
+import { makeDataDirPrivate } from "../storage/private-files";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../runtime/context";
@@ -25,7 +26,8 @@ export async function userAdd(config: Config, args: Record<string, string>): Pro
     return 2;
   }
   const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makeDataDirPrivate(dataDir);
   const storage = openSqliteStorage(dataDir);
   try {
     const identity = new IdentityService({ config, storage } as unknown as AppContext);

@@ -25,6 +25,8 @@ export const PENDING_WINDOW_MS = 72 * 3600 * 1000;
 /** How long one scheduler worker holds a domain while its lookups run. */
 const CLAIM_MS = 60_000;
 const DUE_BATCH = 25;
+/** Why a claim whose records match still fails: another project's claim on the name was verified first. */
+const VERIFIED_ELSEWHERE = "the records match, but this domain was verified by another project on this instance first";
 
 export type DomainRow = DomainRecord;
 
@@ -126,8 +128,24 @@ export class DomainService implements DomainResolver {
           : `the ${plan.name} plan allows ${plan.customDomains} custom domains`;
       throw new DomainError("invalid", "plan_limit_exceeded", message, { limit: "custom_domains", quota: plan.customDomains, used });
     }
-    if (await repos.domains.nameTaken(domain)) {
-      throw new DomainError("invalid", "domain_taken", `the domain ${domain} is already registered`, { field: "domain", domain });
+    const claims = await repos.domains.related(domain);
+    const taken = () => new DomainError("invalid", "domain_taken", `the domain ${domain} is not available`, { field: "domain", domain });
+    // The caller's own team: say so plainly (which of its projects holds it is the team's business).
+    if (claims.some((c) => c.domain === domain && c.teamId === project.teamId)) {
+      throw new DomainError("invalid", "domain_taken", `the domain ${domain} is already registered in a project of your team`, {
+        field: "domain",
+        domain,
+      });
+    }
+    const others = claims.filter((c) => c.teamId !== project.teamId);
+    if (this.verifyOff) {
+      // Every claim is verified at once, so nothing but first come decides: the name, a parent of
+      // it and anything under it are another team's once it holds one of them.
+      if (others.length > 0) throw taken();
+    } else if (others.some((c) => c.domain === domain && c.status === "verified")) {
+      // A verified name's MX already points here for anyone to see; a pending claim of another
+      // team is not revealed (it may be squatting) and does not block: the first verified wins.
+      throw taken();
     }
   }
 
@@ -186,8 +204,8 @@ export class DomainService implements DomainResolver {
     const now = nowIso();
     const check = { at: now, recordStatus: JSON.stringify(checks) };
     if (row.status === "verified") await this.store.recordCheck(id, check);
-    else if (outcome.ok) await this.store.markVerified(id, check);
-    else await this.store.markFailed(id, check, outcome.reason);
+    else if (!outcome.ok) await this.store.markFailed(id, check, outcome.reason);
+    else if (!(await this.store.markVerified(id, check))) await this.store.markFailed(id, check, VERIFIED_ELSEWHERE);
     return this.get(projectId, id);
   }
 
@@ -211,7 +229,8 @@ export class DomainService implements DomainResolver {
         const outcome = summarise(this.expectedRecords(row), checks);
         const check = { at: nowIso(), recordStatus: JSON.stringify(checks) };
         if (outcome.ok) {
-          await this.store.finishClaimedCheck(row.id, check, { status: "verified", reason: null });
+          const won = await this.store.finishClaimedCheck(row.id, check, { status: "verified", reason: null });
+          if (!won) await this.store.finishClaimedCheck(row.id, check, { status: "failed", reason: VERIFIED_ELSEWHERE });
         } else if (Date.now() - Date.parse(row.created_at) > PENDING_WINDOW_MS) {
           const reason = `not verified within ${PENDING_WINDOW_MS / 3600_000} hours: ${outcome.reason}`;
           await this.store.finishClaimedCheck(row.id, check, { status: "failed", reason });

@@ -81,9 +81,13 @@ export class WebhookService {
   }
 
   async get(projectId: string, id: string): Promise<WebhookRow> {
-    const row = await this.storage.webhooks.inProject(projectId, id);
+    const row = await this.find(projectId, id);
     if (!row) throw notFound("webhook");
     return row;
+  }
+
+  find(projectId: string, id: string): Promise<WebhookRow | null> {
+    return this.storage.webhooks.inProject(projectId, id);
   }
 
   list(projectId: string, cursor: string | undefined, limit: number): Promise<WebhookRow[]> {

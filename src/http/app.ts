@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
-import { DomainError } from "../lib/errors";
+import { DomainError, isStorageFull, storageFull } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { RateLimiter } from "./ratelimit";
@@ -257,6 +257,10 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
               {},
               status,
             );
+          }
+          if (isStorageFull(error)) {
+            log.error({ err: error, method: request.method, path, request_id: stateOf(request)?.id }, "storage full");
+            return envelope(request, storageFull());
           }
           log.error({ err: error, method: request.method, path, request_id: stateOf(request)?.id }, "unhandled error");
           return envelope(request, new DomainError("internal", "internal", "internal error; see the server log for the request id"));

@@ -18,6 +18,7 @@ const STATUS: Record<ErrorKind, number> = {
   rate_limited: 429,
   internal: 500,
   unavailable: 503,
+  storage_full: 507,
 };
 
 export const httpStatus = (e: DomainError): number => STATUS[e.kind];

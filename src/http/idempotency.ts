@@ -1,9 +1,14 @@
 // Idempotency-Key on creates: the same key, route and principal within 24 h replays the stored
 // status and body (with Idempotent-Replayed: true); the same key with another body is 422.
+// Secret-bearing answers (an API key's secret, a webhook's signing secret: fields marked
+// x-secret in resources.ts) are stored without the secret, so the 24 h cache never holds one and
+// a replay cannot hand it out again (docs/security.md "Secrets at rest"); the request body is
+// kept only as an HMAC keyed with the instance secret (a scenario secret's value is in it).
+import type { TSchema } from "elysia";
 import type { AppContext } from "../runtime/context";
 import { DomainError } from "../lib/errors";
 import { stateOf } from "./request";
-import { sha256Hex } from "../storage/blobs";
+import { secretFieldsOf } from "./resources";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
@@ -14,7 +19,21 @@ export interface HandlerCtx {
   set: { status?: number | string; headers: Record<string, any> };
 }
 
-export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: number, run: () => T | Promise<T>): Promise<T> {
+/** How a create whose answer carries a secret is stored and replayed. */
+export interface SecretAnswer<T> {
+  /** The resource schema of `data`: its x-secret fields are left out of the stored copy. */
+  schema: TSchema;
+  /** The resource as it stands now, for a replay (a revoked key shows revoked_at); null: the stored copy. */
+  current?: (stored: T) => Promise<T | null>;
+}
+
+export async function idempotent<T>(
+  ctx: AppContext,
+  c: HandlerCtx,
+  status: number,
+  run: () => T | Promise<T>,
+  secret?: SecretAnswer<T>,
+): Promise<T> {
   const key = c.request.headers.get("idempotency-key");
   if (key === null) {
     const out = await run();
@@ -28,7 +47,7 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
   const principalId = principal ? principal.id : "anonymous";
   const route = `${c.request.method} ${c.route}`;
   const url = new URL(c.request.url);
-  const bodyHash = sha256Hex(JSON.stringify([c.body ?? null, url.pathname, url.search]));
+  const bodyHash = ctx.sealer.mac("idempotency", JSON.stringify([c.body ?? null, url.pathname, url.search]));
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
   const row = await ctx.storage.idempotencyKeys.find(principalId, route, key, since);
   if (row) {
@@ -39,7 +58,8 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
     }
     c.set.status = row.status;
     c.set.headers["idempotent-replayed"] = "true";
-    return JSON.parse(row.body) as T;
+    const stored = JSON.parse(row.body) as T;
+    return (await secret?.current?.(stored)) ?? stored;
   }
   const out = await run();
   c.set.status = status;
@@ -49,7 +69,7 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
     key,
     bodyHash,
     status,
-    body: JSON.stringify(out),
+    body: JSON.stringify(secret ? withoutSecrets(out, secret.schema) : out),
     createdAt: new Date().toISOString(),
   });
   return out;
@@ -58,4 +78,13 @@ export async function idempotent<T>(ctx: AppContext, c: HandlerCtx, status: numb
 export function pruneIdempotencyKeys(ctx: AppContext): Promise<number> {
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
   return ctx.storage.idempotencyKeys.prune(since);
+}
+
+/** `{data: resource}` minus the resource's x-secret fields (each is optional in its schema). */
+function withoutSecrets<T>(out: T, schema: TSchema): T {
+  const data = (out as { data?: Record<string, unknown> }).data;
+  if (!data || typeof data !== "object") return out;
+  const copy = { ...data };
+  for (const f of secretFieldsOf(schema)) delete copy[f];
+  return { ...out, data: copy };
 }

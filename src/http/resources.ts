@@ -12,6 +12,21 @@ const NullableString = (description?: string) => t.Union([t.String(), t.Null()],
 const Open = <P extends Record<string, TSchema>>(props: P, title?: string) => t.Object(props, { additionalProperties: true, title });
 const AnyObject = (description?: string) => t.Record(t.String(), t.Unknown(), { description });
 
+/**
+ * A secret value (a key, a signing secret, a token, a password): shown once, never stored in
+ * plaintext. The x-secret mark is what the idempotency cache strips (http/idempotency.ts) and what
+ * the at-rest audit test (test/http/secrets-at-rest.test.ts) enumerates from the OpenAPI document.
+ */
+export const Secret = (description: string, examples?: string[]) => t.String({ description, examples, "x-secret": true });
+
+/** Names of the x-secret fields of an object schema. */
+export function secretFieldsOf(schema: TSchema): string[] {
+  const props = (schema as { properties?: Record<string, TSchema & { "x-secret"?: boolean }> }).properties ?? {};
+  return Object.entries(props)
+    .filter(([, p]) => p["x-secret"] === true)
+    .map(([k]) => k);
+}
+
 /** {data: X} */
 export const One = <T extends TSchema>(item: T) => t.Object({ data: item });
 /** {data: [X], meta: {limit, has_more, …}, links: {next}} */
@@ -61,7 +76,7 @@ export const DeviceLogin = t.Object(
   {
     id: Id,
     name: t.String(),
-    token: t.String({ description: "the session token (isd_…), shown only here" }),
+    token: Secret("the session token (isd_…), shown only here"),
     created_at: Ts,
     last_seen_at: NullableTs,
     expires_at: t.String({ format: "date-time", description: "when the session ends unless used again (sliding; see GET /v1/devices)" }),
@@ -81,7 +96,9 @@ export const ApiKey = t.Object(
     expires_at: NullableTs,
     revoked_at: NullableTs,
     created_at: Ts,
-    secret: t.Optional(t.String({ description: "only in the answers of create and rotate", examples: ["isk_live_…"] })),
+    secret: t.Optional(
+      Secret("only in the answers of create and rotate (an Idempotency-Key replay of the create leaves it out)", ["isk_live_…"]),
+    ),
   },
   { title: "ApiKey" },
 );
@@ -135,7 +152,7 @@ export const Inbox = t.Object(
   { title: "Inbox" },
 );
 export const InboxCredentials = t.Object(
-  { username: t.String(), password: t.String({ description: "secret" }), pop3: HostPort, imap: HostPort },
+  { username: t.String(), password: Secret("the inbox's IMAP/POP3 password"), pop3: HostPort, imap: HostPort },
   { title: "InboxCredentials" },
 );
 export const WatchState = t.Object({ inbox_id: Id, watched: t.Boolean() });
@@ -361,7 +378,9 @@ export const Webhook = t.Object(
     enabled: t.Boolean(),
     paused: t.Boolean(),
     health: Open({ state: t.String({ description: "healthy, failing, circuit_open, paused or disabled" }) }),
-    secret: t.Optional(t.String({ description: "signing secret; only in the answers of create and rotate-secret" })),
+    secret: t.Optional(
+      Secret("signing secret; only in the answers of create and rotate-secret (an Idempotency-Key replay of the create leaves it out)"),
+    ),
     created_at: Ts,
     updated_at: Ts,
   },

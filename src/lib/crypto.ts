@@ -1,7 +1,7 @@
 // Secrets at rest: API keys and device tokens are stored as sha256 (they are random, high-entropy),
 // values we must give back (inbox passwords, scenario secrets, DKIM keys) are AES-256-GCM encrypted
 // with the instance key (INBOXD_SECRET_KEY or data/secret.key).
-import { createHash, randomBytes, createCipheriv, createDecipheriv, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, createCipheriv, createDecipheriv, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -29,6 +29,15 @@ export class Sealer {
     const file = join(dataDir, "secret.key");
     if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString("hex") + "\n", { mode: 0o600 });
     return new Sealer(Buffer.from(readFileSync(file, "utf8").trim(), "hex"));
+  }
+
+  /**
+   * HMAC-SHA256 (hex) of `text` under the instance key, for a fingerprint of something that may
+   * hold a low-entropy secret (a plain sha256 of it could be brute-forced from the database file).
+   * `purpose` keeps fingerprints of different uses apart.
+   */
+  mac(purpose: string, text: string): string {
+    return createHmac("sha256", this.key).update(purpose).update("\0").update(text).digest("hex");
   }
 
   /** Returns "v1.<iv>.<tag>.<ciphertext>" in base64url. */

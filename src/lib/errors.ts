@@ -17,6 +17,7 @@ export type ErrorKind =
   | "invalid" // well-formed but breaks a rule (422)
   | "rate_limited" // too many requests (429)
   | "unavailable" // a dependency is down (503)
+  | "storage_full" // the disk (or the database's size cap) is full: nothing was stored (507)
   | "internal"; // our fault (500)
 
 export class DomainError extends Error {
@@ -41,3 +42,24 @@ export const conflict = (code: string, message: string, details: Record<string, 
   new DomainError("conflict", code, message, details);
 export const invalid = (code: string, message: string, details: Record<string, unknown> = {}) =>
   new DomainError("invalid", code, message, details);
+
+/**
+ * The disk or the database is full: SQLite's SQLITE_FULL (ENOSPC under it, or the database's
+ * max_page_count), or ENOSPC/EDQUOT from a file write (the blob store). Looks through `cause`.
+ */
+export function isStorageFull(e: unknown): boolean {
+  for (let x: any = e, depth = 0; x && depth < 5; x = x.cause, depth++) {
+    if (x instanceof DomainError) return x.kind === "storage_full";
+    const code = typeof x.code === "string" ? x.code : "";
+    if (code === "ENOSPC" || code === "EDQUOT" || code.startsWith("SQLITE_FULL")) return true;
+  }
+  return false;
+}
+
+/** What every channel says when isStorageFull: the HTTP face is 507, SMTP 452 4.3.1. */
+export const storageFull = () =>
+  new DomainError(
+    "storage_full",
+    "insufficient_storage",
+    "the server's storage is full; nothing was stored. Free disk space (or raise the operator's limit) and retry",
+  );

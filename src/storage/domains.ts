@@ -32,14 +32,21 @@ export interface DomainCheck {
   recordStatus: string;
 }
 
+export interface RelatedDomainClaim {
+  domain: string;
+  projectId: string;
+  teamId: string;
+  status: DomainRecord["status"];
+}
+
 export interface DomainRepository {
   inProject(projectId: string, id: string): Promise<DomainRecord | null>;
   /** Newest first, ids below `before` when given; at most `limit` records. */
   listInProject(projectId: string, before: string | null, limit: number): Promise<DomainRecord[]>;
   /** Domains of every project of the team. */
   countForTeam(teamId: string): Promise<number>;
-  /** Whether any project registered this (normalised) name. */
-  nameTaken(domain: string): Promise<boolean>;
+  /** Claims on this (normalised) name, on a parent of it or under it, by any project of any team. */
+  related(domain: string): Promise<RelatedDomainClaim[]>;
   insert(r: DomainRecord): Promise<void>;
   deleteInProject(projectId: string, id: string): Promise<void>;
   setCatchAll(projectId: string, id: string, inboxId: string | null): Promise<void>;
@@ -50,7 +57,8 @@ export interface DomainRepository {
 
   /** On-demand check results: a verified domain keeps its status, only the check is recorded. */
   recordCheck(id: string, check: DomainCheck): Promise<void>;
-  markVerified(id: string, check: DomainCheck): Promise<void>;
+  /** False (nothing changed) when another claim on the same name is verified already: the first verified wins. */
+  markVerified(id: string, check: DomainCheck): Promise<boolean>;
   markFailed(id: string, check: DomainCheck, reason: string): Promise<void>;
 
   /**
@@ -61,13 +69,14 @@ export interface DomainRepository {
   claimDue(claimUntil: string, dueBefore: string, now: string, limit: number): Promise<DomainRecord[]>;
   /**
    * Scheduler: stores the outcome of a claimed check and releases the claim; applies only while
-   * the domain is still pending. status null: still pending (only the check is recorded).
+   * the domain is still pending. status null: still pending (only the check is recorded). False
+   * when "verified" was refused because another claim on the name is verified (nothing changed).
    */
   finishClaimedCheck(
     id: string,
     check: DomainCheck,
     outcome: { status: "verified" | "failed" | null; reason: string | null },
-  ): Promise<void>;
+  ): Promise<boolean>;
 }
 
 export interface DomainsRepositories {

@@ -94,9 +94,13 @@ export class ApiKeyService {
   }
 
   async get(projectId: string, id: string): Promise<Row> {
-    const row = await this.ctx.storage.apiKeys.inProject(projectId, id);
+    const row = await this.find(projectId, id);
     if (!row) throw notFound("API key");
     return row;
+  }
+
+  find(projectId: string, id: string): Promise<Row | null> {
+    return this.ctx.storage.apiKeys.inProject(projectId, id);
   }
 
   /** Rule 5: allowed whatever the target's scopes. Revoking twice is harmless. */

@@ -4,7 +4,7 @@ import type { AppContext } from "../runtime/context";
 import { hashToken } from "../lib/crypto";
 import { DomainError } from "../lib/errors";
 import { isUlid } from "../lib/ids";
-import { hasScope } from "./scopes";
+import { hasScope, SCOPES } from "./scopes";
 
 export type Role = "owner" | "admin" | "member";
 
@@ -145,7 +145,7 @@ export class AuthService {
         teamId: row.user.teamId,
         role: row.user.role,
         projectId: null,
-        scopes: ["*"],
+        scopes: scopesOfRole(row.user.role),
       },
       expiresAt: Date.parse(row.session.createdAt) + max,
       idleMs: idle,
@@ -215,6 +215,16 @@ export function deviceExpiresAt(ctx: AppContext, d: { createdAt: string; lastSee
 
 function lapsed(c: Loaded, now: number): boolean {
   return (c.expiresAt !== null && c.expiresAt <= now) || (c.idleMs !== null && now - c.usedAt > c.idleMs);
+}
+
+/**
+ * What a user's device session may do, by role. Owners and admins hold '*' (full access, and the
+ * only callers who may mint or rotate a '*' key); a member holds every named scope but not '*', so
+ * the API-key rules (a grant is a subset of the caller's scopes) keep a member from minting a '*'
+ * key or rotating an owner's.
+ */
+export function scopesOfRole(role: Role): string[] {
+  return role === "member" ? [...SCOPES] : ["*"];
 }
 
 function parseBearer(h: string | null): string | null {

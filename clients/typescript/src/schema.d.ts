@@ -1380,7 +1380,7 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @description signing secret; only in the answers of create and rotate-secret */
+            /** @description signing secret; only in the answers of create and rotate-secret (an Idempotency-Key replay of the create leaves it out) */
             secret?: string;
             /** Format: date-time */
             created_at: string;
@@ -1446,7 +1446,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /**
-             * @description only in the answers of create and rotate
+             * @description only in the answers of create and rotate (an Idempotency-Key replay of the create leaves it out)
              * @example isk_live_…
              */
             secret?: string;
@@ -1556,7 +1556,7 @@ export interface components {
         /** InboxCredentials */
         InboxCredentials: {
             username: string;
-            /** @description secret */
+            /** @description the inbox's IMAP/POP3 password */
             password: string;
             pop3: {
                 /** @example localhost */

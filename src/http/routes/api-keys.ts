@@ -27,11 +27,24 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/api-keys",
       (c) =>
-        idempotent(ctx, c, 201, async () => {
-          const { principal, project } = reqOf(c.request);
-          requireScope(principal, "keys:write");
-          return { data: await s.apiKeys.create(principal, project.id, c.body) };
-        }),
+        idempotent(
+          ctx,
+          c,
+          201,
+          async () => {
+            const { principal, project } = reqOf(c.request);
+            requireScope(principal, "keys:write");
+            return { data: await s.apiKeys.create(principal, project.id, c.body) };
+          },
+          {
+            schema: R.ApiKey,
+            // A replay shows the key as it is now (revoked_at after a revoke), never its secret.
+            current: async (stored) => {
+              const row = await s.apiKeys.find(reqOf(c.request).project.id, stored.data.id);
+              return row ? { data: apiKeyView(row) } : null;
+            },
+          },
+        ),
       {
         body: t.Object({
           name: t.String({ maxLength: 100 }),

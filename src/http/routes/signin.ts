@@ -4,6 +4,7 @@
 import { Elysia, t } from "elysia";
 import type { RouteModule } from ".";
 import { ErrorBody, Ts, Ulid } from "../schemas";
+import { Secret } from "../resources";
 
 const tags = ["account"];
 
@@ -21,7 +22,7 @@ export const SigninResponse = t.Object(
       {
         id: Ulid("the device session's id"),
         name: t.String(),
-        token: t.String({ description: "the device session token (isd_…), shown only in this answer" }),
+        token: Secret("the device session token (isd_…), shown only in this answer"),
         created_at: Ts,
         last_seen_at: Ts,
       },

@@ -27,12 +27,25 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/webhooks",
       (c) =>
-        idempotent(ctx, c, 201, async () => {
-          const { principal, project } = reqOf(c.request);
-          requireScope(principal, "webhooks:write");
-          const { row, secret } = await s.webhooks.create(project.id, c.body);
-          return { data: s.webhooks.view(row, secret) };
-        }),
+        idempotent(
+          ctx,
+          c,
+          201,
+          async () => {
+            const { principal, project } = reqOf(c.request);
+            requireScope(principal, "webhooks:write");
+            const { row, secret } = await s.webhooks.create(project.id, c.body);
+            return { data: s.webhooks.view(row, secret) };
+          },
+          {
+            schema: R.Webhook,
+            // A replay shows the webhook as it is now, never its signing secret.
+            current: async (stored) => {
+              const row = await s.webhooks.find(reqOf(c.request).project.id, stored.data.id);
+              return row ? { data: s.webhooks.view(row) } : null;
+            },
+          },
+        ),
       {
         body: t.Object({
           url: Fields.url,

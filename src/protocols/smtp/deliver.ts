@@ -3,6 +3,7 @@
 // flush. Only then is the 250 queued. SMTP answers once for the message; LMTP (RFC 2033 §4.2)
 // once per accepted recipient, each inbox delivered on its own.
 import { log } from "../../lib/log";
+import { isStorageFull } from "../../lib/errors";
 import type { Receipt, Recipient } from "../../mail/ingest";
 import { InboxGone, QuotaExceeded } from "../../mail/ingest";
 import type { Services } from "../../services";
@@ -34,6 +35,10 @@ async function outcome(
     if (e instanceof QuotaExceeded)
       return { code: 552, text: `5.2.2 ${e.refusal.kind} storage quota exceeded by this message`, delayMs: 0 };
     if (e instanceof InboxGone) return { code: 550, text: `5.1.1 <${e.address}>: inbox was deleted`, delayMs: 0 };
+    if (isStorageFull(e)) {
+      log.error({ err: e }, "smtp delivery failed: storage full");
+      return { code: 452, text: "4.3.1 insufficient system storage; try again later", delayMs: 0 };
+    }
     log.error({ err: e }, "smtp delivery failed");
     return { code: 451, text: "4.3.0 temporary failure storing the message; try again", delayMs: 0 };
   }

@@ -1,8 +1,12 @@
 // SQLite implementation of the domains repositories (src/storage/domains.ts). Every method is
 // synchronous inside (see connection.ts).
-import type { DomainCheck, DomainRecord, DomainRepository, DomainsRepositories } from "../domains";
+import type { DomainCheck, DomainRecord, DomainRepository, DomainsRepositories, RelatedDomainClaim } from "../domains";
 import type { SqliteConnection } from "./connection";
 import { inboxFromRow } from "./mail";
+
+/** Several projects may claim a name while verification is on; the first one verified wins it. */
+const NO_OTHER_VERIFIED =
+  "NOT EXISTS (SELECT 1 FROM domains o WHERE o.domain = domains.domain AND o.status = 'verified' AND o.id <> domains.id)";
 
 class SqliteDomains implements DomainRepository {
   constructor(private readonly c: SqliteConnection) {}
@@ -24,8 +28,13 @@ class SqliteDomains implements DomainRepository {
     )!.n;
   }
 
-  async nameTaken(domain: string) {
-    return this.c.get("SELECT 1 AS x FROM domains WHERE domain = ?", domain) !== null;
+  async related(domain: string) {
+    // Names hold only [a-z0-9.-] (normalise), so LIKE's wildcards cannot occur in them.
+    return this.c.all<RelatedDomainClaim>(
+      `SELECT d.domain, d.project_id AS projectId, p.team_id AS teamId, d.status FROM domains d JOIN projects p ON p.id = d.project_id
+       WHERE d.domain = ?1 OR ?1 LIKE '%.' || d.domain OR d.domain LIKE '%.' || ?1`,
+      domain,
+    );
   }
 
   async insert(r: DomainRecord) {
@@ -80,12 +89,15 @@ class SqliteDomains implements DomainRepository {
   }
 
   async markVerified(id: string, check: DomainCheck) {
-    this.c.run(
-      "UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL, record_status = ? WHERE id = ?",
-      check.at,
-      check.at,
-      check.recordStatus,
-      id,
+    return (
+      this.c.run(
+        `UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL, record_status = ?
+         WHERE id = ? AND ${NO_OTHER_VERIFIED}`,
+        check.at,
+        check.at,
+        check.recordStatus,
+        id,
+      ).changes > 0
     );
   }
 
@@ -117,15 +129,18 @@ class SqliteDomains implements DomainRepository {
 
   async finishClaimedCheck(id: string, check: DomainCheck, outcome: { status: "verified" | "failed" | null; reason: string | null }) {
     if (outcome.status === "verified") {
-      this.c.run(
-        `UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL,
-           record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
-        check.at,
-        check.at,
-        check.recordStatus,
-        id,
+      return (
+        this.c.run(
+          `UPDATE domains SET status = 'verified', verified_at = ?, last_checked_at = ?, failure_reason = NULL,
+           record_status = ?, check_claimed_until = NULL WHERE id = ? AND status = 'pending' AND ${NO_OTHER_VERIFIED}`,
+          check.at,
+          check.at,
+          check.recordStatus,
+          id,
+        ).changes > 0
       );
-    } else if (outcome.status === "failed") {
+    }
+    if (outcome.status === "failed") {
       this.c.run(
         `UPDATE domains SET status = 'failed', last_checked_at = ?, failure_reason = ?, record_status = ?,
            check_claimed_until = NULL WHERE id = ? AND status = 'pending'`,
@@ -142,6 +157,7 @@ class SqliteDomains implements DomainRepository {
         id,
       );
     }
+    return true;
   }
 }
 
