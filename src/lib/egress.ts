@@ -4,6 +4,7 @@
 // connection is pinned to the vetted addresses through node:http's `lookup` option: fetch() would
 // resolve again (DNS rebinding) and cannot be pinned. The remote address is checked again once
 // connected. Why node:http: docs/decisions.md. Which rules a policy applies: lib/egress-policy.ts.
+// Connections are kept alive per policy (agentFor).
 import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
@@ -187,6 +188,27 @@ export async function guardedRequest(req: GuardedRequest): Promise<GuardedRespon
   }
 }
 
+/** Idle kept-alive sockets close after this long (below common servers' keep-alive: node 5 s, Bun 10 s). */
+const IDLE_SOCKET_MS = 4_000;
+
+/**
+ * Kept-alive connections, one pool per policy, so a socket is only ever reused under the policy
+ * that vetted its peer; within a pool, sockets are keyed by the host name asked for (and port, and
+ * TLS name), so a name's socket never serves another name. A webhook endpoint over TLS then costs
+ * one handshake per connection, not per try (fetch pooled them too).
+ */
+const pools = new WeakMap<EgressPolicy, { http: http.Agent; https: https.Agent }>();
+
+function agentFor(policy: EgressPolicy, secure: boolean): http.Agent {
+  let pool = pools.get(policy);
+  if (!pool) {
+    const opts = { keepAlive: true, timeout: IDLE_SOCKET_MS, maxFreeSockets: 16 };
+    pool = { http: new http.Agent(opts), https: new https.Agent(opts) };
+    pools.set(policy, pool);
+  }
+  return secure ? pool.https : pool.http;
+}
+
 function send(req: GuardedRequest, addresses: ResolvedAddress[], signal: AbortSignal): Promise<GuardedResponse> {
   const { url, policy } = req;
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
@@ -203,7 +225,9 @@ function send(req: GuardedRequest, addresses: ResolvedAddress[], signal: AbortSi
       port: target.port,
       path: `${url.pathname}${url.search}`,
       headers: req.headers ?? {},
-      agent: false,
+      // A new socket connects through `lookup` below; a reused one was vetted the same way and
+      // its peer is checked again on the answer.
+      agent: agentFor(policy, url.protocol === "https:"),
       // The only addresses this request may use: the ones vetted above, not a second resolution.
       lookup: ((_h: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) => {
         if (opts?.all) cb(null, addresses);
@@ -218,28 +242,34 @@ function send(req: GuardedRequest, addresses: ResolvedAddress[], signal: AbortSi
         return reject(refused(address));
       }
       const answer = { status: res.statusCode ?? 0, headers: res.headers, address };
-      const finish = (body: Buffer, truncated: boolean) => {
-        // The rest of the body is not wanted: stop reading it (a large answer ends here).
+      const cut = (body: Buffer, truncated: boolean) => {
+        // The rest of the body is not wanted: stop reading it (a large answer ends here), and
+        // the socket with it (it is mid-answer, so it cannot serve another request).
         res.destroy();
         r.destroy();
         resolve({ ...answer, body, truncated });
       };
-      if (limit <= 0) return finish(Buffer.alloc(0), false);
+      if (limit <= 0) return cut(Buffer.alloc(0), false);
       // Bounded as it streams: never more than `limit` bytes (plus one chunk) held for an answer of any size.
       const chunks: Buffer[] = [];
       let n = 0;
       res.on("data", (c: Buffer) => {
         chunks.push(c);
         n += c.length;
-        if (n >= limit) finish(Buffer.concat(chunks).subarray(0, limit), n > limit || !res.complete);
+        if (n >= limit) cut(Buffer.concat(chunks).subarray(0, limit), n > limit || !res.complete);
       });
-      res.on("end", () => finish(Buffer.concat(chunks), false));
+      // Read to the end: the socket goes back to its pool.
+      res.on("end", () => resolve({ ...answer, body: Buffer.concat(chunks), truncated: false }));
       res.on("error", (e) => reject(e instanceof EgressError ? e : classifyError(e)));
     });
     r.on("socket", (s) => {
-      s.once("connect", () => {
+      const check = () => {
         if (s.remoteAddress && !policy.permits(s.remoteAddress, target)) r.destroy(refused(s.remoteAddress));
-      });
+      };
+      // A new socket is checked once connected; a pooled one (connected long ago) now.
+      if (!s.connecting) return check();
+      s.once("connect", check);
+      r.once("close", () => s.off("connect", check));
     });
     r.on("error", (e) => reject(e instanceof EgressError ? e : classifyError(e)));
     signal.addEventListener("abort", () => r.destroy(signal.reason), { once: true });

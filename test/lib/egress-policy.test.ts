@@ -186,6 +186,35 @@ describe("through the configured resolvers, against local servers", () => {
     expect(other.code).toBe("private_address");
   });
 
+  test("connections are kept alive per policy; a socket cut mid-answer is not reused", async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      res.end(req.url === "/big" ? "y".repeat(100_000) : "ok");
+    });
+    let connections = 0;
+    server.on("connection", () => connections++);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = (path: string) => new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
+    try {
+      const p = egressPolicy({ allowPrivate: true, allow: [] });
+      for (let i = 0; i < 5; i++) {
+        const r = await guardedRequest({ method: "POST", url: url("/ok"), policy: p, timeoutMs: 5000, body: "{}", readBodyBytes: 1024 });
+        expect(r.body.toString()).toBe("ok");
+      }
+      expect(connections).toBe(1);
+      const big = await guardedRequest({ method: "GET", url: url("/big"), policy: p, timeoutMs: 5000, readBodyBytes: 1024 });
+      expect([big.body.length, big.truncated]).toEqual([1024, true]);
+      await guardedRequest({ method: "GET", url: url("/ok"), policy: p, timeoutMs: 5000, readBodyBytes: 1024 });
+      expect(connections).toBe(2);
+      // Another policy never borrows that pool.
+      await guardedRequest({ method: "GET", url: url("/ok"), policy: egressPolicy({ allowPrivate: true, allow: [] }), timeoutMs: 5000 });
+      expect(connections).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test("an answer that never ends is read up to the bound and cut off", async () => {
     const p = egressPolicy({ allowPrivate: true, allow: [] });
     const r = await guardedRequest({
