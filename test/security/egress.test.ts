@@ -191,13 +191,20 @@ describe("INBOXD_EGRESS_PRIVATE=deny with INBOXD_EGRESS_ALLOW=127.0.0.1:<one ser
     expect(target.got.length).toBe(before);
   });
 
-  test("literal denied addresses are refused at create time (422); names are judged when connecting", async () => {
+  test("literal denied addresses are refused at create and update (422); names are judged when connecting", async () => {
     for (const base of [...loopbackSpellings(target.server.port!), ...metadataSpellings]) {
       const wh = await json(inst.api("/v1/webhooks", { method: "POST", json: { url: `${base}/x`, event_types: ["message.received"] } }));
       if (literal(base)) {
         expect([base, wh.status, wh.body.code, wh.body.details.reason]).toEqual([base, 422, "validation_error", "egress_denied"]);
       } else expect([base, wh.status]).toEqual([base, 201]);
     }
+    const patch = await json(
+      inst.api(`/v1/webhooks/${hooks.get("http://localhost:" + target.server.port)}`, {
+        method: "PATCH",
+        json: { url: "http://0xa9fea9fe/" },
+      }),
+    );
+    expect([patch.status, patch.body.details.reason]).toEqual([422, "egress_denied"]);
     const origin = await json(inst.api("/v1/http-origins", { method: "POST", json: { origin: "http://0xa9fea9fe" } }));
     expect([origin.status, origin.body.details.reason]).toEqual([422, "egress_denied"]);
   });
