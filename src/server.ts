@@ -2,6 +2,7 @@
 // prints `listening <proto> <host>:<port>` for each, and shuts down cleanly on SIGTERM/SIGINT.
 // Those start-up lines (`listening …`, `ready`) are bare lines on stdout in the text log format,
 // whatever the level, because scripts and the test harness wait for them; in json they are records.
+import { egressPolicies } from "./runtime/egress";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
@@ -63,6 +64,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
       sealer: Sealer.fromDataDir(dataDir, config.secretKey),
       tls: await loadTls({ ...config, dataDir }),
       metrics,
+      egress: egressPolicies(config),
       workerId: newId(),
       ports: { http: config.httpPort, smtp: config.smtpPort, imap: config.imapPort, pop3: config.pop3Port },
     };

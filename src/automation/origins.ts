@@ -1,11 +1,15 @@
 // Allowed HTTP origins: the only places a run's http.request step (and a webhook) may call.
 // An origin is scheme + host + port; `https://*.example.com` matches any subdomain of
-// example.com (one or more labels) but not example.com itself.
+// example.com (one or more labels) but not example.com itself. Wildcards are for DNS names only:
+// `*.0.0.1` would match 127.0.0.1 and 10.0.0.1. A literal address is written the way the URL
+// parser writes it (0177.0.0.1 and 2130706433 are 127.0.0.1), so it compares with request URLs.
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { DomainError, notFound, validation } from "../lib/errors";
 import type { OriginRow } from "../storage/automation";
+import { isIP } from "node:net";
+import { classifyAddress } from "../lib/egress";
 
 export type { OriginRow };
 
@@ -28,16 +32,32 @@ export function parseOrigin(input: string): ParsedOrigin {
   if (!m) throw bad("expected scheme://host[:port] with scheme http or https and no path, query or credentials");
   const scheme = m[1]!.toLowerCase() as "http" | "https";
   const isWildcard = m[2] !== undefined;
-  const host = m[3]!.toLowerCase().replace(/\.$/, "");
-  const isIp = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.startsWith("[");
+  const written = m[3]!.toLowerCase().replace(/\.$/, "");
+  const host = urlHost(written);
+  if (host === null) throw bad("host is not a valid host name or address");
+  const isIp = isIpHost(host);
+  if (isWildcard && isIp) throw bad("a wildcard needs a DNS name, not an address, e.g. https://*.example.com");
   if (!isIp && !host.split(".").every((l) => LABEL.test(l))) throw bad("host is not a valid host name");
-  if (isWildcard && (isIp || !host.includes(".")))
-    throw bad("a wildcard needs a domain of at least two labels, e.g. https://*.example.com");
+  if (isWildcard && !host.includes(".")) throw bad("a wildcard needs a domain of at least two labels, e.g. https://*.example.com");
   const port = m[4] !== undefined ? Number(m[4]) : DEFAULT_PORT[scheme];
   if (port < 1 || port > 65535) throw bad("port must be 1..65535");
   const hostPart = (isWildcard ? "*." : "") + host;
   const origin = `${scheme}://${hostPart}${port === DEFAULT_PORT[scheme] ? "" : `:${port}`}`;
   return { origin, scheme, host, port, isWildcard };
+}
+
+/** The host as the WHATWG URL parser writes it (what request URLs carry), or null when it is not one. */
+function urlHost(host: string): string | null {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** An IP literal as a URL's hostname: dotted IPv4 or a bracketed IPv6. */
+function isIpHost(hostname: string): boolean {
+  return isIP(hostname.replace(/^\[|\]$/g, "")) !== 0;
 }
 
 export function originMatches(o: Pick<OriginRow, "scheme" | "host" | "port" | "is_wildcard">, url: URL): boolean {
@@ -46,7 +66,9 @@ export function originMatches(o: Pick<OriginRow, "scheme" | "host" | "port" | "i
   const port = url.port ? Number(url.port) : DEFAULT_PORT[scheme as "http" | "https"];
   if (port !== o.port) return false;
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  return o.is_wildcard ? host.endsWith("." + o.host) : host === o.host;
+  // A wildcard never matches an address (rows stored before wildcards were limited to names included).
+  if (o.is_wildcard) return !isIpHost(host) && host.endsWith("." + o.host);
+  return host === o.host;
 }
 
 export class OriginService {
@@ -58,6 +80,15 @@ export class OriginService {
 
   async create(projectId: string, input: { origin: string; description?: string | null }): Promise<OriginRow> {
     const p = parseOrigin(input.origin);
+    // A literal address the egress policy refuses could never be called: say so now (names are
+    // judged at each request, on the address connected to).
+    const ip = p.host.replace(/^\[|\]$/g, "");
+    if (isIP(ip) && !this.ctx.egress.tenant.permits(ip, { host: ip, port: p.port })) {
+      throw validation(
+        `origin ${p.origin} is a ${classifyAddress(ip)} address, which this server's egress policy does not allow (INBOXD_EGRESS_PRIVATE, INBOXD_EGRESS_ALLOW)`,
+        { field: "origin", reason: "egress_denied" },
+      );
+    }
     const description = input.description ?? null;
     if (description !== null && description.length > 500)
       throw validation("description is at most 500 characters", { field: "description" });

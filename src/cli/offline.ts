@@ -1,5 +1,6 @@
 // The services of a server without its listeners, for commands that work on a data directory
 // (`inboxd dump`, `inboxd import`): the same rules as the server (ingest, quotas, parsing), no ports.
+import { egressPolicies } from "../runtime/egress";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
@@ -49,6 +50,7 @@ export async function withDataDir<T>(
       bus: new LocalBus(),
       sealer: Sealer.fromDataDir(dataDir, config.secretKey),
       tls: { cert: "", key: "" },
+      egress: egressPolicies(config),
       workerId: newId(),
       ports: { http: config.httpPort, smtp: config.smtpPort, imap: config.imapPort, pop3: config.pop3Port },
       metrics: new Metrics(),

@@ -19,6 +19,7 @@ import { newId } from "../lib/ids";
 import { hostOf, log } from "../lib/log";
 import { nowIso } from "../lib/time";
 import { signedHeaders } from "../lib/standard-webhooks";
+import { EgressError, guardedRequest } from "../lib/egress";
 import type { Repositories } from "../storage";
 import type { DeliveryOutcome, DispatchState } from "../storage/events";
 import type { DeliveryRow, WebhookService } from "./webhooks";
@@ -233,6 +234,8 @@ export class WebhookDispatcher {
     let error: string | null = null;
     let excerpt: string | null = null;
     let usedOrigin: URL | null = null;
+    /** The egress policy refused the address: no later try can do better (docs/webhooks.md). */
+    let denied = false;
     if (body === null) {
       error = "event_pruned: the event is no longer in the log";
     } else if (!(await this.origins.admits(d.project_id, new URL(wh.url)))) {
@@ -241,27 +244,35 @@ export class WebhookDispatcher {
       usedOrigin = new URL(wh.url);
       const ac = new AbortController();
       this.aborts.add(ac);
-      const timer = setTimeout(() => ac.abort(new Error("timeout")), this.ctx.config.webhookTimeoutMs);
       try {
-        const res = await fetch(wh.url, {
+        // Through the egress guard (lib/egress.ts): the address connected to is one the policy
+        // permits, redirects are not followed, and at most EXCERPT_BYTES of the answer are read.
+        const res = await guardedRequest({
           method: "POST",
+          url: usedOrigin,
+          policy: this.ctx.egress.tenant,
+          timeoutMs: this.ctx.config.webhookTimeoutMs,
           headers: {
             "content-type": "application/json",
             "user-agent": "inboxd-webhooks/1",
             ...signedHeaders(this.webhooks.signingSecrets(wh), d.id, body, started),
           },
           body,
-          redirect: "manual",
+          readBodyBytes: EXCERPT_BYTES,
           signal: ac.signal,
         });
         status = res.status;
-        excerpt = await readExcerpt(res);
+        excerpt = new TextDecoder().decode(res.body);
       } catch (e) {
-        error = ac.signal.aborted
-          ? `timeout: no complete answer within ${this.ctx.config.webhookTimeoutMs} ms`
-          : `network: ${String((e as any)?.message ?? e).slice(0, 300)}`;
+        const code = e instanceof EgressError ? e.code : "connect";
+        const message = String((e as Error)?.message ?? e).slice(0, 300);
+        if (code === "private_address") {
+          denied = true;
+          usedOrigin = null; // nothing went out
+          error = `egress_denied: ${message}`;
+        } else if (code === "timeout") error = `timeout: no complete answer within ${this.ctx.config.webhookTimeoutMs} ms`;
+        else error = `network: ${message}`;
       } finally {
-        clearTimeout(timer);
         this.aborts.delete(ac);
       }
     }
@@ -271,7 +282,7 @@ export class WebhookDispatcher {
     const ok = status !== null && status >= 200 && status < 300;
     if (!ok && error === null) error = `http_status: ${status}`;
     const attempt = d.attempts + 1;
-    const done = ok || attempt >= d.max_attempts;
+    const done = ok || denied || attempt >= d.max_attempts;
     const nextAt = done ? d.next_attempt_at : Date.now() + this.backoff(attempt);
     this.report(d, wh.url, attempt, status, error, duration, done, nextAt);
     await new Promise<void>((resolve) => {
@@ -410,30 +421,4 @@ function outcomeRecord(o: Outcome): DeliveryOutcome {
     startedAt: o.startedIso,
     durationMs: o.duration,
   };
-}
-
-async function readExcerpt(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let n = 0;
-  try {
-    while (n < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      n += value.byteLength;
-    }
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const all = new Uint8Array(Math.min(n, EXCERPT_BYTES));
-  let off = 0;
-  for (const c of chunks) {
-    const take = Math.min(c.byteLength, all.byteLength - off);
-    all.set(c.subarray(0, take), off);
-    off += take;
-    if (off >= all.byteLength) break;
-  }
-  return new TextDecoder().decode(all);
 }

@@ -8,6 +8,8 @@ import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { newWebhookSecret } from "../lib/standard-webhooks";
 import { conflict, DomainError, notFound, validation } from "../lib/errors";
+import { isIP } from "node:net";
+import { classifyAddress, portOf } from "../lib/egress";
 import type { AppendedEvent } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 import type { OriginUse } from "./webhook-dispatcher";
@@ -316,8 +318,9 @@ export class WebhookService {
 
   /**
    * A webhook URL is absolute http(s) without credentials. When the project lists HTTP origins,
-   * the URL's origin must be one of them. Private and loopback addresses are allowed on purpose
-   * (receivers in labs and CI run there); see docs/webhooks.md.
+   * the URL's origin must be one of them. A literal address the egress policy refuses (any
+   * spelling: the URL parser writes 0x7f000001 as 127.0.0.1) is refused here already; names are
+   * judged at each delivery on the address connected to (docs/webhooks.md, docs/security.md).
    */
   async checkUrl(projectId: string, raw: string): Promise<string> {
     let u: URL;
@@ -329,6 +332,13 @@ export class WebhookService {
     if (u.protocol !== "http:" && u.protocol !== "https:") throw validation("url must be http or https", { field: "url" });
     if (u.username || u.password) throw validation("url must not carry credentials", { field: "url" });
     if (raw.length > 2000) throw validation("url is at most 2000 characters", { field: "url" });
+    const host = u.hostname.startsWith("[") ? u.hostname.slice(1, -1) : u.hostname;
+    if (isIP(host) && !this.ctx.egress.tenant.permits(host, { host, port: portOf(u) })) {
+      throw validation(
+        `url points at a ${classifyAddress(host)} address, which this server's egress policy does not allow (INBOXD_EGRESS_PRIVATE, INBOXD_EGRESS_ALLOW)`,
+        { field: "url", reason: "egress_denied" },
+      );
+    }
     if (!(await this.origins.admits(projectId, u))) {
       throw new DomainError("invalid", "origin_not_allowed", `${u.origin} is not in the project's HTTP origins`, {
         field: "url",

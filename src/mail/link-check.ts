@@ -1,9 +1,9 @@
 // The link analysis of a message (API.md "Analysis": GET /v1/messages/{id}/analysis/links): every
 // link of its text and HTML bodies and everything its HTML loads (images, stylesheets) probed
-// over HTTP (lib/link-probe.ts) behind the egress guard (lib/egress.ts): internal and private
-// addresses only with INBOXD_ALLOW_INTERNAL_HTTP=on. docs/analysis.md, "Links".
+// over HTTP (lib/link-probe.ts) behind the egress guard (lib/egress.ts) with the mail-links policy
+// (runtime/egress.ts): internal and private addresses only with INBOXD_ALLOW_INTERNAL_HTTP=on or
+// in INBOXD_EGRESS_ALLOW. docs/analysis.md, "Links".
 import type { AppContext } from "../runtime/context";
-import { privateAddressPolicy } from "../lib/egress";
 import { LinkChecker } from "../lib/link-checker";
 import type { ProbeResult } from "../lib/link-probe";
 import { readLinks } from "../mime/links";
@@ -54,7 +54,7 @@ export class LinkCheckService {
   ) {
     const timeout = ctx.config.linkCheckTimeoutMs;
     this.checker = new LinkChecker({
-      policy: privateAddressPolicy(ctx.config.allowInternalHttp === "on"),
+      policy: ctx.egress.mailLinks,
       requestTimeoutMs: timeout,
       // HEAD and GET with a few redirects each; a server that stalls every hop is cut off here.
       totalTimeoutMs: Math.min(timeout * 3, MESSAGE_BUDGET_MS),

@@ -6,6 +6,8 @@ import { isIP } from "node:net";
 import { availableParallelism } from "node:os";
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
 import type { LoginLimits } from "../lib/login-throttle";
+import { classifyAddress } from "../lib/egress";
+import { type EgressAllowEntry, parseAllowEntry } from "../lib/egress-policy";
 
 export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
@@ -77,6 +79,10 @@ export interface Config {
   spamd: { host: string; port: number } | null;
   /** The link analysis may reach loopback, private and link-local addresses (INBOXD_ALLOW_INTERNAL_HTTP). */
   allowInternalHttp: "on" | "off";
+  /** Outbound requests for tenants may reach loopback, private, link-local, ULA and metadata addresses (docs/security.md). */
+  egressPrivate: "allow" | "deny";
+  /** Targets outbound requests may always reach: CIDRs and host:port (INBOXD_EGRESS_ALLOW). */
+  egressAllow: EgressAllowEntry[];
   /** Each request of the link analysis, until the answer's headers (INBOXD_LINK_CHECK_TIMEOUT_MS). */
   linkCheckTimeoutMs: number;
   /** How often the scheduler re-checks a pending domain's DNS records. */
@@ -156,6 +162,11 @@ function hostName(env: Env, name: string, def: string): string {
   return raw.toLowerCase();
 }
 
+/** Whether a bind address is loopback only (127.0.0.0/8, ::1, localhost). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "");
+  return h === "localhost" || classifyAddress(h) === "loopback";
+}
 /** An IP address with an optional port: what node:dns Resolver.setServers accepts. */
 function isDnsServer(s: string): boolean {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|(\d{1,3}(?:\.\d{1,3}){3}))(?::(\d{1,5}))?$/.exec(s);
@@ -384,7 +395,7 @@ export const SETTINGS = [
   setting(
     "dnsServers",
     "INBOXD_DNS_SERVERS",
-    "resolvers for domain checks and SPF/DKIM/DMARC, comma-separated ip or ip:port (default the system's)",
+    "resolvers for domain checks, SPF/DKIM/DMARC and outbound requests, comma-separated ip or ip:port (default the system's)",
     (e, n) => {
       const servers = list(e, n);
       for (const s of servers) {
@@ -408,6 +419,29 @@ export const SETTINGS = [
     "INBOXD_ALLOW_INTERNAL_HTTP",
     "link analysis may request loopback, private and link-local addresses: on or off (default off)",
     (e, n) => oneOf(e, n, "off", ["on", "off"] as const),
+  ),
+  // A laptop instance (every listener on loopback) serves its own user, who tests apps on
+  // localhost: allowed. Bound anywhere else, other people's requests reach the server, and the
+  // server's network (metadata, admin pages, databases) must not be theirs: denied.
+  setting(
+    "egressPrivate",
+    "INBOXD_EGRESS_PRIVATE",
+    "webhooks, scenario steps and link checks may reach loopback, private, link-local, ULA and metadata addresses: allow or deny (default allow when INBOXD_HOST is loopback, else deny)",
+    (e, n) => oneOf(e, n, isLoopbackHost(hostName(e, "INBOXD_HOST", "127.0.0.1")) ? "allow" : "deny", ["allow", "deny"] as const),
+  ),
+  setting(
+    "egressAllow",
+    "INBOXD_EGRESS_ALLOW",
+    "targets outbound requests may always reach, comma-separated CIDRs or host:port (default none)",
+    (e, n) =>
+      list(e, n).map((v) => {
+        const entry = parseAllowEntry(v);
+        if (!entry)
+          throw new ConfigError(
+            `${n} has an invalid entry "${v}" (a CIDR such as 10.0.0.0/8, an address, or host:port such as 127.0.0.1:8080)`,
+          );
+        return entry;
+      }),
   ),
   setting("linkCheckTimeoutMs", "INBOXD_LINK_CHECK_TIMEOUT_MS", "each request of the link analysis, milliseconds (default 5000)", (e, n) =>
     int(e, n, 5000, 100, 120_000),

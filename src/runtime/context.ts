@@ -4,6 +4,7 @@ import type { Storage } from "../storage";
 import type { EventBus } from "../lib/bus";
 import type { Sealer } from "../lib/crypto";
 import type { Metrics } from "../lib/metrics";
+import type { EgressPolicies } from "./egress";
 
 export interface TlsMaterial {
   cert: string;
@@ -18,6 +19,8 @@ export interface AppContext {
   tls: TlsMaterial;
   /** The Prometheus series every channel counts into (lib/metrics.ts, served at /metrics). */
   metrics: Metrics;
+  /** The rules for outbound requests made for tenants (runtime/egress.ts). */
+  egress: EgressPolicies;
   /** Identifies this process when claiming jobs (several workers may share the database). */
   workerId: string;
   /** Ports actually bound (port 0 resolves at listen time); filled in by the server. */

@@ -28,6 +28,25 @@ describe("origin matching", () => {
     expect(ok("https://*.example.com", "http://a.example.com/")).toBe(false);
   });
 
+  test("wildcards only on DNS names: *.0.0.1 is refused, and a wildcard row never matches an address", () => {
+    for (const bad of ["http://*.0.0.1:8080", "http://*.1", "http://*.0x7f.1", "http://*.[::1]"]) expect(() => parseOrigin(bad)).toThrow();
+    // A row stored before the rule (host "0.0.1") matches neither 127.0.0.1 nor 10.0.0.1.
+    const legacy = { scheme: "http", host: "0.0.1", port: 8080, is_wildcard: 1 };
+    expect(originMatches(legacy, new URL("http://127.0.0.1:8080/"))).toBe(false);
+    expect(originMatches(legacy, new URL("http://10.0.0.1:8080/"))).toBe(false);
+  });
+
+  test("a literal address in any spelling is stored as the URL parser writes it, and matches every spelling", () => {
+    for (const spelling of ["http://0177.0.0.1:8080", "http://2130706433:8080", "http://127.1:8080", "http://0x7f.0.0.1:8080"]) {
+      expect(parseOrigin(spelling).origin).toBe("http://127.0.0.1:8080");
+      expect(ok(spelling, "http://127.0.0.1:8080/x")).toBe(true);
+      expect(ok(spelling, "http://0177.0.0.1:8080/x")).toBe(true);
+    }
+    expect(parseOrigin("http://[::ffff:127.0.0.1]").origin).toBe("http://[::ffff:7f00:1]");
+    expect(ok("http://[0:0:0:0:0:0:0:1]:9", "http://[::1]:9/")).toBe(true);
+    expect(parseOrigin("http://0xa9fea9fe").origin).toBe("http://169.254.169.254");
+  });
+
   test("parse normalises case, default port and a trailing slash", () => {
     expect(parseOrigin("HTTPS://App.Example.COM:443/")).toEqual({
       origin: "https://app.example.com",

@@ -1,5 +1,7 @@
-// http.request: only to an allowed origin of the project, never following redirects (a redirect
-// could leave the allowed list), with a bounded response body.
+// http.request: only to an allowed origin of the project, only to an address the egress policy
+// permits (lib/egress.ts, checked on the address connected to), never following redirects (a
+// redirect could leave the allowed list), with a response body bounded as it streams.
+import { EgressError, guardedRequest } from "../../lib/egress";
 import { StepError, type StepHandler } from "./types";
 
 const MAX_BODY = 1024 * 1024;
@@ -21,37 +23,43 @@ export const httpRequest: StepHandler = async (sc, p) => {
   }
   await sc.deps.origins.touch(origin.id);
   const method = String(p.method ?? "GET").toUpperCase();
-  const headers = new Headers((p.headers ?? {}) as Record<string, string>);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries((p.headers ?? {}) as Record<string, unknown>)) headers[k.toLowerCase()] = String(v);
   let body: string | undefined;
   if (p.json !== undefined) {
     body = JSON.stringify(p.json);
-    if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    if (!headers["content-type"]) headers["content-type"] = "application/json";
   } else if (p.body !== undefined) body = String(p.body);
-  const timeoutMs = (p.timeout_seconds ?? 30) * 1000;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let res: Response;
+  const where = `${method} ${url.origin}${url.pathname}`;
+  let res: Awaited<ReturnType<typeof guardedRequest>>;
   try {
-    res = await fetch(url, { method, headers, body, redirect: "manual", signal: AbortSignal.any([sc.signal, timeout]) });
+    res = await guardedRequest({
+      method,
+      url,
+      policy: sc.ctx.egress.tenant,
+      timeoutMs: (p.timeout_seconds ?? 30) * 1000,
+      headers,
+      body,
+      readBodyBytes: MAX_BODY,
+      signal: sc.signal,
+    });
   } catch (e) {
     if (sc.signal.aborted) throw sc.signal.reason;
-    if (timeout.aborted)
-      throw new StepError(
-        "http_timeout",
-        `http.request: ${method} ${url.origin}${url.pathname} took longer than ${p.timeout_seconds ?? 30} s`,
-      );
-    throw new StepError("http_error", `http.request: ${method} ${url.origin}${url.pathname} failed: ${(e as Error).message}`);
+    const code = e instanceof EgressError ? e.code : "connect";
+    if (code === "private_address") throw new StepError("egress_denied", `http.request: ${where} refused: ${(e as Error).message}`);
+    if (code === "timeout") throw new StepError("http_timeout", `http.request: ${where} took longer than ${p.timeout_seconds ?? 30} s`);
+    throw new StepError("http_error", `http.request: ${where} failed: ${(e as Error).message}`);
   }
-  const buf = new Uint8Array(await res.arrayBuffer());
-  const text = new TextDecoder().decode(buf.subarray(0, MAX_BODY));
+  const text = new TextDecoder().decode(res.body);
   let parsed: unknown = text;
-  if ((res.headers.get("content-type") ?? "").includes("json")) {
+  if (String(res.headers["content-type"] ?? "").includes("json")) {
     try {
       parsed = JSON.parse(text);
     } catch {}
   }
   const outHeaders: Record<string, string> = {};
-  res.headers.forEach((v, k) => {
-    if (k !== "set-cookie") outHeaders[k] = v;
-  });
-  return { status: res.status, ok: res.ok, headers: outHeaders, body: parsed };
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (k !== "set-cookie" && v !== undefined) outHeaders[k] = Array.isArray(v) ? v.join(", ") : v;
+  }
+  return { status: res.status, ok: res.status >= 200 && res.status < 300, headers: outHeaders, body: parsed };
 };
