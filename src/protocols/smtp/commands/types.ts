@@ -13,6 +13,9 @@ export type SmtpState = "fresh" | "greeted" | "mail" | "rcpt" | "bdat";
 export const ANY: SmtpState[] = ["fresh", "greeted", "mail", "rcpt", "bdat"];
 export const GREETED: SmtpState[] = ["greeted", "mail", "rcpt"];
 
+/** The answer to mail that finds the in-flight budget exhausted (MAIL SIZE=, DATA, BDAT; docs/security.md). */
+export const OVER_BUDGET = "452 4.3.1 insufficient system storage: too much mail in flight, try again later";
+
 export interface CommandDef {
   verbs: Verb[];
   states: SmtpState[];
