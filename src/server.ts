@@ -56,6 +56,9 @@ export async function startServer(config: Config, say?: (line: string) => void):
   }
   try {
     const storage = openSqliteStorage(dataDir);
+    // Temp files of messages being received when the last process died (never committed, so
+    // never acknowledged): only now, under the data directory's lock, is none of them live.
+    storage.blobs.removeTemp();
     const metrics = new Metrics();
     const ctx: AppContext = {
       config: { ...config, dataDir },

@@ -284,7 +284,7 @@ export function messageEventData(m: StoredMessage, baseUrl: string): Record<stri
         declared_content_type: a.declaredContentType,
         disposition: a.disposition,
         content_id: a.contentId,
-        size_bytes: a.content.byteLength,
+        size_bytes: a.size,
         sha256: a.sha256,
         download_url: `${msgUrl}/attachments/${id}`,
       };

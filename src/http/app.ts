@@ -26,10 +26,16 @@ const SESSION_ROUTES = /^\/v1\/(inboxes|messages|scenarios|runs)(\/|$)/;
 const IMPORT_ROUTE = /^\/v1\/inboxes\/[^/]+\/messages\/?$/;
 const isImport = (req: Request) => req.method === "POST" && IMPORT_ROUTE.test(new URL(req.url).pathname);
 
-/** The raw body of an import, refused with 413 above the size limit (by Content-Length before reading, when sent). */
+/**
+ * The raw body of an import, refused with 413 above the size limit and 503 server_busy when the
+ * in-flight budget cannot take it (by Content-Length before reading, when sent).
+ */
 async function readRaw(request: Request, services: Services): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > 0) services.imports.checkSize(declared);
+  if (Number.isFinite(declared) && declared > 0) {
+    services.imports.checkSize(declared);
+    services.imports.checkBudget(declared);
+  }
   const raw = new Uint8Array(await request.arrayBuffer());
   services.imports.checkSize(raw.byteLength);
   return raw;

@@ -57,6 +57,8 @@ export class ImportService {
     if (inbox.status !== "active" || (inbox.expiresAt !== null && inbox.expiresAt <= new Date().toISOString())) {
       throw new DomainError("conflict", "inbox_not_active", "the inbox is not active (expired or being removed)");
     }
+    // The same in-flight budget as SMTP: 503 with Retry-After where SMTP says 452 4.3.1.
+    if (!this.ingest.budget.tryReserve(raw.byteLength)) throw busy();
     try {
       const r = await this.ingest.deliver(raw, fromHeader, [{ inbox, address: inbox.address }]);
       const id = r.messageIds[0];
@@ -74,7 +76,14 @@ export class ImportService {
       }
       if (e instanceof InboxGone) throw new DomainError("not_found", "not_found", "inbox not found");
       throw e;
+    } finally {
+      this.ingest.budget.release(raw.byteLength);
     }
+  }
+
+  /** Refuses an import whose declared size the in-flight budget cannot take now (before its body is read). */
+  checkBudget(bytes: number): void {
+    if (bytes > this.ingest.budget.remaining) throw busy();
   }
 
   /** Builds a MIME message from JSON, then stores it like an import. */
@@ -92,6 +101,17 @@ export class ImportService {
       });
     }
   }
+}
+
+/** Too much mail in flight (INBOXD_INFLIGHT_BYTES): a temporary refusal, like SMTP's 452 4.3.1. */
+function busy(): DomainError {
+  return new DomainError(
+    "unavailable",
+    "server_busy",
+    "too much mail is being received right now; try again shortly",
+    {},
+    { "Retry-After": "5" },
+  );
 }
 
 /** The envelope sender of an import: the From header's address, else null. */

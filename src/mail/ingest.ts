@@ -20,8 +20,12 @@ import { planOf } from "../tenancy/plans";
 import { withoutTag } from "./addresses";
 import type { InboxRow } from "./inboxes";
 import type { ProjectRef } from "../tenancy/auth";
+import { InflightBudget } from "./inflight-budget";
+import { IncomingMessage, type MessageBytes, sizeOf } from "./incoming";
+import { largeMessageStarted } from "./memory-release";
 
 const DAY_MS = 86_400_000;
+const EMPTY = new Uint8Array(0);
 /** Raw size from which the quota is checked before parsing too. */
 const PRECHECK_ABOVE = 256 * 1024;
 
@@ -90,11 +94,11 @@ type MaybePromise<T> = Promise<T> | T;
 export type StoredInTxHook = (m: StoredMessage, tx: Transaction) => Promise<void>;
 
 interface PendingWrite {
-  raw: Uint8Array;
+  size: number;
   /** The project of each recipient (resolved before the transaction, which may await nothing else). */
   projects: ProjectRef[];
-  /** raw, then each attachment's bytes; inline[i] says whether it is written in the transaction. */
-  blobs: Uint8Array[];
+  /** raw, then each attachment's bytes; inline[i] says whether it is written in the transaction (a spooled raw never is). */
+  blobs: MessageBytes[];
   inline: boolean[];
   blobKey: string;
   attachmentKeys: string[];
@@ -113,6 +117,8 @@ export class IngestService {
     storedInTx: [] as StoredInTxHook[],
     quotaRefused: [] as Array<(info: QuotaRefusal) => void>,
   };
+  /** Received bytes in flight, shared by every channel (INBOXD_INFLIGHT_BYTES). */
+  readonly budget: InflightBudget;
   private queue: PendingWrite[] = [];
   private readonly parser: ParsePool;
   private flushScheduled = false;
@@ -130,7 +136,14 @@ export class IngestService {
     /** Consulted in order when no inbox has the exact address (catch-all domains); the first non-null answer wins. */
     private readonly recipientResolvers: ReadonlyArray<(address: string) => MaybePromise<InboxRow | null>> = [],
   ) {
-    this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow);
+    this.parser = new ParsePool(ctx.config.parseWorkers, ctx.config.parseInlineBelow, ctx.config.parseBytes);
+    this.budget = new InflightBudget(ctx.config.inflightBytes);
+  }
+
+  /** A message about to arrive (SMTP DATA, BDAT): collects its bytes, spooling large ones, charged to the budget. */
+  incoming(maxBytes: number): IncomingMessage {
+    const blobs = this.ctx.storage.blobs;
+    return new IncomingMessage(blobs, this.budget, maxBytes, blobs.inlineMax);
   }
 
   /**
@@ -178,19 +191,35 @@ export class IngestService {
    * decided from the parsed message (an import takes the From header's address).
    */
   async deliver(
-    raw: Uint8Array,
+    raw: MessageBytes,
     envelopeFromOrOf: string | null | ((parsed: ParsedMessage) => string | null),
     recipients: Recipient[],
     receipt: Receipt | null = null,
   ): Promise<DeliveryResult> {
     if (recipients.length === 0) return { messageIds: [] };
+    const size = sizeOf(raw);
+    const ended = largeMessageStarted(size);
+    try {
+      return await this.deliverSized(raw, size, envelopeFromOrOf, recipients, receipt);
+    } finally {
+      ended();
+    }
+  }
+
+  private async deliverSized(
+    raw: MessageBytes,
+    size: number,
+    envelopeFromOrOf: string | null | ((parsed: ParsedMessage) => string | null),
+    recipients: Recipient[],
+    receipt: Receipt | null,
+  ): Promise<DeliveryResult> {
     // Refuse what cannot fit before spending seconds parsing it (the check in the transaction
     // stays the authoritative one, with the same answer and alerts; for small mail, which parses
     // in well under a millisecond, it is the only one).
-    for (const r of raw.byteLength < PRECHECK_ABOVE ? [] : recipients) {
+    for (const r of size < PRECHECK_ABOVE ? [] : recipients) {
       const fresh = await this.ctx.storage.inboxes.byId(r.inbox.id);
       const project = fresh ? await this.projectOf(fresh.projectId) : null;
-      const refusal = fresh && project ? await this.quotaCheck(this.ctx.storage.inboxes, fresh, project, raw.byteLength) : null;
+      const refusal = fresh && project ? await this.quotaCheck(this.ctx.storage.inboxes, fresh, project, size) : null;
       if (refusal) {
         this.raiseQuota(refusal);
         throw new QuotaExceeded(refusal);
@@ -206,23 +235,32 @@ export class IngestService {
     try {
       parsed = await this.parser.parse(raw);
     } catch (e) {
-      parsed = unparsed(raw, e);
+      parsed = unparsed(size, e);
     }
     const envelopeFrom = typeof envelopeFromOrOf === "function" ? envelopeFromOrOf(parsed) : envelopeFromOrOf;
     // Pin before put: a concurrent delete of an identical message must not free the blob
     // between our put and our commit (content addressing shares blobs).
-    const blobKey = sha256Hex(raw);
+    const blobKey = raw instanceof Uint8Array ? sha256Hex(raw) : raw.key;
     const attachmentKeys = parsed.attachments.map((a) => a.sha256);
     const unpins = [blobKey, ...attachmentKeys].map((k) => pinBlob(k));
     try {
       // Small blobs are written inside the commit (one WAL fsync for the whole group); large
       // ones are fsynced to files first, so the commit never points at bytes not yet durable.
-      const blobs = [raw, ...parsed.attachments.map((a) => a.content)];
-      const inline = blobs.map((b) => b.byteLength <= this.ctx.storage.blobs.inlineMax);
-      await Promise.all(blobs.map((b, i) => (inline[i] ? null : this.ctx.storage.blobs.put(b))));
+      const store = this.ctx.storage.blobs;
+      const blobs: MessageBytes[] = [raw, ...parsed.attachments.map((a) => a.content)];
+      const inline = blobs.map((b) => b instanceof Uint8Array && b.byteLength <= store.inlineMax);
+      await Promise.all(blobs.map((b, i) => (inline[i] ? null : b instanceof Uint8Array ? store.put(b) : store.adopt(b))));
+      // Durable now: a large attachment's bytes need not wait in memory for the group commit
+      // (18 MB per 24 MB message); only inline ones are written by the transaction.
+      parsed.attachments.forEach((a, i) => {
+        if (!inline[i + 1]) {
+          a.content = EMPTY;
+          blobs[i + 1] = EMPTY;
+        }
+      });
       const ids = await new Promise<string[]>((resolve, reject) => {
         this.queue.push({
-          raw,
+          size,
           projects,
           blobs,
           inline,
@@ -295,9 +333,9 @@ export class IngestService {
   private async storeOne(tx: Transaction, w: PendingWrite): Promise<StoredMessage[]> {
     const p = w.parsed;
     const out: StoredMessage[] = [];
-    const size = w.raw.byteLength;
+    const size = w.size;
     const keys = [w.blobKey, ...w.attachmentKeys];
-    for (let i = 0; i < w.blobs.length; i++) if (w.inline[i]) await tx.putInlineBlob(keys[i]!, w.blobs[i]!);
+    for (let i = 0; i < w.blobs.length; i++) if (w.inline[i]) await tx.putInlineBlob(keys[i]!, w.blobs[i] as Uint8Array);
     const toJson = JSON.stringify(p.to);
     const ccJson = JSON.stringify(p.cc);
     const codes = JSON.stringify(p.codes);
@@ -360,7 +398,7 @@ export class IngestService {
               served_content_type: a.servedContentType,
               disposition: a.disposition,
               content_id: a.contentId,
-              size_bytes: a.content.byteLength,
+              size_bytes: a.size,
               sha256: a.sha256,
               blob_key: w.attachmentKeys[i]!,
             };
@@ -434,7 +472,7 @@ function isLive(inbox: InboxRow): boolean {
 }
 
 /** The parser itself failed: keep the raw, show what little we know. */
-function unparsed(raw: Uint8Array, e: unknown): ParsedMessage {
+function unparsed(size: number, e: unknown): ParsedMessage {
   return {
     from: { email: "", name: "" },
     to: [],
@@ -450,7 +488,7 @@ function unparsed(raw: Uint8Array, e: unknown): ParsedMessage {
     links: [],
     codes: [],
     attachments: [],
-    logicalSizeBytes: raw.byteLength,
+    logicalSizeBytes: size,
     parseError: String((e as any)?.message ?? e).slice(0, 500),
   };
 }

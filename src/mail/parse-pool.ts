@@ -6,9 +6,18 @@
 // thread. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
 // worker that fails to start or dies falls back to the same in-thread parse, so parsing never
 // loses a message.
+//
+// Memory: parsing holds about three times a message (its bytes, mailparser's decoded parts and
+// strings, the attachments handed back), so what is handed to parsing at once is bounded by
+// bytes (INBOXD_PARSE_BYTES, default 64 MiB); the rest waits here, in order, as a file name when
+// the message was spooled (src/mail/incoming.ts): 40 queued 24 MB messages cost 40 paths, not
+// 40 copies in a worker's message queue. A spooled message is read by the thread that parses it.
+import { readFileSync } from "node:fs";
 import { log } from "../lib/log";
 import type { ParsedMessage } from "../mime/types";
 import { parseMessage } from "../mime/parse";
+import type { MessageBytes } from "./incoming";
+import { sizeOf } from "./incoming";
 
 // From source, the worker file sits next to this one. In the compiled executable
 // (`bun build --compile src/main.ts src/services/parse-worker.ts`) entrypoints are embedded
@@ -18,8 +27,11 @@ const WORKER_SPEC = import.meta.path.includes("$bunfs") ? "./mail/parse-worker.t
 interface Pending {
   resolve: (p: ParsedMessage) => void;
   reject: (e: unknown) => void;
-  raw: Uint8Array;
+  raw: MessageBytes;
 }
+
+/** In-thread parse of bytes in memory or in a spool file. */
+const parseHere = (raw: MessageBytes): Promise<ParsedMessage> => parseMessage(raw instanceof Uint8Array ? raw : readFileSync(raw.path));
 
 interface Slot {
   worker: Worker;
@@ -32,10 +44,14 @@ export class ParsePool {
   private closed = false;
 
   private started = false;
+  /** Bytes being parsed now, and the parses waiting for room (FIFO). */
+  private parsing = 0;
+  private waiting: Array<{ bytes: number; go: () => void }> = [];
 
   constructor(
     private readonly size: number,
     private readonly inlineBelow: number,
+    private readonly maxParsingBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   private spawn(): void {
@@ -49,16 +65,17 @@ export class ParsePool {
     // Parsing must not keep the process alive on its own.
     (worker as any).unref?.();
     const slot: Slot = { worker, pending: new Map() };
-    worker.onmessage = (e: MessageEvent<{ id: number; parsed?: ParsedMessage; error?: string }>) => {
+    worker.onmessage = (e: MessageEvent<{ id: number; parsed?: ParsedMessage; sha256?: string; error?: string }>) => {
       const p = slot.pending.get(e.data.id);
       if (!p) return;
       slot.pending.delete(e.data.id);
+      if (e.data.sha256 && !(p.raw instanceof Uint8Array)) p.raw.setKey(e.data.sha256);
       if (e.data.parsed) p.resolve(e.data.parsed);
       else p.reject(new Error(e.data.error ?? "parse failed"));
     };
     const fail = (why: unknown) => {
       this.slots = this.slots.filter((s) => s !== slot);
-      for (const p of slot.pending.values()) parseMessage(p.raw).then(p.resolve, p.reject);
+      for (const p of slot.pending.values()) parseHere(p.raw).then(p.resolve, p.reject);
       slot.pending.clear();
       if (!this.closed) {
         log.error({ err: why }, "parse pool: worker failed; replacing it");
@@ -73,20 +90,51 @@ export class ParsePool {
     this.slots.push(slot);
   }
 
-  parse(raw: Uint8Array): Promise<ParsedMessage> {
-    if (this.size === 0 || raw.byteLength < this.inlineBelow) return parseMessage(raw);
+  async parse(raw: MessageBytes): Promise<ParsedMessage> {
+    const bytes = sizeOf(raw);
+    // Small mail skips the queue: it parses in well under a millisecond.
+    if (bytes < this.inlineBelow) return parseHere(raw);
+    await this.room(bytes);
+    try {
+      return await (this.size === 0 ? parseHere(raw) : this.inWorker(raw));
+    } finally {
+      this.parsing -= bytes;
+      this.pump();
+    }
+  }
+
+  /** Waits until `bytes` fit beside what is being parsed (a message larger than the limit parses alone). */
+  private room(bytes: number): Promise<void> {
+    if (this.waiting.length === 0 && (this.parsing === 0 || this.parsing + bytes <= this.maxParsingBytes)) {
+      this.parsing += bytes;
+      return Promise.resolve();
+    }
+    return new Promise((go) => this.waiting.push({ bytes, go }));
+  }
+
+  private pump(): void {
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (this.parsing !== 0 && this.parsing + next.bytes > this.maxParsingBytes) return;
+      this.waiting.shift();
+      this.parsing += next.bytes;
+      next.go();
+    }
+  }
+
+  private inWorker(raw: MessageBytes): Promise<ParsedMessage> {
     if (!this.started) {
       this.started = true;
       for (let i = 0; i < this.size; i++) this.spawn();
     }
-    if (this.slots.length === 0) return parseMessage(raw);
+    if (this.slots.length === 0) return parseHere(raw);
     let slot = this.slots[0]!;
     for (const s of this.slots) if (s.pending.size < slot.pending.size) slot = s;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject, raw });
-      // A copy: the SMTP buffer may be a view into a larger pooled allocation.
-      slot.worker.postMessage({ id, raw: new Uint8Array(raw) });
+      // A copy: the SMTP buffer may be a view into a larger pooled allocation. A spool goes as its path.
+      slot.worker.postMessage(raw instanceof Uint8Array ? { id, raw: new Uint8Array(raw) } : { id, path: raw.path });
     });
   }
 

@@ -101,6 +101,7 @@ function attachmentsOf(mail: ParsedMail): ParsedAttachment[] {
       disposition: att.contentDisposition === "inline" ? "inline" : "attachment",
       contentId: att.cid ?? null,
       content,
+      size: content.byteLength,
       sha256: sha256(content),
     } satisfies ParsedAttachment;
   });

@@ -17,7 +17,10 @@ export interface ParsedAttachment {
   servedContentType: string;
   disposition: "attachment" | "inline";
   contentId: string | null;
+  /** The bytes; emptied by ingest once a large attachment is durable in the blob store (size keeps the count). */
   content: Uint8Array;
+  /** Size of the decoded bytes. */
+  size: number;
   sha256: string;
 }
 

@@ -93,6 +93,10 @@ export interface Config {
   parseWorkers: number;
   /** Messages smaller than this many bytes are parsed on the main thread (INBOXD_PARSE_INLINE_BELOW). */
   parseInlineBelow: number;
+  /** Bytes of received mail in flight at once (arriving, parsing, committing); beyond it SMTP 452, import 503 (docs/security.md). */
+  inflightBytes: number;
+  /** Bytes of mail handed to the parse threads at once; more waits its turn (INBOXD_PARSE_BYTES). */
+  parseBytes: number;
   /** Base URL put into webhook payloads (attachment download links); default http://PUBLIC_HOST:HTTP_PORT. */
   publicUrl: string | null;
   /** Webhook delivery: per-try timeout, first retry delay (later ones grow 4x), sends in flight. */
@@ -459,6 +463,18 @@ export const SETTINGS = [
   // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
   setting("parseInlineBelow", "INBOXD_PARSE_INLINE_BELOW", "messages smaller than this many bytes are parsed on the main thread", (e, n) =>
     int(e, n, availableParallelism() <= 2 ? 64 * 1024 : 0, 0, 1024 * 1024 * 1024),
+  ),
+  // Received bytes on their way to a commit: what 40 senders of 24 MB mail at once may occupy
+  // (docs/security.md, "Bounded memory"). Above the SMTP limit (26 MiB) so one message always fits.
+  setting(
+    "inflightBytes",
+    "INBOXD_INFLIGHT_BYTES",
+    "bytes of received mail in flight at once, beyond it SMTP 452 4.3.1 (default 1073741824)",
+    (e, n) => int(e, n, 1024 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+  ),
+  // Each parse thread holds about 3x a message while mailparser works on it (docs/security.md).
+  setting("parseBytes", "INBOXD_PARSE_BYTES", "bytes of mail being parsed at once, more waits (default 67108864)", (e, n) =>
+    int(e, n, 64 * 1024 * 1024, 1024, 16 * 1024 * 1024 * 1024),
   ),
   setting("webhookTimeoutMs", "INBOXD_WEBHOOK_TIMEOUT_MS", "webhook try timeout, milliseconds (default 10000)", (e, n) =>
     int(e, n, 10_000, 10, 300_000),

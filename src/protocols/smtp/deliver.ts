@@ -9,6 +9,7 @@ import { InboxGone, QuotaExceeded } from "../../mail/ingest";
 import type { Services } from "../../services";
 import type { ChaosRuleRecord } from "../../storage/mail";
 import type { SmtpSession } from "./session";
+import { type MessageBytes, sizeOf } from "../../mail/incoming";
 
 interface Outcome {
   code: number;
@@ -19,7 +20,7 @@ interface Outcome {
 
 async function outcome(
   services: Services,
-  raw: Buffer,
+  raw: MessageBytes,
   from: string | null,
   recipients: Recipient[],
   chaos: ChaosRuleRecord[][],
@@ -44,7 +45,7 @@ async function outcome(
   }
 }
 
-export async function deliverMessage(s: SmtpSession, raw: Buffer): Promise<void> {
+export async function deliverMessage(s: SmtpSession, raw: MessageBytes): Promise<void> {
   const t = s.transaction!;
   s.resetTransaction();
   const from = t.from === "" ? null : t.from;
@@ -65,7 +66,7 @@ export async function deliverMessage(s: SmtpSession, raw: Buffer): Promise<void>
   }
   if (results.some((r) => r.code === 421)) s.close();
   const to = s.lmtp ? t.recipients.map((r) => [r.address]) : [t.accepted.map((a) => a.address)];
-  record(s, from, to, raw.length, results, (performance.now() - started) / 1000);
+  record(s, from, to, sizeOf(raw), results, (performance.now() - started) / 1000);
 }
 
 /** The transaction's log line(s) and series: one line per message (per recipient's result on LMTP). */

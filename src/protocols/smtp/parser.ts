@@ -259,7 +259,14 @@ export class DataDecoder {
   /** The next byte begins a line. */
   private lineStart = true;
 
-  constructor(private readonly maxBytes: number) {}
+  /**
+   * With a sink, decoded content is handed on as it is found (views into the pushed bytes, valid
+   * for the call) instead of being kept here; message() is then empty.
+   */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly sink: ((content: Uint8Array) => void) | null = null,
+  ) {}
 
   push(b: Uint8Array): { consumed: number; done: boolean } {
     const len = b.length;
@@ -321,34 +328,8 @@ export class DataDecoder {
       this.parts = [];
       return;
     }
-    this.parts.push(b.subarray(from, to));
-  }
-}
-
-/**
- * The BDAT chunks of one message (RFC 3030): bytes taken as they are, counted against the limit.
- */
-export class ChunkCollector {
-  private parts: Uint8Array[] = [];
-  size = 0;
-  overflow = false;
-  constructor(private readonly maxBytes: number) {}
-
-  add(b: Uint8Array): void {
-    this.size += b.length;
-    if (this.overflow) return;
-    if (this.size > this.maxBytes) {
-      this.overflow = true;
-      this.parts = [];
-      return;
-    }
-    if (b.length > 0) this.parts.push(b);
-  }
-
-  message(): Buffer {
-    const out = Buffer.concat(this.parts, this.size);
-    this.parts = [];
-    return out;
+    if (this.sink) this.sink(b.subarray(from, to));
+    else this.parts.push(b.subarray(from, to));
   }
 }
 

@@ -12,8 +12,10 @@ import type { Services } from "../../services";
 import type { Recipient } from "../../mail/ingest";
 import type { ChaosReply } from "../../mail/chaos";
 import type { ChaosRuleRecord } from "../../storage/mail";
-import { type Body, ChunkCollector, DataDecoder, MAX_COMMAND_LINE, parseCommand, type SmtpCommand } from "./parser";
+import { type Body, DataDecoder, MAX_COMMAND_LINE, parseCommand, type SmtpCommand } from "./parser";
+import type { IncomingMessage } from "../../mail/incoming";
 import { commands, type SmtpState } from "./commands";
+import { refusalReply } from "./commands/types";
 import { deliverMessage } from "./deliver";
 
 /** What a session needs from its listener; shared by every session of one port. */
@@ -59,8 +61,8 @@ export class SmtpSession {
   user: string | null = null;
   clientName: string | null = null;
   transaction: Transaction | null = null;
-  /** The BDAT chunks of the current message. */
-  chunks: ChunkCollector | null = null;
+  /** The message being received (DATA or BDAT chunks): in memory, or spooled to a temp file when large. */
+  incoming: IncomingMessage | null = null;
   readonly ip: string;
 
   private mode: Mode = "command";
@@ -170,20 +172,34 @@ export class SmtpSession {
 
   resetTransaction(): void {
     this.transaction = null;
-    this.chunks = null;
+    this.incoming?.done();
+    this.incoming = null;
     this.decoder = null;
     if (this.state !== "fresh") this.state = "greeted";
   }
 
   /** After the 354: what follows is the message, up to CRLF.CRLF. */
   startData(): void {
-    this.decoder = new DataDecoder(this.host.maxBytes);
+    const m = this.newIncoming();
+    this.decoder = new DataDecoder(this.host.maxBytes, (b) => m.add(b));
     this.mode = "data";
   }
 
-  /** The whole message has arrived (end of DATA, BDAT LAST): store it and answer. */
-  finishMessage(raw: Buffer): Promise<void> {
-    return deliverMessage(this, raw);
+  private newIncoming(): IncomingMessage {
+    this.incoming?.done();
+    this.incoming = this.host.services.ingest.incoming(this.host.maxBytes);
+    return this.incoming;
+  }
+
+  /** The whole message has arrived (end of DATA, BDAT LAST): store it and answer, then free its bytes and budget. */
+  async finishMessage(): Promise<void> {
+    const m = this.incoming!;
+    this.incoming = null;
+    try {
+      await deliverMessage(this, m.message());
+    } finally {
+      m.done();
+    }
   }
 
   // -- Socket ----------------------------------------------------------------------------
@@ -216,6 +232,9 @@ export class SmtpSession {
     // During STARTTLS the plain socket is handed to TLS; only the outermost socket's close counts.
     if (socket !== this.socket) return;
     this.mode = "closed";
+    // A client gone mid-DATA: its temp file and budget go now, not with the session object.
+    this.incoming?.done();
+    this.incoming = null;
     this.lineWaiter?.(null);
     this.lineWaiter = null;
     this.host.onClose(this);
@@ -316,18 +335,20 @@ export class SmtpSession {
         if (!done) return false;
         this.mode = "command";
         this.decoder = null;
-        if (decoder.overflow) {
+        const m = this.incoming!;
+        if (decoder.overflow || m.refused) {
           this.resetTransaction();
-          this.reply(`552 5.3.4 message exceeds the size limit of ${this.host.maxBytes} bytes`);
+          // Read to the end either way, so the reply lines up with the client's next command.
+          this.reply(refusalReply(m, this.host.maxBytes, decoder.overflow));
           return true;
         }
-        return this.finishMessage(decoder.message());
+        return this.finishMessage();
       }
       case "bdat": {
         const b = this.bdat!;
         const n = Math.min(b.remaining, this.input.length);
         if (n > 0) {
-          if (b.refusal === null) this.chunks!.add(this.input.subarray(0, n));
+          if (b.refusal === null) this.incoming!.add(this.input.subarray(0, n));
           this.input = n === this.input.length ? EMPTY : this.input.subarray(n);
           b.remaining -= n;
         }
@@ -394,7 +415,7 @@ export class SmtpSession {
         return;
       }
       const c = parsed.command as SmtpCommand & { verb: "BDAT" };
-      if (allowed && this.state === "rcpt") this.chunks = new ChunkCollector(this.host.maxBytes);
+      if (allowed && this.state === "rcpt") this.newIncoming();
       this.bdat = { command: c, remaining: c.size, refusal };
       this.mode = "bdat";
       return;

@@ -1,9 +1,11 @@
 // The file-system blob store: one fsynced file per blob under data/blobs/ab/cd/<sha256>.
-import { mkdirSync, unlinkSync, existsSync, readFileSync, statSync } from "node:fs";
-import { mkdir, open, rename } from "node:fs/promises";
+import { createReadStream, mkdirSync, unlinkSync, existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { link, mkdir, open, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { sha256Hex, type BlobStore } from ".";
+import { BlobSpool } from "./spool";
 
 export class FsBlobStore implements BlobStore {
   private readonly tmpDir: string;
@@ -44,6 +46,46 @@ export class FsBlobStore implements BlobStore {
     return key;
   }
 
+  spool(): BlobSpool {
+    return new BlobSpool(this.tmpDir);
+  }
+
+  async adopt(spool: BlobSpool): Promise<string> {
+    const key = spool.finish().key;
+    const final = this.pathOf(key);
+    if (existsSync(final)) return key;
+    const dir = join(this.root, key.slice(0, 2), key.slice(2, 4));
+    await mkdir(dir, { recursive: true });
+    const fh = await open(spool.path, "r");
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    // A link, not a rename: the spool stays readable under its own name until released (LMTP
+    // parses one spool once per recipient, concurrently).
+    try {
+      await link(spool.path, final);
+    } catch (e: any) {
+      if (e.code !== "EEXIST") throw e;
+    }
+    const dh = await open(dir, "r");
+    try {
+      await dh.sync();
+    } finally {
+      await dh.close();
+    }
+    return key;
+  }
+
+  removeTemp(): void {
+    for (const name of readdirSync(this.tmpDir)) {
+      try {
+        unlinkSync(join(this.tmpDir, name));
+      } catch {}
+    }
+  }
+
   async get(key: string): Promise<Uint8Array | null> {
     try {
       return readFileSync(this.pathOf(key));
@@ -51,6 +93,12 @@ export class FsBlobStore implements BlobStore {
       if (e.code === "ENOENT") return null;
       throw e;
     }
+  }
+
+  async stream(key: string): Promise<Readable | null> {
+    const path = this.pathOf(key);
+    if (!existsSync(path)) return null;
+    return createReadStream(path, { highWaterMark: 64 * 1024 });
   }
 
   async size(key: string): Promise<number | null> {

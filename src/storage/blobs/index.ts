@@ -1,13 +1,25 @@
 // Raw mail and attachment bytes, content-addressed by sha256. One interface whatever holds them
 // (files, a database table, later an S3-compatible store).
 import { createHash } from "node:crypto";
+import type { Readable } from "node:stream";
+import type { BlobSpool } from "./spool";
+
+export { BlobSpool } from "./spool";
 
 export interface BlobStore {
   /** Stores bytes durably (on disk before it resolves) and returns their key (sha256 hex). */
   put(bytes: Uint8Array): Promise<string>;
   get(key: string): Promise<Uint8Array | null>;
+  /** The bytes as a stream of file reads (a 24 MB blob is never whole in memory, and each read is its own event-loop turn). */
+  stream(key: string): Promise<Readable | null>;
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
+  /** A temp file to write a large blob into as it arrives (see spool.ts). */
+  spool(): BlobSpool;
+  /** Makes a finished spool durable under its key (fsync, link into place, fsync the directory); the caller releases the spool. */
+  adopt(spool: BlobSpool): Promise<string>;
+  /** Removes temp files a crash left (server start-up only: another process's spool may be live otherwise). */
+  removeTemp(): void;
 }
 
 /**

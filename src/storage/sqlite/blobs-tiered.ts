@@ -4,8 +4,9 @@
 // that also inserts the message row is covered by that transaction's single WAL fsync, shared by
 // every message of a group commit. The same content-addressed keys are used in both tiers, so
 // callers (raw download, IMAP, POP3, removal) never know which tier holds a blob.
-import { sha256Hex, type BlobStore, type TransactionalBlobStore } from "../blobs";
+import { type BlobSpool, sha256Hex, type BlobStore, type TransactionalBlobStore } from "../blobs";
 import type { SqliteConnection } from "./connection";
+import { Readable } from "node:stream";
 
 export const INLINE_MAX = 512 * 1024;
 
@@ -29,9 +30,27 @@ export class TieredBlobStore implements TransactionalBlobStore {
     return key;
   }
 
+  spool(): BlobSpool {
+    return this.files.spool();
+  }
+
+  /** A spool is only used for blobs above inlineMax: it always goes to the file tier. */
+  adopt(spool: BlobSpool): Promise<string> {
+    return this.files.adopt(spool);
+  }
+
+  removeTemp(): void {
+    this.files.removeTemp();
+  }
+
   async get(key: string): Promise<Uint8Array | null> {
     const row = await this.c.whenIdle(() => this.c.get<{ bytes: Uint8Array }>("SELECT bytes FROM blobs_inline WHERE key = ?", key));
     return row ? row.bytes : this.files.get(key);
+  }
+
+  async stream(key: string): Promise<Readable | null> {
+    const row = await this.c.whenIdle(() => this.c.get<{ bytes: Uint8Array }>("SELECT bytes FROM blobs_inline WHERE key = ?", key));
+    return row ? Readable.from([Buffer.from(row.bytes)]) : this.files.stream(key);
   }
 
   async size(key: string): Promise<number | null> {

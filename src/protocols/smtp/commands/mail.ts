@@ -1,6 +1,7 @@
 // MAIL FROM (RFC 5321 §4.1.1.2) with SIZE (RFC 1870), BODY (RFC 6152, RFC 3030 BINARYMIME),
-// SMTPUTF8 (RFC 6531) and AUTH= (RFC 4954 §5). A declared size over the limit is refused at once.
-import type { CommandDef } from "./types";
+// SMTPUTF8 (RFC 6531) and AUTH= (RFC 4954 §5). A declared size over the limit is refused at once;
+// one over what the in-flight budget has left now gets 452 4.3.1 (try later; docs/security.md).
+import { type CommandDef, OVER_BUDGET } from "./types";
 
 export default {
   verbs: ["MAIL"],
@@ -16,6 +17,10 @@ export default {
     if (c.size !== null && c.size > max) {
       s.refused("mail", 552, c.address);
       return s.reply(`552 5.3.4 message size exceeds fixed maximum message size ${max}`);
+    }
+    if (c.size !== null && c.size > s.host.services.ingest.budget.remaining) {
+      s.refused("mail", 452, c.address);
+      return s.reply(OVER_BUDGET);
     }
     s.resetTransaction();
     s.transaction = { from: c.address, body: c.body, recipients: [], accepted: [], chaos: [] };

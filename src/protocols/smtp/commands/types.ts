@@ -2,6 +2,7 @@
 // order, and a function that does the work and answers through the session.
 import type { SmtpCommand, Verb } from "../parser";
 import type { SmtpSession } from "../session";
+import type { IncomingMessage } from "../../../mail/incoming";
 
 /**
  * fresh: connected (or just after STARTTLS), no EHLO/HELO/LHLO yet. greeted: no transaction.
@@ -12,6 +13,15 @@ export type SmtpState = "fresh" | "greeted" | "mail" | "rcpt" | "bdat";
 
 export const ANY: SmtpState[] = ["fresh", "greeted", "mail", "rcpt", "bdat"];
 export const GREETED: SmtpState[] = ["greeted", "mail", "rcpt"];
+
+/** The answer to mail that finds the in-flight budget exhausted (MAIL SIZE=, DATA, BDAT; docs/security.md). */
+export const OVER_BUDGET = "452 4.3.1 insufficient system storage: too much mail in flight, try again later";
+
+/** The answer to a message refused while it arrived: over the size limit, the budget, or the disk. */
+export function refusalReply(m: IncomingMessage, maxBytes: number, sizeOverflow = false): string {
+  if (sizeOverflow || m.overflow) return `552 5.3.4 message exceeds the size limit of ${maxBytes} bytes`;
+  return m.noSpace ? "452 4.3.1 insufficient system storage; try again later" : OVER_BUDGET;
+}
 
 export interface CommandDef {
   verbs: Verb[];
