@@ -215,6 +215,12 @@ export class InboxService {
     return this.ctx.sealer.open(row.passwordEnc);
   }
 
+  /** What `GET …/credentials` and its rotation answer: the log-in and where to use it. */
+  credentials(row: InboxRow, project: ProjectRef) {
+    const v = this.view(row, project, false, 0);
+    return { username: row.address, password: this.password(row), pop3: v.pop3, imap: v.imap };
+  }
+
   /**
    * Gives the inbox a new IMAP/POP3 password; sessions logged in with the old one are ended
    * (`principal.revoked {kind: "inbox"}`, tenancy/revocation.ts). Returns the updated row.

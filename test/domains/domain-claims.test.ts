@@ -25,16 +25,6 @@ const claim = (inst: Instance, t: Tenant, domain: string) =>
 const verify = (inst: Instance, t: Tenant, id: string) =>
   json(inst.api(`/v1/domains/${id}/verify`, { method: "POST", token: t.token, project: t.project }));
 
-function publish(dns: TestDns, d: any): void {
-  const byHost = new Map<string, any[]>();
-  for (const r of d.records) {
-    const list = byHost.get(r.host) ?? [];
-    list.push(r.type === "MX" ? { type: "MX", priority: r.priority, exchange: r.value } : { type: "TXT", value: r.value });
-    byHost.set(r.host, list);
-  }
-  for (const [host, rrs] of byHost) dns.set(host, ...rrs);
-}
-
 describe("with DNS verification on", () => {
   let inst: Instance;
   let dns: TestDns;
@@ -63,11 +53,11 @@ describe("with DNS verification on", () => {
     expect(second.status).toBe(201);
     expect(second.body.data.status).toBe("pending");
     // B controls the DNS: B's records are published and B verifies first.
-    publish(dns, second.body.data);
+    dns.publishDomain(second.body.data);
     const won = await verify(inst, b, second.body.data.id);
     expect(won.body.data.status).toBe("verified");
     // A's records published later (the zone changed hands): the name is already B's.
-    publish(dns, first.body.data);
+    dns.publishDomain(first.body.data);
     const lost = await verify(inst, a, first.body.data.id);
     expect(lost.status).toBe(200);
     expect(lost.body.data.status).toBe("failed");

@@ -38,17 +38,6 @@ const verify = (id: string) => json(inst.api(`/v1/domains/${id}/verify`, { metho
 const del = (id: string, q = "") => inst.api(`/v1/domains/${id}${q}`, { method: "DELETE" });
 const rec = (d: any, key: string) => d.records.find((r: any) => r.key === key);
 
-/** Publishes every record the domain asks for, exactly as shown. */
-function publishAll(d: any): void {
-  const byHost = new Map<string, any[]>();
-  for (const r of d.records) {
-    const list = byHost.get(r.host) ?? [];
-    list.push(r.type === "MX" ? { type: "MX", priority: r.priority, exchange: r.value } : { type: "TXT", value: r.value });
-    byHost.set(r.host, list);
-  }
-  for (const [host, rrs] of byHost) dns.set(host, ...rrs);
-}
-
 async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -223,7 +212,7 @@ describe("verification", () => {
     expect(failed.body.data.failure_reason).toContain("ownership");
     for (const r of failed.body.data.records) expect(r.status).toBe("missing");
 
-    publishAll(d);
+    dns.publishDomain(d);
     const ok = await verify(d.id);
     expect(ok.body.data.status).toBe("verified");
     expect(Date.parse(ok.body.data.verified_at)).not.toBeNaN();
@@ -268,7 +257,7 @@ describe("verification", () => {
     expect(rec(checked.body.data, "mx").status).toBe("missing");
     expect(checked.body.data.verified_at).toBeNull();
 
-    publishAll(d);
+    dns.publishDomain(d);
     const done = await until(
       () => show(d.id),
       (r) => r.body.data.status === "verified",
@@ -280,7 +269,7 @@ describe("verification", () => {
 
   test("a verified domain stays verified when records drift; verify refreshes the per-record status", async () => {
     const d = (await create("drift.example.com")).body.data;
-    publishAll(d);
+    dns.publishDomain(d);
     expect((await verify(d.id)).body.data.status).toBe("verified");
     dns.zone.delete("_inboxd.drift.example.com");
     const again = (await verify(d.id)).body.data;

@@ -13,16 +13,6 @@ let slug: string;
 let verified: { id: string; domain: string };
 let pending: { id: string; domain: string };
 
-function publishAll(d: any): void {
-  const byHost = new Map<string, any[]>();
-  for (const r of d.records) {
-    const list = byHost.get(r.host) ?? [];
-    list.push(r.type === "MX" ? { type: "MX", priority: r.priority, exchange: r.value } : { type: "TXT", value: r.value });
-    byHost.set(r.host, list);
-  }
-  for (const [host, rrs] of byHost) dns.set(host, ...rrs);
-}
-
 const createInbox = (body: Record<string, unknown>, init: { token?: string; project?: string } = {}) =>
   json(inst.api("/v1/inboxes", { method: "POST", json: body, ...init }));
 
@@ -37,7 +27,7 @@ beforeAll(async () => {
   });
   slug = (await json(inst.api("/v1/usage"))).body.data.project.slug;
   const v = (await json(inst.api("/v1/domains", { method: "POST", json: { domain: "mail.acme-lab.example" } }))).body.data;
-  publishAll(v);
+  dns.publishDomain(v);
   const vr = await json(inst.api(`/v1/domains/${v.id}/verify`, { method: "POST" }));
   if (vr.body.data.status !== "verified") throw new Error(`setup: domain not verified: ${JSON.stringify(vr.body)}`);
   verified = { id: v.id, domain: v.domain };
@@ -255,7 +245,7 @@ describe("SMTP", () => {
 describe("domain delete with mailboxes", () => {
   test("409 domain_in_use while persistent mailboxes use it; ?force=true deletes them with the domain", async () => {
     const d = (await json(inst.api("/v1/domains", { method: "POST", json: { domain: "busy.acme-lab.example" } }))).body.data;
-    publishAll(d);
+    dns.publishDomain(d);
     expect((await json(inst.api(`/v1/domains/${d.id}/verify`, { method: "POST" }))).body.data.status).toBe("verified");
     const box = (await createInbox({ domain_id: d.id, local_part: "stays" })).body.data;
 

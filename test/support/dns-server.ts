@@ -10,6 +10,8 @@ export interface TestDns {
   /** name (lower case, no trailing dot) → records. Mutate freely. */
   zone: Map<string, Rr[]>;
   set(name: string, ...rrs: Rr[]): void;
+  /** Publishes every record a custom domain asks for (its `records`: MX and TXT), exactly as shown. */
+  publishDomain(d: { records: Array<{ type: string; host: string; value: string; priority?: number }> }): void;
   queries: { name: string; type: number }[];
   /** Answers for this name wait until the returned function is called (a slow DNS server, on demand). */
   hold(name: string): () => void;
@@ -98,11 +100,21 @@ export async function startTestDns(): Promise<TestDns> {
     }
   });
   await new Promise<void>((resolve) => sock.bind(0, "127.0.0.1", () => resolve()));
+  const set = (name: string, ...rrs: Rr[]) => void zone.set(name.toLowerCase().replace(/\.$/, ""), rrs);
   return {
     port: sock.address().port,
     zone,
     queries,
-    set: (name, ...rrs) => void zone.set(name.toLowerCase().replace(/\.$/, ""), rrs),
+    set,
+    publishDomain(d) {
+      const byHost = new Map<string, Rr[]>();
+      for (const r of d.records) {
+        const list = byHost.get(r.host) ?? [];
+        list.push(r.type === "MX" ? { type: "MX", priority: r.priority ?? 10, exchange: r.value } : { type: "TXT", value: r.value });
+        byHost.set(r.host, list);
+      }
+      for (const [host, rrs] of byHost) set(host, ...rrs);
+    },
     hold: (name) => {
       const key = name.toLowerCase();
       held.set(key, []);

@@ -115,9 +115,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:read");
-        const row = await s.inboxes.get(project.id, params.id);
-        const v = s.inboxes.view(row, project, false, 0);
-        return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
+        return { data: s.inboxes.credentials(await s.inboxes.get(project.id, params.id), project) };
       },
       {
         headers: SessionHeader,
@@ -131,9 +129,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "inboxes:write");
-        const row = await s.inboxes.rotatePassword(project.id, params.id);
-        const v = s.inboxes.view(row, project, false, 0);
-        return { data: { username: row.address, password: s.inboxes.password(row), pop3: v.pop3, imap: v.imap } };
+        return { data: s.inboxes.credentials(await s.inboxes.rotatePassword(project.id, params.id), project) };
       },
       {
         headers: SessionHeader,

@@ -37,12 +37,7 @@ export class FsBlobStore implements BlobStore {
       await fh.close();
     }
     await rename(tmp, final);
-    const dh = await open(dir, "r");
-    try {
-      await dh.sync();
-    } finally {
-      await dh.close();
-    }
+    await fsyncPath(dir);
     return key;
   }
 
@@ -56,12 +51,7 @@ export class FsBlobStore implements BlobStore {
     if (existsSync(final)) return key;
     const dir = join(this.root, key.slice(0, 2), key.slice(2, 4));
     await mkdir(dir, { recursive: true });
-    const fh = await open(spool.path, "r");
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await fsyncPath(spool.path);
     // A link, not a rename: the spool stays readable under its own name until released (LMTP
     // parses one spool once per recipient, concurrently).
     try {
@@ -69,12 +59,7 @@ export class FsBlobStore implements BlobStore {
     } catch (e: any) {
       if (e.code !== "EEXIST") throw e;
     }
-    const dh = await open(dir, "r");
-    try {
-      await dh.sync();
-    } finally {
-      await dh.close();
-    }
+    await fsyncPath(dir);
     return key;
   }
 
@@ -115,5 +100,15 @@ export class FsBlobStore implements BlobStore {
     } catch (e: any) {
       if (e.code !== "ENOENT") throw e;
     }
+  }
+}
+
+/** fsync of a file or a directory by path (a directory's fsync makes a rename or a link in it durable). */
+async function fsyncPath(path: string): Promise<void> {
+  const h = await open(path, "r");
+  try {
+    await h.sync();
+  } finally {
+    await h.close();
   }
 }
