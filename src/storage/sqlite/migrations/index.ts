@@ -15,6 +15,7 @@ import m0017 from "./0017_message_search";
 import m0018 from "./0018_search_queue";
 import m0019 from "./0019_signin_tokens";
 import m0020 from "./0020_message_auth";
+import m0021 from "./0021_mailbox_view_index";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -32,4 +33,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 18, name: "search_queue", sql: m0018 },
   { version: 19, name: "signin_tokens", sql: m0019 },
   { version: 20, name: "message_auth", sql: m0020 },
+  { version: 21, name: "mailbox_view_index", sql: m0021 },
 ];
