@@ -171,7 +171,7 @@ async function measureAt(inst: Instance, big: Box, total: number, bigCount: numb
   const probe = prober(inst.url);
   await Bun.sleep(200);
   const rows: string[] = [];
-  const time = async (name: string, fn: () => Promise<string | void>) => {
+  const time = async (name: string, fn: () => Promise<string | undefined>) => {
     probe.reset();
     const t = performance.now();
     const note = await fn();
