@@ -13,8 +13,11 @@ import { flagList, type FlagBits } from "./wire";
 
 /** Deleted elsewhere but not yet announced (EXPUNGE is not allowed during FETCH/STORE/SEARCH). */
 const FLAG_GONE = 8;
-/** Rows read per page: bounds the memory and the event-loop time of one read. */
-const PAGE = 20_000;
+/**
+ * Rows read per page: bounds the memory and the event-loop time of one read (20,000 index entries
+ * from a cold cache held the loop ~0.5 s at a million messages).
+ */
+const PAGE = 5000;
 /** Details kept after a command (the next FETCH usually names the same messages). */
 const DETAILS_CACHE = 4096;
 
@@ -341,6 +344,17 @@ export class Mailbox {
     const out: number[] = [];
     const max = byUid ? (this.n ? this.uids[this.n - 1]! : 0) : this.n;
     for (let i = 0; i < this.n; i++) if (inSet(set, byUid ? this.uids[i]! : i + 1, max)) out.push(i);
+    return out;
+  }
+
+  /** Messages marked \Deleted and not gone (of a UID set, or all), without a Msg for every other one. */
+  deleted(uids: SeqRange[] | null): Msg[] {
+    const out: Msg[] = [];
+    const max = this.n ? this.uids[this.n - 1]! : 0;
+    for (let i = 0; i < this.n; i++) {
+      if ((this.flags[i]! & (FLAG_DELETED | FLAG_GONE)) !== FLAG_DELETED) continue;
+      if (!uids || inSet(uids, this.uids[i]!, max)) out.push(this.at(i));
+    }
     return out;
   }
 

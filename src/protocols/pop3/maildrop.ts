@@ -9,8 +9,8 @@ import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
 
-/** Rows read per page at log-in. */
-const PAGE = 20_000;
+/** Rows read per page at log-in (imap/mailbox.ts says why this size). */
+const PAGE = 5000;
 
 export class Maildrop {
   private constructor(

@@ -12,10 +12,7 @@ export async function expungeDeleted(s: Session, uids: SeqRange[] | null, announ
   // (CLOSE does so silently: it answers with no untagged responses).
   if (announce) await s.pushUpdates(true);
   else await mb.refresh(true);
-  const doomed = mb
-    .select(uids ?? [[1, 0]], uids !== null)
-    .map((t) => t.msg)
-    .filter((m) => m.deleted && !m.gone);
+  const doomed = mb.deleted(uids);
   if (doomed.length === 0) return [];
   await mb.withDetails(doomed);
   await s.services.removal.deleteMessages(
