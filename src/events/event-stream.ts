@@ -2,6 +2,7 @@
 // every capability announces something (message.received, inbox.expiring, run.finished, alerts …):
 // it appends a row to `events` (what SSE replays from Last-Event-ID), lets the fan-outs (the
 // webhook outbox) write their rows in the same transaction, and wakes listeners after commit.
+import { inBatches } from "../lib/batches";
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
@@ -120,9 +121,10 @@ export class EventLog {
     return this.ctx.storage.eventLog.after(projectId, seq, userId, limit);
   }
 
-  /** Deletes what is past retention, in batches so that writers (ingest) are never held up long. */
+  /** Deletes what is past retention, in batches with other work between them (lib/batches.ts). */
   prune(now = Date.now()): Promise<number> {
-    return this.ctx.storage.eventLog.prune(new Date(now - EVENT_RETENTION_MS).toISOString());
+    const before = new Date(now - EVENT_RETENTION_MS).toISOString();
+    return inBatches(500, (limit) => this.ctx.storage.eventLog.prune(before, limit));
   }
 
   /**

@@ -1,6 +1,7 @@
 // Webhooks: per-project registrations (url, event types, optional inbox filter, enabled flag,
 // signing secret), the outbox rows written in the same transaction as the event, and the
 // per-try delivery log. Sending is the dispatcher's job (webhook-dispatcher.ts).
+import { inBatches } from "../lib/batches";
 import type { AppContext } from "../runtime/context";
 import type { Repositories, Transaction } from "../storage";
 import type { DeliveryRecord, WebhookFilter, WebhookRecord } from "../storage/events";
@@ -313,7 +314,8 @@ export class WebhookService {
 
   /** Finished deliveries older than a week go (their attempts cascade). */
   prune(now = Date.now()): Promise<number> {
-    return this.storage.webhookDeliveries.prune(new Date(now - 7 * 86_400_000).toISOString());
+    const before = new Date(now - 7 * 86_400_000).toISOString();
+    return inBatches(200, (limit) => this.storage.webhookDeliveries.prune(before, limit));
   }
 
   /**

@@ -30,8 +30,8 @@ export interface EventLogRepository {
   /** Events after `seq` visible to this user (userId null: only the ones for everyone), oldest first. */
   after(projectId: string, seq: number, userId: string | null, limit: number): Promise<StoredEvent[]>;
   byId(id: string): Promise<StoredEvent | null>;
-  /** Deletes the events that occurred before `before`, in bounded batches. Returns how many. */
-  prune(before: string): Promise<number>;
+  /** Deletes at most `limit` of the events that occurred before `before` (callers loop). Returns how many. */
+  prune(before: string, limit: number): Promise<number>;
 }
 
 export interface WebhookRecord {
@@ -206,8 +206,8 @@ export interface WebhookDeliveryRepository {
    * claim, and logs the attempt. False (nothing written) when the claim was lost meanwhile.
    */
   record(d: Pick<DeliveryRecord, "id" | "claimed_by" | "attempts">, o: DeliveryOutcome): Promise<boolean>;
-  /** Deletes the deliveries completed before `before` (with their attempts), in bounded batches. */
-  prune(before: string): Promise<number>;
+  /** Deletes at most `limit` of the deliveries completed before `before` (with their attempts; callers loop). */
+  prune(before: string, limit: number): Promise<number>;
 }
 
 export interface AlertRecord {

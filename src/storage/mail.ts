@@ -168,14 +168,25 @@ export interface MessageSearch {
   limit: number;
 }
 
-/** One line of an IMAP/POP3 view of an inbox. */
-export interface MailboxEntry {
-  id: string;
+/**
+ * A page of an IMAP/POP3 view of an inbox, column-wise: a million messages cost 9 bytes each
+ * (UID, size, flag bits) instead of an object with strings per message.
+ */
+export interface MailboxPage {
+  uids: Uint32Array;
+  sizes: Uint32Array;
+  /** FLAG_SEEN | FLAG_FLAGGED | FLAG_DELETED per message. */
+  flags: Uint8Array;
+}
+
+export const FLAG_SEEN = 1;
+export const FLAG_FLAGGED = 2;
+export const FLAG_DELETED = 4;
+
+/** What a view fetches only for the messages a command touches. */
+export interface MailboxDetails {
   uid: number;
-  read: number;
-  flagged: number;
-  deleted_flag: number;
-  size_bytes: number;
+  id: string;
   received_at: string;
   blob_key: string;
 }
@@ -194,20 +205,6 @@ export interface FlagChange {
   read?: boolean;
   flagged?: boolean;
   deleted?: boolean;
-}
-
-/** The decoded columns IMAP SEARCH matches against. */
-export interface SearchContent {
-  id: string;
-  subject: string;
-  from_email: string;
-  from_name: string;
-  to_json: string;
-  cc_json: string;
-  text_body: string | null;
-  html_body: string | null;
-  headers: string;
-  sent_at: string | null;
 }
 
 export interface RemovedMessage {
@@ -229,11 +226,20 @@ export interface MessageRepository {
   setFlags(inboxId: string, changes: FlagChange[]): Promise<string[]>;
   /** Unread messages of the inbox with an id up to and including lastId. */
   unreadIdsUpTo(inboxId: string, lastId: string): Promise<string[]>;
-  /** The inbox's messages with a UID above afterUid, in UID order. */
-  mailbox(inboxId: string, afterUid: number): Promise<MailboxEntry[]>;
+  /** The inbox's messages with a UID above afterUid, in UID order, at most `limit` (from a covering index). */
+  mailboxPage(inboxId: string, afterUid: number, limit: number): Promise<MailboxPage>;
+  /** Id, arrival time and blob of those of the UIDs that still exist in the inbox. */
+  mailboxDetails(inboxId: string, uids: number[]): Promise<MailboxDetails[]>;
+  /**
+   * UIDs (ascending) of the inbox's messages whose `field` contains `value` as a case-insensitive
+   * substring, looked up in the full-text index first (words and word prefixes; docs/imap.md).
+   * field "text": subject, body, sender or recipients.
+   */
+  uidsWithText(inboxId: string, field: "body" | "text" | "subject" | "from" | "to" | "cc", value: string): Promise<number[]>;
   /** Current flags of those of the messages that still exist in the inbox. */
   flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
-  searchContent(inboxId: string): Promise<SearchContent[]>;
+  /** Each message's Date header (SENTBEFORE/SENTON/SENTSINCE; the one SEARCH key that reads every row). */
+  sentDates(inboxId: string): Promise<Array<{ uid: number; sent_at: string | null }>>;
   /** The messages the search selects, in its order, at most `limit`. */
   search(s: MessageSearch): Promise<MessageRecord[]>;
   /** How many messages the search selects, counting no further than `cap` (the search's limit is ignored). */

@@ -11,7 +11,20 @@ import { flagList, internalDate } from "./wire";
 import { persistFlags } from "./flags";
 import { rawMessage } from "./raw-cache";
 
-export async function writeFetch(s: Session, targets: { seq: number; msg: Msg }[], items0: FetchItem[], byUid: boolean): Promise<void> {
+/** Messages whose details (id, blob, date) are read per query: bounds the memory of FETCH 1:* on any mailbox. */
+const CHUNK = 256;
+
+/** Answers FETCH for the messages at these 0-based indexes of the view, a chunk at a time. */
+export async function writeFetch(s: Session, indexes: number[], items0: FetchItem[], byUid: boolean): Promise<void> {
+  const mb = s.mailbox!;
+  for (let i = 0; i < indexes.length; i += CHUNK) {
+    const targets = indexes.slice(i, i + CHUNK).map((k) => ({ seq: k + 1, msg: mb.at(k) }));
+    await mb.withDetails(targets.map((t) => t.msg));
+    await writeChunk(s, targets, items0, byUid);
+  }
+}
+
+async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], items0: FetchItem[], byUid: boolean): Promise<void> {
   const items = byUid && !items0.some((i) => i.kind === "UID") ? [{ kind: "UID" } as FetchItem, ...items0] : items0;
   const readOnly = s.mailbox!.readOnly;
   const needsRaw = items.some((i) => i.kind === "SECTION" || (i.kind.startsWith("RFC822") && i.kind !== "RFC822.SIZE"));

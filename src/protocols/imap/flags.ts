@@ -8,10 +8,14 @@ import type { Msg } from "./mailbox";
 export async function persistFlags(s: Session, msgs: Msg[]): Promise<void> {
   if (msgs.length === 0) return;
   const inbox = s.inbox!;
+  const mb = s.mailbox!;
+  await mb.withDetails(msgs);
+  // Messages deleted meanwhile have no id to write to.
+  const live = msgs.filter((m) => mb.detailsOf(m.uid));
   await s.services.messages.setFlags(
     inbox.projectId,
     inbox.id,
-    msgs.map((m) => ({ id: m.id, read: m.seen, flagged: m.flagged, deleted: m.deleted })),
+    live.map((m) => ({ id: m.id, read: m.seen, flagged: m.flagged, deleted: m.deleted })),
     (events) => s.publishOwn(events),
   );
 }

@@ -1,27 +1,104 @@
 // The selected INBOX as this session sees it: messages in sequence order with their flags.
 // The database is the truth; refresh() compares it with the view and produces the untagged
 // EXISTS / EXPUNGE / FETCH FLAGS responses that bring the client up to date.
+//
+// The view is column-wise (issue 19): UID, size and flag bits in typed arrays, 9 bytes a message,
+// read in pages from a covering index, so SELECT of a million messages holds ~9 MB and never
+// blocks the event loop for long. Id, arrival time and blob key are fetched only for the
+// messages a command touches (withDetails), and a small cache keeps the latest of them.
 import type { AppContext } from "../../runtime/context";
-import type { MailboxEntry } from "../../storage/mail";
+import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN, type MailboxDetails, type MailboxPage } from "../../storage/mail";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";
 
+/** Deleted elsewhere but not yet announced (EXPUNGE is not allowed during FETCH/STORE/SEARCH). */
+const FLAG_GONE = 8;
+/**
+ * Rows read per page: bounds the memory and the event-loop time of one read (20,000 index entries
+ * from a cold cache held the loop ~0.5 s at a million messages).
+ */
+const PAGE = 5000;
+/** Details kept after a command (the next FETCH usually names the same messages). */
+const DETAILS_CACHE = 4096;
+
+/** One message of the view, named by UID; flags read and write the view's arrays. */
 export interface Msg extends FlagBits {
-  uid: number;
-  id: string;
-  size: number;
-  receivedAt: string;
-  blobKey: string;
-  /** Deleted elsewhere but not yet announced (EXPUNGE is not allowed during FETCH/STORE/SEARCH). */
+  readonly uid: number;
+  readonly size: number;
+  /** Available after Mailbox.withDetails. */
+  readonly id: string;
+  readonly receivedAt: string;
+  readonly blobKey: string;
   gone: boolean;
 }
 
-type Row = MailboxEntry;
+class MsgRef implements Msg {
+  constructor(
+    private readonly mb: Mailbox,
+    readonly uid: number,
+  ) {}
+  private bit(b: number): boolean {
+    return (this.mb.flagsOf(this.uid) & b) !== 0;
+  }
+  get seen() {
+    return this.bit(FLAG_SEEN);
+  }
+  set seen(v: boolean) {
+    this.mb.setFlag(this.uid, FLAG_SEEN, v);
+  }
+  get flagged() {
+    return this.bit(FLAG_FLAGGED);
+  }
+  set flagged(v: boolean) {
+    this.mb.setFlag(this.uid, FLAG_FLAGGED, v);
+  }
+  get deleted() {
+    return this.bit(FLAG_DELETED);
+  }
+  set deleted(v: boolean) {
+    this.mb.setFlag(this.uid, FLAG_DELETED, v);
+  }
+  get gone() {
+    return this.bit(FLAG_GONE);
+  }
+  set gone(v: boolean) {
+    this.mb.setFlag(this.uid, FLAG_GONE, v);
+  }
+  get size() {
+    return this.mb.sizeOf(this.uid);
+  }
+  private details(): MailboxDetails {
+    const d = this.mb.detailsOf(this.uid);
+    if (!d) throw new Error(`IMAP view: details of UID ${this.uid} were not loaded`);
+    return d;
+  }
+  get id() {
+    return this.details().id;
+  }
+  get receivedAt() {
+    return this.details().received_at;
+  }
+  get blobKey() {
+    return this.details().blob_key;
+  }
+}
+
+const grow = <T extends Uint32Array | Uint8Array>(a: T, need: number, make: (n: number) => T): T => {
+  if (need <= a.length) return a;
+  const b = make(Math.max(need, a.length * 2, 64));
+  b.set(a);
+  return b;
+};
 
 export class Mailbox {
-  msgs: Msg[] = [];
+  private uids = new Uint32Array(0);
+  private sizes = new Uint32Array(0);
+  private flags = new Uint8Array(0);
+  private n = 0;
+  private goneCount = 0;
   /** Largest UID ever in the view: later arrivals are appended, never inserted. */
   private maxUid = 0;
+  private details = new Map<number, MailboxDetails>();
 
   private constructor(
     private readonly ctx: AppContext,
@@ -40,33 +117,111 @@ export class Mailbox {
     return mb;
   }
 
-  private rows(afterUid = 0): Promise<Row[]> {
-    return this.ctx.storage.messages.mailbox(this.inboxId, afterUid);
+  /** Every message with a UID above afterUid, page by page (other work runs between pages). */
+  private async *pages(afterUid: number): AsyncGenerator<MailboxPage> {
+    for (let after = afterUid; ; ) {
+      const page = await this.ctx.storage.messages.mailboxPage(this.inboxId, after, PAGE);
+      if (page.uids.length) yield page;
+      if (page.uids.length < PAGE) return;
+      after = page.uids[page.uids.length - 1]!;
+    }
   }
 
-  private append(r: Row): void {
-    this.msgs.push({
-      uid: r.uid,
-      id: r.id,
-      seen: r.read === 1,
-      flagged: r.flagged === 1,
-      deleted: r.deleted_flag === 1,
-      size: r.size_bytes,
-      receivedAt: r.received_at,
-      blobKey: r.blob_key,
-      gone: false,
-    });
-    this.maxUid = Math.max(this.maxUid, r.uid);
+  private appendPage(p: MailboxPage): void {
+    const need = this.n + p.uids.length;
+    this.uids = grow(this.uids, need, (k) => new Uint32Array(k));
+    this.sizes = grow(this.sizes, need, (k) => new Uint32Array(k));
+    this.flags = grow(this.flags, need, (k) => new Uint8Array(k));
+    this.uids.set(p.uids, this.n);
+    this.sizes.set(p.sizes, this.n);
+    this.flags.set(p.flags, this.n);
+    this.n = need;
+    this.maxUid = Math.max(this.maxUid, p.uids[p.uids.length - 1]!);
   }
 
   get exists(): number {
-    return this.msgs.length;
+    return this.n;
+  }
+
+  /** Whether some message is gone but not yet announced. */
+  get hasGone(): boolean {
+    return this.goneCount > 0;
   }
 
   async uidNext(): Promise<number> {
     const inbox = await this.ctx.storage.inboxes.byId(this.inboxId);
     return Math.max(inbox?.uidNext ?? 1, this.maxUid + 1);
   }
+
+  /** Sequence number (1-based) of the first message without \Seen, or 0. */
+  firstUnseen(): number {
+    for (let i = 0; i < this.n; i++) if (!(this.flags[i]! & FLAG_SEEN)) return i + 1;
+    return 0;
+  }
+
+  // -- The arrays behind Msg ------------------------------------------------------------------
+
+  /** Index of the UID in the view (binary search: UIDs ascend with sequence), or -1. */
+  indexOf(uid: number): number {
+    let lo = 0;
+    let hi = this.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const u = this.uids[mid]!;
+      if (u === uid) return mid;
+      if (u < uid) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  flagsOf(uid: number): number {
+    const i = this.indexOf(uid);
+    return i < 0 ? FLAG_GONE : this.flags[i]!;
+  }
+
+  setFlag(uid: number, bit: number, on: boolean): void {
+    const i = this.indexOf(uid);
+    if (i < 0) return;
+    const was = (this.flags[i]! & bit) !== 0;
+    if (was === on) return;
+    this.flags[i] = on ? this.flags[i]! | bit : this.flags[i]! & ~bit;
+    if (bit === FLAG_GONE) this.goneCount += on ? 1 : -1;
+  }
+
+  sizeOf(uid: number): number {
+    const i = this.indexOf(uid);
+    return i < 0 ? 0 : this.sizes[i]!;
+  }
+
+  detailsOf(uid: number): MailboxDetails | undefined {
+    return this.details.get(uid);
+  }
+
+  /** Loads id, arrival time and blob key of the messages (those already gone from storage stay without). */
+  async withDetails(msgs: Msg[]): Promise<void> {
+    const missing = msgs.filter((m) => !this.details.has(m.uid)).map((m) => m.uid);
+    if (missing.length === 0) return;
+    if (this.details.size + missing.length > DETAILS_CACHE) this.details.clear();
+    for (let i = 0; i < missing.length; i += 500) {
+      for (const d of await this.ctx.storage.messages.mailboxDetails(this.inboxId, missing.slice(i, i + 500))) this.details.set(d.uid, d);
+    }
+    // Rows deleted meanwhile have no details: they are gone (the bus will say so too).
+    for (const m of msgs) if (!this.details.has(m.uid)) m.gone = true;
+  }
+
+  /** The message at a 0-based index. */
+  at(i: number): Msg {
+    return new MsgRef(this, this.uids[i]!);
+  }
+
+  /** The message with this UID and its sequence number. */
+  byUid(uid: number): { seq: number; msg: Msg } | null {
+    const i = this.indexOf(uid);
+    return i < 0 ? null : { seq: i + 1, msg: this.at(i) };
+  }
+
+  // -- Bus notes and refresh -----------------------------------------------------------------
 
   /** What the bus said changed since the last refresh (exact while all writers publish, as they do). */
   private noted = { arrived: false, deletedUids: new Set<number>(), flagIds: new Set<string>() };
@@ -101,76 +256,113 @@ export class Mailbox {
     const out: string[] = [];
     const noted = this.noted;
     this.noted = { arrived: false, deletedUids: new Set(), flagIds: new Set() };
-    let fresh: Row[];
+    const before = this.n;
+    const fresh: MailboxPage[] = [];
     if (full) {
-      const rows = await this.rows();
-      const byUid = new Map(rows.map((r) => [r.uid, r]));
-      for (const m of this.msgs) {
-        const r = byUid.get(m.uid);
-        if (!r) m.gone = true;
-        else this.applyFlags(m, r, out);
-      }
-      fresh = rows.filter((r) => r.uid > this.maxUid);
-    } else {
-      for (const uid of noted.deletedUids) {
-        const m = this.byUid(uid);
-        if (m) m.msg.gone = true;
-      }
-      if (noted.flagIds.size) {
-        for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, [...noted.flagIds])) {
-          const m = this.byUid(r.uid);
-          if (m && !m.msg.gone) this.applyFlags(m.msg, r, out);
+      // Merge walk of the view against the stored rows (both in UID order), page by page.
+      let i = 0;
+      const known = this.maxUid;
+      for await (const p of this.pages(0)) {
+        if (p.uids[0]! > known) {
+          fresh.push(p);
+          continue;
+        }
+        for (let k = 0; k < p.uids.length; k++) {
+          const uid = p.uids[k]!;
+          if (uid > known) {
+            fresh.push(slice(p, k));
+            break;
+          }
+          while (i < before && this.uids[i]! < uid) this.markGoneAt(i++);
+          if (i < before && this.uids[i] === uid) this.applyFlags(i++, p.flags[k]!, out);
         }
       }
-      fresh = noted.arrived ? await this.rows(this.maxUid) : [];
+      while (i < before) this.markGoneAt(i++);
+    } else {
+      for (const uid of noted.deletedUids) this.setFlag(uid, FLAG_GONE, true);
+      if (noted.flagIds.size) {
+        for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, [...noted.flagIds])) {
+          const i = this.indexOf(r.uid);
+          if (i >= 0 && !(this.flags[i]! & FLAG_GONE)) {
+            this.applyFlags(i, (r.read ? FLAG_SEEN : 0) | (r.flagged ? FLAG_FLAGGED : 0) | (r.deleted_flag ? FLAG_DELETED : 0), out);
+          }
+        }
+      }
+      if (noted.arrived) for await (const p of this.pages(this.maxUid)) fresh.push(p);
     }
     if (allowExpunge) out.push(...this.dropGone());
-    for (const r of fresh) this.append(r);
-    if (fresh.length) out.push(`* ${this.msgs.length} EXISTS`);
+    let added = 0;
+    for (const p of fresh) {
+      // A full refresh's first page may overlap what an incremental one appended meanwhile.
+      const k = p.uids.findIndex((u) => u > this.maxUid);
+      if (k < 0) continue;
+      const q = slice(p, k);
+      this.appendPage(q);
+      added += q.uids.length;
+    }
+    if (added) out.push(`* ${this.n} EXISTS`);
     return out;
   }
 
-  private applyFlags(m: Msg, r: Pick<Row, "read" | "flagged" | "deleted_flag">, out: string[]): void {
-    const f = { seen: r.read === 1, flagged: r.flagged === 1, deleted: r.deleted_flag === 1 };
-    if (f.seen === m.seen && f.flagged === m.flagged && f.deleted === m.deleted) return;
-    Object.assign(m, f);
-    out.push(`* ${this.seqOf(m)} FETCH (UID ${m.uid} FLAGS ${flagList(m)})`);
-  }
-
-  /** The message with this UID and its sequence number (binary search: UIDs ascend with sequence). */
-  byUid(uid: number): { seq: number; msg: Msg } | null {
-    let lo = 0;
-    let hi = this.msgs.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const u = this.msgs[mid]!.uid;
-      if (u === uid) return { seq: mid + 1, msg: this.msgs[mid]! };
-      if (u < uid) lo = mid + 1;
-      else hi = mid - 1;
+  private markGoneAt(i: number): void {
+    if (!(this.flags[i]! & FLAG_GONE)) {
+      this.flags[i] = this.flags[i]! | FLAG_GONE;
+      this.goneCount++;
     }
-    return null;
   }
 
-  private seqOf(m: Msg): number {
-    return this.byUid(m.uid)!.seq;
+  private applyFlags(i: number, stored: number, out: string[]): void {
+    const f = this.flags[i]!;
+    if ((f & 7) === stored) return;
+    this.flags[i] = (f & FLAG_GONE) | stored;
+    out.push(`* ${i + 1} FETCH (UID ${this.uids[i]} FLAGS ${flagList(this.at(i))})`);
   }
 
   /** Removes announced-gone messages, highest sequence number first so each number stays valid. */
   dropGone(): string[] {
+    if (this.goneCount === 0) return [];
     const out: string[] = [];
-    for (let i = this.msgs.length - 1; i >= 0; i--) if (this.msgs[i]!.gone) out.push(`* ${i + 1} EXPUNGE`);
-    if (out.length) this.msgs = this.msgs.filter((m) => !m.gone);
+    for (let i = this.n - 1; i >= 0; i--) if (this.flags[i]! & FLAG_GONE) out.push(`* ${i + 1} EXPUNGE`);
+    let w = 0;
+    for (let r = 0; r < this.n; r++) {
+      if (this.flags[r]! & FLAG_GONE) {
+        this.details.delete(this.uids[r]!);
+        continue;
+      }
+      this.uids[w] = this.uids[r]!;
+      this.sizes[w] = this.sizes[r]!;
+      this.flags[w] = this.flags[r]!;
+      w++;
+    }
+    this.n = w;
+    this.goneCount = 0;
+    return out;
+  }
+
+  /** 0-based indexes of the messages a sequence set (or UID set) names, in order. */
+  indexes(set: SeqRange[], byUid: boolean): number[] {
+    const out: number[] = [];
+    const max = byUid ? (this.n ? this.uids[this.n - 1]! : 0) : this.n;
+    for (let i = 0; i < this.n; i++) if (inSet(set, byUid ? this.uids[i]! : i + 1, max)) out.push(i);
+    return out;
+  }
+
+  /** Messages marked \Deleted and not gone (of a UID set, or all), without a Msg for every other one. */
+  deleted(uids: SeqRange[] | null): Msg[] {
+    const out: Msg[] = [];
+    const max = this.n ? this.uids[this.n - 1]! : 0;
+    for (let i = 0; i < this.n; i++) {
+      if ((this.flags[i]! & (FLAG_DELETED | FLAG_GONE)) !== FLAG_DELETED) continue;
+      if (!uids || inSet(uids, this.uids[i]!, max)) out.push(this.at(i));
+    }
     return out;
   }
 
   /** Messages a sequence set (or UID set) names, with their sequence numbers, in order. */
   select(set: SeqRange[], byUid: boolean): { seq: number; msg: Msg }[] {
-    const out: { seq: number; msg: Msg }[] = [];
-    const max = byUid ? (this.msgs.at(-1)?.uid ?? 0) : this.msgs.length;
-    for (let i = 0; i < this.msgs.length; i++) {
-      const m = this.msgs[i]!;
-      if (inSet(set, byUid ? m.uid : i + 1, max)) out.push({ seq: i + 1, msg: m });
-    }
-    return out;
+    return this.indexes(set, byUid).map((i) => ({ seq: i + 1, msg: this.at(i) }));
   }
 }
+
+const slice = (p: MailboxPage, from: number): MailboxPage =>
+  from === 0 ? p : { uids: p.uids.subarray(from), sizes: p.sizes.subarray(from), flags: p.flags.subarray(from) };

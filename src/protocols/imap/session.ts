@@ -205,7 +205,7 @@ export class Session {
     const full = this.fullRefresh;
     this.fullRefresh = false;
     const lines = await mb.refresh(allowExpunge, full);
-    if (!allowExpunge && mb.msgs.some((m) => m.gone)) this.dirty = true;
+    if (!allowExpunge && mb.hasGone) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }
 
@@ -332,8 +332,8 @@ export class Session {
     if (e.type === "message.received") mb?.noteArrived();
     else if (e.type === "message.deleted") {
       mb?.noteDeleted(e.uid);
-      const gone = mb?.byUid(e.uid);
-      if (gone) forgetRaw(gone.msg.blobKey);
+      const gone = mb?.detailsOf(e.uid);
+      if (gone) forgetRaw(gone.blob_key);
     } else if (e.type === "message.flags") mb?.noteFlags(e.messageId);
     else return;
     this.dirty = true;

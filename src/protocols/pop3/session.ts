@@ -7,7 +7,7 @@ import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import { decodeSaslPlain, parseCommand, type Pop3Command } from "./parser";
 import { encodeMultiline, transmittedSize } from "./wire";
-import { Maildrop, type DropMessage } from "./maildrop";
+import { Maildrop } from "./maildrop";
 
 export interface SessionIo {
   readonly ip: string;
@@ -153,18 +153,27 @@ export class Pop3Session {
     switch (c.name) {
       case "STAT": {
         const live = this.live();
-        return this.ok(`${live.length} ${live.reduce((s, [, m]) => s + m.size, 0)}`);
+        return this.ok(`${live.length} ${this.octets()}`);
       }
       case "LIST":
       case "UIDL": {
-        const value = (m: DropMessage) => (c.name === "LIST" ? String(m.size) : m.id);
+        const drop = this.drop!;
+        // A message deleted through another channel since log-in has no id left to show.
+        const values = async (ns: number[]) =>
+          c.name === "LIST" ? ns.map((n) => String(drop.size(n))) : (await drop.ids(ns)).map((id, k) => id || `deleted-${ns[k]}`);
         if (c.msg !== null) {
-          const m = this.message(c.msg);
-          return m ? this.ok(`${c.msg} ${value(m)}`) : undefined;
+          const n = this.message(c.msg);
+          return n ? this.ok(`${n} ${(await values([n]))[0]}`) : undefined;
         }
         const live = this.live();
-        const lines = live.map(([n, m]) => `${n} ${value(m)}${CRLF}`).join("");
-        this.io.send(`+OK ${live.length} messages${CRLF}${lines}.${CRLF}`);
+        this.io.send(`+OK ${live.length} messages${CRLF}`);
+        // A chunk at a time: UIDL looks the ids up by UID, 500 per query.
+        for (let i = 0; i < live.length; i += 500) {
+          const ns = live.slice(i, i + 500);
+          const vs = await values(ns);
+          this.io.send(ns.map((n, k) => `${n} ${vs[k]}${CRLF}`).join(""));
+        }
+        this.io.send(`.${CRLF}`);
         return;
       }
       case "RETR":
@@ -192,7 +201,7 @@ export class Pop3Session {
       case "RSET": {
         this.deleted.clear();
         const live = this.live();
-        return this.ok(`maildrop has ${live.length} messages (${live.reduce((s, [, m]) => s + m.size, 0)} octets)`);
+        return this.ok(`maildrop has ${live.length} messages (${this.octets()} octets)`);
       }
     }
   }
@@ -286,17 +295,14 @@ export class Pop3Session {
       unsubscribe();
       unwatch();
     };
-    const msgs = this.drop.messages;
-    this.ok(`logged in; ${msgs.length} messages (${msgs.reduce((s, m) => s + m.size, 0)} octets)`);
+    this.ok(`logged in; ${this.drop.count} messages (${this.drop.totalBytes} octets)`);
   }
 
   private async quit(): Promise<void> {
     if (this.state === "transaction") {
-      const msgs = this.drop!.messages;
-      const ids = (set: Set<number>) => [...set].map((n) => msgs[n - 1]!.id);
       let removed: number;
       try {
-        removed = await this.drop!.commit(ids(this.deleted), ids(this.retrieved));
+        removed = await this.drop!.commit([...this.deleted], [...this.retrieved]);
       } catch (e) {
         log.error({ err: e }, "pop3: update state failed");
         this.err("[SYS/TEMP] some deleted messages were not removed");
@@ -310,25 +316,30 @@ export class Pop3Session {
   }
 
   /** The message numbered n, or null after answering -ERR (out of range or marked deleted). */
-  private message(n: number): DropMessage | null {
-    const m = this.drop!.messages[n - 1];
-    if (!m) {
-      this.err(`no such message; the maildrop has ${this.drop!.messages.length}`);
+  private message(n: number): number | null {
+    if (!(n >= 1 && n <= this.drop!.count)) {
+      this.err(`no such message; the maildrop has ${this.drop!.count}`);
       return null;
     }
     if (this.deleted.has(n)) {
       this.err(`message ${n} is marked deleted`);
       return null;
     }
-    return m;
+    return n;
   }
 
-  private live(): [number, DropMessage][] {
-    const out: [number, DropMessage][] = [];
-    this.drop!.messages.forEach((m, i) => {
-      if (!this.deleted.has(i + 1)) out.push([i + 1, m]);
-    });
+  /** Numbers of the messages not marked deleted. */
+  private live(): number[] {
+    const out: number[] = [];
+    for (let n = 1; n <= this.drop!.count; n++) if (!this.deleted.has(n)) out.push(n);
     return out;
+  }
+
+  /** Octets of the messages not marked deleted. */
+  private octets(): number {
+    let total = this.drop!.totalBytes;
+    for (const n of this.deleted) total -= this.drop!.size(n);
+    return total;
   }
 
   private release(): void {

@@ -72,16 +72,6 @@ export class SqliteConnection {
     return this.prepare(sql).run(...(params as any[]));
   }
 
-  /**
-   * Runs a bounded DELETE (one whose WHERE selects at most a batch, e.g. "… IN (SELECT … LIMIT n)")
-   * until it deletes nothing, so a large prune never holds the write lock for long. Returns the total.
-   */
-  deleteInBatches(sql: string, ...params: Params): number {
-    let total = 0;
-    for (let n = this.run(sql, ...params).changes; n > 0; n = this.run(sql, ...params).changes) total += n;
-    return total;
-  }
-
   /** Waits while a transaction is open, then runs fn (which must not await before its statements). */
   async whenIdle<T>(fn: () => T): Promise<Awaited<T>> {
     while (this.open) await this.idle;

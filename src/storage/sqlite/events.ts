@@ -57,8 +57,8 @@ class SqliteEventLog implements EventLogRepository {
     return this.c.get<StoredEvent>("SELECT seq, id, type, data, occurred_at FROM events WHERE id = ?", id);
   }
 
-  async prune(before: string): Promise<number> {
-    return this.c.deleteInBatches("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT 5000)", before);
+  async prune(before: string, limit: number): Promise<number> {
+    return this.c.run("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE occurred_at < ? LIMIT ?)", before, limit).changes;
   }
 }
 
@@ -362,11 +362,12 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
     return true;
   }
 
-  async prune(before: string): Promise<number> {
-    return this.c.deleteInBatches(
-      "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT 2000)",
+  async prune(before: string, limit: number): Promise<number> {
+    return this.c.run(
+      "DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE completed_at IS NOT NULL AND completed_at < ? LIMIT ?)",
       before,
-    );
+      limit,
+    ).changes;
   }
 }
 

@@ -14,7 +14,8 @@ import type {
   InboxChaosRepository,
   InboxRepository,
   InboxWatchRepository,
-  MailboxEntry,
+  MailboxDetails,
+  MailboxPage,
   MailboxStatus,
   MailRepositories,
   MessageRecord,
@@ -24,8 +25,8 @@ import type {
   SearchTerm,
   NewMessage,
   RemovedMessage,
-  SearchContent,
 } from "../mail";
+import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import type { SqliteConnection } from "./connection";
 import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
@@ -171,8 +172,8 @@ class SqliteInboxes implements InboxRepository {
 
   async mailboxStatus(id: string): Promise<MailboxStatus | null> {
     const r = this.c.get<{ uid_validity: number; uid_next: number; n: number; unseen: number; max_uid: number | null }>(
-      `SELECT i.uid_validity, i.uid_next, (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id) AS n,
-              (SELECT COUNT(*) FROM messages m WHERE m.inbox_id = i.id AND m.read = 0) AS unseen,
+      // The counters the triggers keep (migrations/0002_mail.ts), not a count of a million rows.
+      `SELECT i.uid_validity, i.uid_next, i.message_count AS n, i.unread_count AS unseen,
               (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id) AS max_uid
        FROM inboxes i WHERE i.id = ?`,
       id,
@@ -386,12 +387,62 @@ class SqliteMessages implements MessageRepository {
       .map((r) => r.id);
   }
 
-  async mailbox(inboxId: string, afterUid: number) {
-    return this.c.all<MailboxEntry>(
-      "SELECT id, uid, read, flagged, deleted_flag, size_bytes, received_at, blob_key FROM messages WHERE inbox_id = ? AND uid > ? ORDER BY uid",
+  async mailboxPage(inboxId: string, afterUid: number, limit: number): Promise<MailboxPage> {
+    // Index-only (messages_mailbox), as arrays rather than objects: the page's cost is the index walk.
+    const rows = this.c
+      .prepare(
+        `SELECT uid, size_bytes, read, flagged, deleted_flag FROM messages INDEXED BY messages_mailbox
+         WHERE inbox_id = ? AND uid > ? ORDER BY uid LIMIT ?`,
+      )
+      .values(inboxId, afterUid, limit) as number[][];
+    const page = { uids: new Uint32Array(rows.length), sizes: new Uint32Array(rows.length), flags: new Uint8Array(rows.length) };
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      page.uids[i] = r[0]!;
+      page.sizes[i] = r[1]!;
+      page.flags[i] = (r[2] ? FLAG_SEEN : 0) | (r[3] ? FLAG_FLAGGED : 0) | (r[4] ? FLAG_DELETED : 0);
+    }
+    return page;
+  }
+
+  async mailboxDetails(inboxId: string, uids: number[]) {
+    if (uids.length === 0) return [];
+    return this.c.all<MailboxDetails>(
+      `SELECT uid, id, received_at, blob_key FROM messages
+       WHERE inbox_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
       inboxId,
-      afterUid,
+      JSON.stringify(uids),
     );
+  }
+
+  async uidsWithText(inboxId: string, field: "body" | "text" | "subject" | "from" | "to" | "cc", value: string) {
+    // The index narrows to messages holding the value's words (the last one as a prefix); the
+    // LIKE then keeps IMAP's substring meaning on those few rows only.
+    const words = value.match(/[\p{L}\p{N}]+/gu);
+    const like = likeArg(value);
+    const check = TEXT_FIELD_SQL[field];
+    if (!words) {
+      // No word to look up (punctuation only): the substring test on every row of the inbox.
+      return this.c
+        .allOnce<{ uid: number }>(
+          `SELECT m.uid FROM messages m WHERE m.inbox_id = ? AND (${check}) ORDER BY m.uid`,
+          inboxId,
+          ...Array.from({ length: countParams(check) }, () => like),
+        )
+        .map((r) => r.uid);
+    }
+    const column = FTS_COLUMN[field];
+    const phrase = `${ftsString(words.join(" "))} *`;
+    const match = column ? `${column} : (${phrase})` : phrase;
+    return this.c
+      .allOnce<{ uid: number }>(
+        `SELECT m.uid FROM search.messages_fts f JOIN messages m ON m.rowid = f.rowid
+         WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND (${check}) ORDER BY m.uid`,
+        match,
+        inboxId,
+        ...Array.from({ length: countParams(check) }, () => like),
+      )
+      .map((r) => r.uid);
   }
 
   async flagsOf(inboxId: string, ids: string[]) {
@@ -407,12 +458,8 @@ class SqliteMessages implements MessageRepository {
     return out;
   }
 
-  async searchContent(inboxId: string) {
-    return this.c.all<SearchContent>(
-      `SELECT id, subject, from_email, from_name, to_json, cc_json, text_body, html_body, headers, sent_at
-       FROM messages WHERE inbox_id = ?`,
-      inboxId,
-    );
+  async sentDates(inboxId: string) {
+    return this.c.all<{ uid: number; sent_at: string | null }>("SELECT uid, sent_at FROM messages WHERE inbox_id = ?", inboxId);
   }
 
   async search(s: MessageSearch) {
@@ -519,6 +566,29 @@ class SqliteMessages implements MessageRepository {
 //   received_at is read from the same clock, so the id bounds added for positive terms only
 //   narrow the index range (after: one second of slack), never the result.
 // - larger:/smaller: the raw size in bytes, > / <.
+
+/** IMAP SEARCH text keys: the index column that holds the field's words (null: every column). */
+const FTS_COLUMN: Record<string, string | null> = {
+  body: "body",
+  subject: "subject",
+  from: "sender",
+  to: "recipients",
+  cc: "recipients",
+  text: null,
+};
+const LIKE_Q = "LIKE ? ESCAPE '\\'";
+const BODY_SQL = `(COALESCE(m.text_body, '') || char(10) || COALESCE(m.html_body, '')) ${LIKE_Q}`;
+const FROM_SQL = `(m.from_name || ' <' || m.from_email || '>') ${LIKE_Q}`;
+/** The substring each field's text is tested with (what the former in-memory SEARCH compared). */
+const TEXT_FIELD_SQL: Record<string, string> = {
+  body: BODY_SQL,
+  subject: `m.subject ${LIKE_Q}`,
+  from: FROM_SQL,
+  to: `m.to_json ${LIKE_Q}`,
+  cc: `m.cc_json ${LIKE_Q}`,
+  text: `${BODY_SQL} OR m.headers ${LIKE_Q} OR m.subject ${LIKE_Q} OR ${FROM_SQL} OR m.to_json ${LIKE_Q}`,
+};
+const countParams = (sql: string) => sql.split("?").length - 1;
 
 type Params = Array<string | number>;
 /** From this many full-text matches on, a list query tests rows one by one instead of collecting the matches. */

@@ -375,7 +375,9 @@ class SqliteUsage implements UsageRepository {
         teamId,
       ),
       projectInboxes: n("SELECT COUNT(*) AS n FROM inboxes WHERE project_id = ?", projectId),
-      projectMessages: n("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?", projectId),
+      // The per-inbox counters the message triggers keep (migrations/0002_mail.ts): a sum over the
+      // project's inboxes instead of a count over its messages (1.3 s at a million, issue 19).
+      projectMessages: n("SELECT COALESCE(SUM(message_count), 0) AS n FROM inboxes WHERE project_id = ?", projectId),
       teamMembers: n("SELECT COUNT(*) AS n FROM users WHERE team_id = ?", teamId),
       projectStorageBytes: n("SELECT COALESCE(SUM(used_bytes), 0) AS n FROM inboxes WHERE project_id = ?", projectId),
       teamCustomDomains: n("SELECT COUNT(*) AS n FROM domains d JOIN projects p ON p.id = d.project_id WHERE p.team_id = ?", teamId),

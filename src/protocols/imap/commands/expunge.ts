@@ -12,11 +12,12 @@ export async function expungeDeleted(s: Session, uids: SeqRange[] | null, announ
   // (CLOSE does so silently: it answers with no untagged responses).
   if (announce) await s.pushUpdates(true);
   else await mb.refresh(true);
-  const doomed = (uids ? mb.select(uids, true).map((t) => t.msg) : mb.msgs).filter((m) => m.deleted && !m.gone);
+  const doomed = mb.deleted(uids);
   if (doomed.length === 0) return [];
+  await mb.withDetails(doomed);
   await s.services.removal.deleteMessages(
     s.inbox!.projectId,
-    doomed.map((m) => m.id),
+    doomed.filter((m) => mb.detailsOf(m.uid)).map((m) => m.id),
   );
   for (const m of doomed) m.gone = true;
   return mb.dropGone();

@@ -14,7 +14,7 @@ export default {
     const set = parseSequenceSet(atomOf(c.args[0], "sequence set"));
     const items = parseFetchItems(c.args[1]);
     const mb = s.mailbox!;
-    await writeFetch(s, mb.select(set, c.uid), items, c.uid);
+    await writeFetch(s, mb.indexes(set, c.uid), items, c.uid);
     return `OK ${c.name} completed`;
   },
 } satisfies CommandDef;

@@ -15,14 +15,14 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
   if (!inbox) return "NO [NONEXISTENT] The inbox no longer exists";
   const mb = await Mailbox.open(s.ctx, s.inbox!.id, readOnly, (m) => (s.opening = m));
   const uidNext = await mb.uidNext();
-  const firstUnseen = mb.msgs.findIndex((m) => !m.seen);
+  const firstUnseen = mb.firstUnseen();
   await s.write(
     [
       "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)",
       readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : "* OK [PERMANENTFLAGS (\\Seen \\Flagged \\Deleted)] Limited",
       `* ${mb.exists} EXISTS`,
       "* 0 RECENT",
-      ...(firstUnseen >= 0 ? [`* OK [UNSEEN ${firstUnseen + 1}] First unseen`] : []),
+      ...(firstUnseen > 0 ? [`* OK [UNSEEN ${firstUnseen}] First unseen`] : []),
       `* OK [UIDVALIDITY ${inbox.uidValidity}] UIDs valid`,
       `* OK [UIDNEXT ${uidNext}] Predicted next UID`,
       "",

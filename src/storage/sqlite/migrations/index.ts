@@ -17,6 +17,7 @@ import m0019 from "./0019_signin_tokens";
 import m0020 from "./0020_message_auth";
 import m0021 from "./0021_idempotency_without_secrets";
 import m0022 from "./0022_domain_claims";
+import m0023 from "./0023_mailbox_view_index";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -36,4 +37,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 20, name: "message_auth", sql: m0020 },
   { version: 21, name: "idempotency_without_secrets", sql: m0021 },
   { version: 22, name: "domain_claims", sql: m0022 },
+  { version: 23, name: "mailbox_view_index", sql: m0023 },
 ];

@@ -1,0 +1,333 @@
+// Issue 19 as specifications: counters that usage and IMAP STATUS read stay equal to a recount
+// across every way a message comes and goes; the IMAP view (column-wise, details fetched lazily)
+// numbers messages right after expunges; SEARCH text keys through the full-text index find what
+// the substring scan found; and deleting an inbox or expiring thousands of messages leaves the
+// server answering /healthz meanwhile (a lag bound with a wide margin: the old one-statement
+// cascade stood the server still for seconds) and still deletes everything. The lag tests run a
+// second inboxd inside this process, so that their timer shares the server's event loop.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/runtime/config";
+import { startServer, type RunningServer } from "../../src/server";
+import { BOOTSTRAP_KEY, json, startInboxd, type Instance } from "../support/harness";
+import { newBox, RawImap, type Box } from "../support/imap";
+import { Pop3Client } from "../support/pop3-client";
+import { withDatabaseFile } from "../support/sqlite-file";
+
+let inst: Instance;
+beforeAll(async () => {
+  inst = await startInboxd({ INBOXD_PLAN: "", INBOXD_SWEEP_INTERVAL_MS: "200", INBOXD_CATCH_ALL: "off" });
+  projectId = (await json(inst.api("/v1/usage"))).body.data.project.id;
+});
+afterAll(async () => {
+  await inst.stop();
+  inst.cleanup();
+});
+
+const raw = (i: number, body = `Body of message ${i}.`, subject = `message ${i}`) =>
+  `From: Alice <alice@example.com>\r\nTo: box@example.com\r\nSubject: ${subject}\r\nMessage-ID: <scale-${i}-${Math.random()}@example.com>\r\n\r\n${body}\r\n`;
+
+/** Imports messages through the REST import (IngestService.deliver, like SMTP), 16 at a time. */
+async function fill(box: { id: string }, bodies: string[]): Promise<string[]> {
+  const ids: string[] = new Array(bodies.length);
+  for (let i = 0; i < bodies.length; i += 16) {
+    await Promise.all(
+      bodies.slice(i, i + 16).map(async (b, k) => {
+        const r = await json(
+          inst.api(`/v1/inboxes/${box.id}/messages`, { method: "POST", headers: { "content-type": "message/rfc822" }, body: b }),
+        );
+        if (r.status !== 201) throw new Error(`import: ${r.status} ${JSON.stringify(r.body)}`);
+        ids[i + k] = r.body.data.id;
+      }),
+    );
+  }
+  return ids;
+}
+
+const usage = async () => (await json(inst.api("/v1/usage"))).body.data.usage;
+let projectId = "";
+const recount = () =>
+  withDatabaseFile(
+    inst.dataDir,
+    (db) => {
+      const project = projectId;
+      return {
+        messages: (db.query("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?").get(project) as { n: number }).n,
+        perInbox: db.query("SELECT inbox_id, COUNT(*) AS n, SUM(read = 0) AS unread FROM messages GROUP BY inbox_id").all() as {
+          inbox_id: string;
+          n: number;
+          unread: number;
+        }[],
+      };
+    },
+    { readonly: true },
+  );
+
+async function imapStatus(box: Box): Promise<{ messages: number; unseen: number }> {
+  const c = await RawImap.open(inst.ports.imap!);
+  try {
+    await c.login(box);
+    const r = await c.cmd("S1", "STATUS INBOX (MESSAGES UNSEEN)");
+    const m = /MESSAGES (\d+) UNSEEN (\d+)/.exec(r)!;
+    return { messages: Number(m[1]), unseen: Number(m[2]) };
+  } finally {
+    c.close();
+  }
+}
+
+/** Checks usage and IMAP STATUS of each box against a count of the rows. */
+async function expectCountersRight(boxes: Box[]): Promise<void> {
+  const truth = recount();
+  expect((await usage()).messages).toBe(truth.messages);
+  for (const b of boxes) {
+    const row = truth.perInbox.find((r) => r.inbox_id === b.id) ?? { n: 0, unread: 0 };
+    expect(await imapStatus(b)).toEqual({ messages: row.n, unseen: row.unread });
+  }
+}
+
+describe("counters stay equal to a recount", () => {
+  test("across import, REST delete, bulk delete, IMAP EXPUNGE, POP3 DELE, expiry, mark-read and inbox delete", async () => {
+    const a = await newBox(inst);
+    const b = await newBox(inst);
+    const aIds = await fill(
+      a,
+      Array.from({ length: 12 }, (_, i) => raw(i)),
+    );
+    await fill(
+      b,
+      Array.from({ length: 5 }, (_, i) => raw(100 + i, `Body ${i}`, i % 2 ? "odd one" : "even one")),
+    );
+    await expectCountersRight([a, b]);
+
+    expect((await inst.api(`/v1/messages/${aIds[0]}`, { method: "DELETE" })).status).toBe(204);
+    expect((await inst.api(`/v1/messages/${aIds[1]}`, { method: "PATCH", json: { read: true } })).status).toBe(200);
+    const bulk = await json(inst.api(`/v1/inboxes/${b.id}/messages?q=${encodeURIComponent("subject:odd")}`, { method: "DELETE" }));
+    expect(bulk.status).toBeLessThan(300);
+    await expectCountersRight([a, b]);
+
+    const imap = await RawImap.open(inst.ports.imap!);
+    await imap.login(a);
+    await imap.cmd("A1", "SELECT INBOX");
+    expect(await imap.cmd("A2", "STORE 2,3 +FLAGS.SILENT (\\Deleted)")).toContain("A2 OK");
+    expect(await imap.cmd("A3", "EXPUNGE")).toContain("A3 OK");
+    imap.close();
+    const pop = await Pop3Client.connect(inst.ports.pop3!);
+    await pop.line();
+    await pop.login(a.address, a.password);
+    expect(await pop.cmd("DELE 1")).toStartWith("+OK");
+    expect(await pop.cmd("QUIT")).toStartWith("+OK");
+    await expectCountersRight([a, b]);
+
+    // Expiry: two messages' retention ends (the clock moved, as retention.test.ts does it).
+    withDatabaseFile(inst.dataDir, (db) =>
+      db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id IN (?, ?)", [aIds[10]!, aIds[11]!]),
+    );
+    for (let i = 0; i < 100 && recount().perInbox.find((r) => r.inbox_id === a.id)!.n !== 6; i++) await Bun.sleep(50);
+    expect(recount().perInbox.find((r) => r.inbox_id === a.id)!.n).toBe(6);
+    await expectCountersRight([a, b]);
+
+    expect((await inst.api(`/v1/inboxes/${b.id}`, { method: "DELETE" })).status).toBe(204);
+    await expectCountersRight([a]);
+  }, 60_000);
+});
+
+describe("IMAP view", () => {
+  test("sequence numbers stay right after expunges from this session and from others", async () => {
+    const box = await newBox(inst);
+    const ids = await fill(
+      box,
+      Array.from({ length: 10 }, (_, i) => raw(i + 1)),
+    );
+    const c = await RawImap.open(inst.ports.imap!);
+    await c.login(box);
+    expect(await c.cmd("B1", "SELECT INBOX")).toContain("* 10 EXISTS");
+    await c.cmd("B2", "STORE 2,5,7 +FLAGS.SILENT (\\Deleted)");
+    const ex = await c.cmd("B3", "EXPUNGE");
+    // Highest first, so each number is valid when the client applies it.
+    expect(ex.match(/\* \d+ EXPUNGE/g)).toEqual(["* 7 EXPUNGE", "* 5 EXPUNGE", "* 2 EXPUNGE"]);
+    const uids = (r: string) => [...r.matchAll(/\* (\d+) FETCH \(UID (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(uids(await c.cmd("B4", "FETCH 1:* (UID)"))).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 4],
+      [4, 6],
+      [5, 8],
+      [6, 9],
+      [7, 10],
+    ]);
+    // Another channel deletes UID 6 (sequence 4) and marks UID 9 read: NOOP reports both.
+    expect((await inst.api(`/v1/messages/${ids[5]}`, { method: "DELETE" })).status).toBe(204);
+    expect((await inst.api(`/v1/messages/${ids[8]}`, { method: "PATCH", json: { read: true } })).status).toBe(200);
+    await Bun.sleep(100);
+    const noop = await c.cmd("B5", "NOOP");
+    expect(noop).toContain("* 4 EXPUNGE");
+    expect(noop).toMatch(/\* [56] FETCH \(UID 9 FLAGS \(\\Seen\)\)/);
+    expect(uids(await c.cmd("B6", "UID FETCH 8:10 (UID)"))).toEqual([
+      [4, 8],
+      [5, 9],
+      [6, 10],
+    ]);
+    // A row deleted behind the server's back (no bus event): CHECK's full comparison finds it.
+    withDatabaseFile(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE id = ?", [ids[0]!]));
+    expect(await c.cmd("B7", "CHECK")).toContain("* 1 EXPUNGE");
+    const fetched = await c.cmd("B8", "FETCH 1:* (UID FLAGS RFC822.SIZE)");
+    expect(uids(fetched).map(([, u]) => u)).toEqual([3, 4, 8, 9, 10]);
+    expect(fetched).toMatch(/\* 4 FETCH \(UID 9 FLAGS \(\\Seen\) RFC822\.SIZE \d+\)/);
+    c.close();
+  }, 60_000);
+});
+
+describe("IMAP SEARCH text keys through the full-text index", () => {
+  test("BODY, TEXT, SUBJECT and FROM find what a substring test of the parsed text finds", async () => {
+    const box = await newBox(inst);
+    const bodies = [
+      "Your verification code is 481516.",
+      "Nothing to see here.",
+      "VERIFICATION needed: click the link.",
+      "The quick brown fox.",
+      "quick-brown foxes everywhere",
+      "Grüße aus Köln",
+    ];
+    await fill(
+      box,
+      bodies.map((b, i) => raw(i, b, i === 3 ? "Verification subject" : `plain ${i}`)),
+    );
+    const c = await RawImap.open(inst.ports.imap!);
+    await c.login(box);
+    await c.cmd("C0", "SELECT INBOX");
+    const search = async (q: string) => {
+      const r = await c.cmd("C1", `SEARCH ${q}`);
+      expect(r).toContain("C1 OK");
+      return (/\* SEARCH([^\r]*)/.exec(r)?.[1] ?? "").trim().split(" ").filter(Boolean).map(Number);
+    };
+    /** The former evaluation: the lower-cased body contains the lower-cased value. */
+    const substring = (v: string) => bodies.flatMap((b, i) => (b.toLowerCase().includes(v.toLowerCase()) ? [i + 1] : []));
+    for (const v of ["verification", "verif", "481516", "quick brown", "fox", "nothing to", "Grüße", "köln"]) {
+      expect({ v, hits: await search(`BODY "${v}"`) }).toEqual({ v, hits: substring(v) });
+    }
+    expect(await search(`BODY "absent-word"`)).toEqual([]);
+    // TEXT also looks at the subject; SUBJECT and FROM at theirs.
+    expect(await search(`TEXT "verification"`)).toEqual([1, 3, 4]);
+    expect(await search(`SUBJECT "verification"`)).toEqual([4]);
+    expect(await search(`FROM "alice"`)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Combined with other keys and negated.
+    expect(await search(`NOT BODY "fox"`)).toEqual([1, 2, 3, 6]);
+    expect(await search(`BODY "fox" 5:*`)).toEqual([5]);
+    expect(await search(`OR BODY "köln" BODY "481516"`)).toEqual([1, 6]);
+    c.close();
+  }, 60_000);
+});
+
+// In process: the prober is a timer on the server's own event loop, so what it measures is the
+// time the loop was held, not HTTP or a disk's fsync (which run off it).
+describe("nothing blocks the event loop for long (server in this process)", () => {
+  const N = 1500;
+  // Generous: the goal is ~50 ms, and runs here measure 10–60 ms, but a shared, loaded machine
+  // (load average 5 on 2 cores) showed single stalls of 130–260 ms (cold pages, GC). Before the
+  // batching, an inbox's one-statement cascade of these 1,500 messages held the loop for ~1 s.
+  const BOUND_MS = 300;
+  let server: RunningServer;
+  let url = "";
+  let dir = "";
+  let project = "";
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(url + path, { ...init, headers: { authorization: `Bearer ${BOOTSTRAP_KEY}`, ...(init.headers ?? {}) } });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "inboxd-scale-"));
+    const config = loadConfig({
+      INBOXD_DATA_DIR: dir,
+      INBOXD_HTTP_PORT: "0",
+      INBOXD_SMTP_PORT: "0",
+      INBOXD_IMAP_PORT: "0",
+      INBOXD_POP3_PORT: "0",
+      INBOXD_BOOTSTRAP_KEY: BOOTSTRAP_KEY,
+      INBOXD_ADMIN_PASSWORD: "admin-password-123",
+      INBOXD_RATE_LIMIT_RPS: "100000",
+      INBOXD_RATE_LIMIT_BURST: "100000",
+      INBOXD_SWEEP_INTERVAL_MS: "200",
+      INBOXD_LOG_LEVEL: "error",
+    });
+    server = await startServer(config, () => {});
+    url = `http://127.0.0.1:${server.ctx.ports.http}`;
+    project = (await (await api("/v1/usage")).json()).data.project.id;
+  });
+  afterAll(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function inboxWith(n: number): Promise<string> {
+    const ib = await (await api("/v1/inboxes", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
+    const id = ib.data.id as string;
+    for (let i = 0; i < n; i += 16) {
+      await Promise.all(
+        Array.from({ length: Math.min(16, n - i) }, async (_, k) => {
+          const r = await api(`/v1/inboxes/${id}/messages`, {
+            method: "POST",
+            headers: { "content-type": "message/rfc822" },
+            body: raw(i + k, `Body ${i + k} ${"filler text ".repeat(100)}`),
+          });
+          if (r.status !== 201) throw new Error(`import: ${r.status}`);
+        }),
+      );
+    }
+    await Bun.sleep(500); // the imports' after-work (search index, checkpoint) first
+    return id;
+  }
+
+  /** The longest gap between 5 ms timer ticks while `work` runs, minus the 5 ms. */
+  async function worstLag<T>(work: () => Promise<T>): Promise<{ result: T; lagMs: number }> {
+    let last = performance.now();
+    let worst = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - last - 5);
+      last = now;
+    }, 5);
+    try {
+      const result = await work();
+      return { result, lagMs: worst };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  const count = (inboxId: string) =>
+    withDatabaseFile(dir, (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?").get(inboxId) as { n: number }).n, {
+      readonly: true,
+    });
+  const usageMessages = async () => (await (await api("/v1/usage")).json()).data.usage.messages as number;
+
+  test(`DELETE of an inbox of ${N} messages: the loop is never held long; everything goes`, async () => {
+    const id = await inboxWith(N);
+    const before = await usageMessages();
+    const { result, lagMs } = await worstLag(() => api(`/v1/inboxes/${id}`, { method: "DELETE" }));
+    console.log(`longest event-loop stall during the DELETE: ${lagMs.toFixed(0)} ms`);
+    expect(result.status).toBe(204);
+    expect(lagMs).toBeLessThan(BOUND_MS);
+    expect(await usageMessages()).toBe(before - N);
+    expect(count(id)).toBe(0);
+    expect((await api(`/v1/inboxes/${id}`)).status).toBe(404);
+  }, 120_000);
+
+  test(`expiry of ${N} messages: the loop is never held long; counts via REST and the file agree`, async () => {
+    const id = await inboxWith(N + 3);
+    const before = await usageMessages();
+    const { lagMs } = await worstLag(async () => {
+      withDatabaseFile(dir, (db) =>
+        db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE inbox_id = ? AND uid <= ?", [id, N]),
+      );
+      for (let i = 0; i < 600 && count(id) !== 3; i++) await Bun.sleep(100);
+    });
+    console.log(`longest event-loop stall during the expiry: ${lagMs.toFixed(0)} ms`);
+    expect(lagMs).toBeLessThan(BOUND_MS);
+    expect(count(id)).toBe(3);
+    expect(await usageMessages()).toBe(before - N);
+    const list = await (await api(`/v1/inboxes/${id}/messages?limit=10`)).json();
+    expect(list.data.length).toBe(3);
+    expect(project).not.toBe("");
+  }, 180_000);
+});
