@@ -5,9 +5,9 @@
 // delivery writes is there (message, raw blob, search index, event log).
 //   bun bench/storage-size.ts [--messages 2000] [--connections 4] [--data-dir DIR]
 // With --data-dir an existing stopped data directory is measured as it is (no delivery).
-import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { storedMessages, tableSizes } from "../src/storage/sqlite/disk-usage";
 import { json, startInboxd } from "../test/support/harness";
 import { corpusMessage } from "./corpus";
 import { arg, machineLine, SmtpClient } from "./support";
@@ -45,26 +45,11 @@ async function deliver(port: number, to: string, total: number): Promise<number>
   return raw;
 }
 
-/** Bytes per table (its indexes included) from dbstat, largest first. */
-function breakdown(dbPath: string): { table: string; bytes: number; unused: number }[] {
-  const db = new Database(dbPath, { readonly: true });
-  try {
-    return db
-      .query(
-        `SELECT COALESCE(s.tbl_name, d.name) AS "table", SUM(d.pgsize) AS bytes, SUM(d.unused) AS unused
-           FROM dbstat d LEFT JOIN sqlite_schema s ON s.name = d.name GROUP BY 1 ORDER BY 2 DESC`,
-      )
-      .all() as { table: string; bytes: number; unused: number }[];
-  } finally {
-    db.close();
-  }
-}
-
 function report(dataDir: string, messages: number, raw: number): void {
   const dbPath = join(dataDir, "inboxd.db");
   const dirBytes = du(dataDir);
   const searchPath = join(dataDir, "inboxd-search.db");
-  const rows = [...breakdown(dbPath), ...breakdown(searchPath).map((r) => ({ ...r, table: `search: ${r.table}` }))];
+  const rows = [...tableSizes(dbPath), ...tableSizes(searchPath).map((r) => ({ ...r, table: `search: ${r.table}` }))];
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
   console.log(
     `messages: ${messages}, raw ${kb(raw / messages)} each on average (MailDev-like .eml files: ${kb(raw / messages)} of content, ${kb(Math.ceil(raw / messages / 4096) * 4096)} in 4 KiB blocks)`,
@@ -83,10 +68,8 @@ function report(dataDir: string, messages: number, raw: number): void {
 console.log(machineLine());
 if (dirArg > 0) {
   const dir = process.argv[dirArg + 1]!;
-  const db = new Database(join(dir, "inboxd.db"), { readonly: true });
-  const { n, raw } = db.query("SELECT COUNT(*) AS n, SUM(size_bytes) AS raw FROM messages").get() as { n: number; raw: number };
-  db.close();
-  report(dir, n, raw);
+  const { count, rawBytes } = storedMessages(join(dir, "inboxd.db"));
+  report(dir, count, rawBytes);
 } else {
   const inst = await startInboxd({ INBOXD_PLAN: "business" });
   try {

@@ -48,7 +48,7 @@ async function readAll(box: Box, id: string, word: string) {
   let found: number[];
   try {
     await c.mailboxOpen("INBOX");
-    imapRaw = (await c.fetchOne("1", { source: true }))!.source as Buffer;
+    imapRaw = ((await c.fetchOne("1", { source: true })) as { source: Buffer }).source;
     found = (await c.search({ body: `${word} code` })) as number[];
   } finally {
     await c.logout();
@@ -67,10 +67,18 @@ const rowsOf = (id: string) =>
     (db) =>
       db
         .query(
-          `SELECT m.html_body, m.html_z, b.key, b.codec, b.raw_size, length(b.bytes) AS stored FROM messages m
+          `SELECT m.html_body, m.html_z, m.text_z, b.key, b.codec, b.raw_size, length(b.bytes) AS stored FROM messages m
              JOIN blobs_inline b ON b.key = m.blob_key WHERE m.id = ?`,
         )
-        .get(id) as { html_body: string | null; html_z: Uint8Array | null; key: string; codec: number; raw_size: number; stored: number },
+        .get(id) as {
+        html_body: string | null;
+        html_z: Uint8Array | null;
+        text_z: Uint8Array | null;
+        key: string;
+        codec: number;
+        raw_size: number;
+        stored: number;
+      },
     { readonly: true },
   );
 
@@ -85,6 +93,7 @@ describe("compressed storage", () => {
     expect(row.stored).toBeLessThan(sent.byteLength / 3);
     expect(row.html_body).toBeNull();
     expect(row.html_z).not.toBeNull();
+    expect(row.text_z).not.toBeNull();
 
     const r = await readAll(box, id, "alpha");
     // The bytes sent, byte for byte; their sha256 is the blob's key (content addressing).
@@ -112,12 +121,15 @@ describe("compressed storage", () => {
     const before = await readAll(box, id, "bravo");
     // Rewrite both rows as the old code left them: what ALTER TABLE ... ADD COLUMN gives old rows.
     withDatabaseFile(inst.dataDir, (db) => {
-      const { html_z, blob_key } = db.query("SELECT html_z, blob_key FROM messages WHERE id = ?").get(id) as {
+      const { text_z, html_z, blob_key } = db.query("SELECT text_z, html_z, blob_key FROM messages WHERE id = ?").get(id) as {
+        text_z: Uint8Array;
         html_z: Uint8Array;
         blob_key: string;
       };
-      db.query("UPDATE messages SET html_body = ?, html_z = NULL WHERE id = ?").run(
-        new TextDecoder().decode(Bun.zstdDecompressSync(html_z)),
+      const plain = (z: Uint8Array) => new TextDecoder().decode(Bun.zstdDecompressSync(z));
+      db.query("UPDATE messages SET text_body = ?, text_z = NULL, html_body = ?, html_z = NULL WHERE id = ?").run(
+        plain(text_z),
+        plain(html_z),
         id,
       );
       const { bytes } = db.query("SELECT bytes FROM blobs_inline WHERE key = ?").get(blob_key) as { bytes: Uint8Array };
@@ -126,6 +138,7 @@ describe("compressed storage", () => {
     const row = rowsOf(id);
     expect(row.codec).toBe(0);
     expect(row.html_z).toBeNull();
+    expect(row.text_z).toBeNull();
     const after = await readAll(box, id, "bravo");
     expect(after.raw.equals(before.raw)).toBe(true);
     expect(after.imapRaw.equals(before.raw)).toBe(true);

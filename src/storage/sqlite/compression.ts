@@ -1,5 +1,5 @@
 // zstd for what the database keeps twice its useful size: raw messages in blobs_inline and parsed
-// HTML bodies (migration 0024). Measured on bench/corpus.ts (14 KB ESP mail, 2 cores): level 1
+// text and HTML bodies (migration 0024). Measured on bench/corpus.ts (14 KB ESP mail, 2 cores): level 1
 // keeps 27 % of the bytes in ~34 µs per message and reads back in ~19 µs; level 3 keeps 26.6 %
 // for ~40 µs, level 6+ 25.9 % for 100+ µs, deflate 1 keeps 33 %. Level 1: the commit runs it.
 // Bytes are stored compressed only when that saves at least an eighth (images, archives and
@@ -31,22 +31,30 @@ export function decompress(z: Uint8Array): Uint8Array {
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** The HTML body as stored: {html_body: null, html_z} when compressing pays, else the text as it is. */
-export function packHtml(html: string | null): { html_body: string | null; html_z: Uint8Array | null } {
-  if (html === null || html.length < MIN_BYTES) return { html_body: html, html_z: null };
-  const z = compressIfWorth(enc.encode(html));
-  return z ? { html_body: null, html_z: z } : { html_body: html, html_z: null };
+/** A body (text or HTML) as stored: [null, frame] when compressing pays, else [the text as it is, null]. */
+export function packBody(body: string | null): [string | null, Uint8Array | null] {
+  if (body === null || body.length < MIN_BYTES) return [body, null];
+  const z = compressIfWorth(enc.encode(body));
+  return z ? [null, z] : [body, null];
 }
 
-/** A messages row as read (SELECT *) with its HTML body restored; html_z is not part of the record. */
-export function unpackHtml<T>(row: T): T {
+/** A messages row as read (SELECT *) with its bodies restored; text_z and html_z are not part of the record. */
+export function unpackBodies<T>(row: T): T {
   if (row === null || row === undefined) return row;
-  const r = row as unknown as { html_body: string | null; html_z?: Uint8Array | null };
+  const r = row as unknown as {
+    text_body: string | null;
+    html_body: string | null;
+    text_z?: Uint8Array | null;
+    html_z?: Uint8Array | null;
+  };
+  if (r.text_z) r.text_body = dec.decode(decompress(r.text_z));
   if (r.html_z) r.html_body = dec.decode(decompress(r.html_z));
+  delete r.text_z;
   delete r.html_z;
   return row;
 }
 
-export function htmlOf(html: string | null, z: Uint8Array | null): string | null {
-  return z ? dec.decode(decompress(z)) : html;
+/** A body column pair (plain, frame) read back as text. */
+export function bodyOf(plain: string | null, z: Uint8Array | null): string | null {
+  return z ? dec.decode(decompress(z)) : plain;
 }

@@ -27,7 +27,7 @@ import type {
   RemovedMessage,
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
-import { htmlOf, packHtml, unpackHtml } from "./compression";
+import { bodyOf, packBody, unpackBodies } from "./compression";
 import type { SqliteConnection } from "./connection";
 import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
@@ -303,7 +303,7 @@ class SqliteMessages implements MessageRepository {
   constructor(private readonly c: SqliteConnection) {}
 
   async inProject(projectId: string, id: string) {
-    return unpackHtml(this.c.get<MessageRecord>("SELECT * FROM messages WHERE id = ? AND project_id = ?", id, projectId));
+    return unpackBodies(this.c.get<MessageRecord>("SELECT * FROM messages WHERE id = ? AND project_id = ?", id, projectId));
   }
 
   async listInInbox(inboxId: string, before: string | null, limit: number) {
@@ -316,15 +316,15 @@ class SqliteMessages implements MessageRepository {
             before,
             limit,
           );
-    return rows.map(unpackHtml);
+    return rows.map(unpackBodies);
   }
 
   async newest(inboxId: string) {
-    return unpackHtml(this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1", inboxId));
+    return unpackBodies(this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1", inboxId));
   }
 
   async oldestAfter(inboxId: string, after: string) {
-    return unpackHtml(
+    return unpackBodies(
       this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT 1", inboxId, after),
     );
   }
@@ -334,12 +334,13 @@ class SqliteMessages implements MessageRepository {
   }
 
   async insert(m: NewMessage) {
-    const html = packHtml(m.html_body);
+    const [text, textZ] = packBody(m.text_body);
+    const [html, htmlZ] = packBody(m.html_body);
     const row = this.c.get<{ rowid: number }>(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
-         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, html_z, codes, links,
+         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, text_z, html_body, html_z, codes, links,
          headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
       m.id,
       m.inbox_id,
       m.project_id,
@@ -355,9 +356,10 @@ class SqliteMessages implements MessageRepository {
       m.cc_json,
       m.subject,
       m.preview,
-      m.text_body,
-      html.html_body,
-      html.html_z,
+      text,
+      textZ,
+      html,
+      htmlZ,
       m.codes,
       m.links,
       m.headers,
@@ -433,16 +435,20 @@ class SqliteMessages implements MessageRepository {
     const words = value.match(/[\p{L}\p{N}]+/gu);
     const like = likeArg(value);
     const check = TEXT_FIELD_SQL[field]!;
-    // A compressed HTML body (html_z) is out of LIKE's reach: such a row that the SQL test did
+    // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
     // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
     // case-insensitivity (ASCII letters only).
     const bodyField = field === "body" || field === "text";
-    const cols = bodyField ? `m.uid, (${check}) AS hit, m.text_body AS t, m.html_z AS z` : "m.uid, 1 AS hit";
-    const where = bodyField ? `((${check}) OR m.html_z IS NOT NULL)` : `(${check})`;
+    const cols = bodyField
+      ? `m.uid, (${check}) AS hit, m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz`
+      : "m.uid, 1 AS hit";
+    const where = bodyField ? `((${check}) OR m.text_z IS NOT NULL OR m.html_z IS NOT NULL)` : `(${check})`;
     const likeArgs = Array.from({ length: countParams(check) * (bodyField ? 2 : 1) }, () => like);
-    const keep = (rows: { uid: number; hit: number; t?: string | null; z?: Uint8Array | null }[]) => {
+    type Row = { uid: number; hit: number; t?: string | null; tz?: Uint8Array | null; h?: string | null; hz?: Uint8Array | null };
+    const keep = (rows: Row[]) => {
       const needle = asciiLower(value);
-      return rows.filter((r) => r.hit || asciiLower(`${r.t ?? ""}\n${htmlOf(null, r.z ?? null) ?? ""}`).includes(needle)).map((r) => r.uid);
+      const body = (r: Row) => `${bodyOf(r.t ?? null, r.tz ?? null) ?? ""}\n${bodyOf(r.h ?? null, r.hz ?? null) ?? ""}`;
+      return rows.filter((r) => r.hit || asciiLower(body(r)).includes(needle)).map((r) => r.uid);
     };
     if (!words) {
       // No word to look up (punctuation only): the substring test on every row of the inbox.
@@ -501,7 +507,7 @@ class SqliteMessages implements MessageRepository {
         ...w.params,
         s.limit,
       )
-      .map(unpackHtml);
+      .map(unpackBodies);
   }
 
   private ftsMatchesAtLeast(expr: string, n: number): boolean {
@@ -536,7 +542,7 @@ class SqliteMessages implements MessageRepository {
         projectId,
         ...w.params,
       )
-      .map(unpackHtml);
+      .map(unpackBodies);
   }
 
   async idsInInbox(inboxId: string, query: SearchQuery | null, after: string | null, limit: number) {

@@ -4,7 +4,8 @@
 // - blobs_inline.codec: 0 = bytes as received (every row written before this migration), 1 =
 //   zstd frame; raw_size is the size of the bytes as received (size() without decompressing).
 //   Old rows stay as they are and read as before.
-// - messages.html_z: the HTML body as a zstd frame, html_body then NULL (storage/sqlite/bodies.ts).
+// - messages.text_z, html_z: the text and HTML bodies as zstd frames, text_body / html_body then
+//   NULL (storage/sqlite/compression.ts).
 // - events.message_id: the message a message.received event describes. The event goes when its
 //   message goes (trigger below), unless a webhook delivery of it is still pending (the delivery
 //   needs its payload; the 2-day prune takes the row later). The partial index on pending
@@ -12,6 +13,7 @@
 export default /* sql */ `
 ALTER TABLE blobs_inline ADD COLUMN codec INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE blobs_inline ADD COLUMN raw_size INTEGER;
+ALTER TABLE messages ADD COLUMN text_z BLOB;
 ALTER TABLE messages ADD COLUMN html_z BLOB;
 ALTER TABLE events ADD COLUMN message_id TEXT;
 CREATE INDEX events_message ON events(message_id) WHERE message_id IS NOT NULL;
