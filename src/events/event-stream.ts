@@ -21,6 +21,8 @@ export interface EmitOptions {
   userId?: string | null;
   /** Webhook deliveries with the same key go out one at a time, in order (default: the inbox). */
   orderKey?: string;
+  /** The message the event describes: the row is deleted with the message (migration 0024). */
+  messageId?: string;
 }
 
 export interface AppendedEvent {
@@ -92,6 +94,7 @@ export class EventLog {
       userId: ev.userId,
       data: JSON.stringify(data),
       occurredAt: ev.occurredAt,
+      messageId: opts.messageId ?? null,
     });
     await this.sinks.fanout(tx, ev);
     setImmediate(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
@@ -105,7 +108,7 @@ export class EventLog {
       delete data.text;
       delete data.html;
     }
-    return this.emitInTx(tx, m.projectId, "message.received", data, { inboxId: m.inbox.id });
+    return this.emitInTx(tx, m.projectId, "message.received", data, { inboxId: m.inbox.id, messageId: m.message.id });
   }
 
   baseUrl(): string {

@@ -11,6 +11,8 @@ export interface EventRecord {
   userId: string | null;
   data: string;
   occurredAt: string;
+  /** The message a message.received event describes: the event leaves the log with it. */
+  messageId?: string | null;
 }
 
 /** An event as the stream and the webhook payloads read it back. */

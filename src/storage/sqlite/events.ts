@@ -26,7 +26,7 @@ class SqliteEventLog implements EventLogRepository {
   async append(e: EventRecord): Promise<number> {
     // seq is the rowid (INTEGER PRIMARY KEY): run() reports it without a RETURNING row.
     const r = this.c.run(
-      "INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at, message_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       e.id,
       e.projectId,
       e.type,
@@ -34,6 +34,7 @@ class SqliteEventLog implements EventLogRepository {
       e.userId,
       e.data,
       e.occurredAt,
+      e.messageId ?? null,
     );
     return Number(r.lastInsertRowid);
   }

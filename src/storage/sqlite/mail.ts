@@ -27,6 +27,7 @@ import type {
   RemovedMessage,
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
+import { bodyOf, packBody, unpackBodies } from "./compression";
 import type { SqliteConnection } from "./connection";
 import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
@@ -302,21 +303,30 @@ class SqliteMessages implements MessageRepository {
   constructor(private readonly c: SqliteConnection) {}
 
   async inProject(projectId: string, id: string) {
-    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE id = ? AND project_id = ?", id, projectId);
+    return unpackBodies(this.c.get<MessageRecord>("SELECT * FROM messages WHERE id = ? AND project_id = ?", id, projectId));
   }
 
   async listInInbox(inboxId: string, before: string | null, limit: number) {
-    return before === null
-      ? this.c.all<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?", inboxId, limit)
-      : this.c.all<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?", inboxId, before, limit);
+    const rows =
+      before === null
+        ? this.c.all<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT ?", inboxId, limit)
+        : this.c.all<MessageRecord>(
+            "SELECT * FROM messages WHERE inbox_id = ? AND id < ? ORDER BY id DESC LIMIT ?",
+            inboxId,
+            before,
+            limit,
+          );
+    return rows.map(unpackBodies);
   }
 
   async newest(inboxId: string) {
-    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1", inboxId);
+    return unpackBodies(this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? ORDER BY id DESC LIMIT 1", inboxId));
   }
 
   async oldestAfter(inboxId: string, after: string) {
-    return this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT 1", inboxId, after);
+    return unpackBodies(
+      this.c.get<MessageRecord>("SELECT * FROM messages WHERE inbox_id = ? AND id > ? ORDER BY id ASC LIMIT 1", inboxId, after),
+    );
   }
 
   async exists(id: string) {
@@ -324,11 +334,13 @@ class SqliteMessages implements MessageRepository {
   }
 
   async insert(m: NewMessage) {
+    const [text, textZ] = packBody(m.text_body);
+    const [html, htmlZ] = packBody(m.html_body);
     const row = this.c.get<{ rowid: number }>(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
-         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
+         envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, text_z, html_body, html_z, codes, links,
          headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
       m.id,
       m.inbox_id,
       m.project_id,
@@ -344,8 +356,10 @@ class SqliteMessages implements MessageRepository {
       m.cc_json,
       m.subject,
       m.preview,
-      m.text_body,
-      m.html_body,
+      text,
+      textZ,
+      html,
+      htmlZ,
       m.codes,
       m.links,
       m.headers,
@@ -420,29 +434,46 @@ class SqliteMessages implements MessageRepository {
     // LIKE then keeps IMAP's substring meaning on those few rows only.
     const words = value.match(/[\p{L}\p{N}]+/gu);
     const like = likeArg(value);
-    const check = TEXT_FIELD_SQL[field];
+    const check = TEXT_FIELD_SQL[field]!;
+    // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
+    // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
+    // case-insensitivity (ASCII letters only).
+    const bodyField = field === "body" || field === "text";
+    const cols = bodyField
+      ? `m.uid, (${check}) AS hit, m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz`
+      : "m.uid, 1 AS hit";
+    const where = bodyField ? `((${check}) OR m.text_z IS NOT NULL OR m.html_z IS NOT NULL)` : `(${check})`;
+    const likeArgs = Array.from({ length: countParams(check) * (bodyField ? 2 : 1) }, () => like);
+    type Row = { uid: number; hit: number; t?: string | null; tz?: Uint8Array | null; h?: string | null; hz?: Uint8Array | null };
+    const keep = (rows: Row[]) => {
+      const needle = asciiLower(value);
+      const body = (r: Row) => `${bodyOf(r.t ?? null, r.tz ?? null) ?? ""}\n${bodyOf(r.h ?? null, r.hz ?? null) ?? ""}`;
+      return rows.filter((r) => r.hit || asciiLower(body(r)).includes(needle)).map((r) => r.uid);
+    };
     if (!words) {
       // No word to look up (punctuation only): the substring test on every row of the inbox.
-      return this.c
-        .allOnce<{ uid: number }>(
-          `SELECT m.uid FROM messages m WHERE m.inbox_id = ? AND (${check}) ORDER BY m.uid`,
+      return keep(
+        this.c.allOnce(
+          `SELECT ${cols} FROM messages m WHERE m.inbox_id = ? AND ${where} ORDER BY m.uid`,
+          ...likeArgs.slice(0, countParams(cols)),
           inboxId,
-          ...Array.from({ length: countParams(check) }, () => like),
-        )
-        .map((r) => r.uid);
+          ...likeArgs.slice(countParams(cols)),
+        ),
+      );
     }
     const column = FTS_COLUMN[field];
     const phrase = `${ftsString(words.join(" "))} *`;
     const match = column ? `${column} : (${phrase})` : phrase;
-    return this.c
-      .allOnce<{ uid: number }>(
-        `SELECT m.uid FROM search.messages_fts f JOIN messages m ON m.rowid = f.rowid
-         WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND (${check}) ORDER BY m.uid`,
+    return keep(
+      this.c.allOnce(
+        `SELECT ${cols} FROM search.messages_fts f JOIN messages m ON m.rowid = f.rowid
+         WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND ${where} ORDER BY m.uid`,
+        ...likeArgs.slice(0, countParams(cols)),
         match,
         inboxId,
-        ...Array.from({ length: countParams(check) }, () => like),
-      )
-      .map((r) => r.uid);
+        ...likeArgs.slice(countParams(cols)),
+      ),
+    );
   }
 
   async flagsOf(inboxId: string, ids: string[]) {
@@ -469,12 +500,14 @@ class SqliteMessages implements MessageRepository {
     const w = searchWhere(s.query, "index", (expr) => this.ftsMatchesAtLeast(expr, COMMON_MATCHES));
     const scope = scopeOf(s);
     const order = s.order === "newest" ? "DESC" : "ASC";
-    return this.c.allOnce<MessageRecord>(
-      `SELECT m.* FROM messages m WHERE ${scope.sql}${w.sql} ORDER BY m.id ${order} LIMIT ?`,
-      ...scope.params,
-      ...w.params,
-      s.limit,
-    );
+    return this.c
+      .allOnce<MessageRecord>(
+        `SELECT m.* FROM messages m WHERE ${scope.sql}${w.sql} ORDER BY m.id ${order} LIMIT ?`,
+        ...scope.params,
+        ...w.params,
+        s.limit,
+      )
+      .map(unpackBodies);
   }
 
   private ftsMatchesAtLeast(expr: string, n: number): boolean {
@@ -502,12 +535,14 @@ class SqliteMessages implements MessageRepository {
     if (ids.length === 0) return [];
     // Few candidates: the full-text terms are tested per row (rowid lookups in the index).
     const w = searchWhere(query, "per-row");
-    return this.c.allOnce<MessageRecord>(
-      `SELECT m.* FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND m.project_id = ?${w.sql} ORDER BY m.id ASC`,
-      JSON.stringify(ids),
-      projectId,
-      ...w.params,
-    );
+    return this.c
+      .allOnce<MessageRecord>(
+        `SELECT m.* FROM messages m WHERE m.id IN (SELECT value FROM json_each(?)) AND m.project_id = ?${w.sql} ORDER BY m.id ASC`,
+        JSON.stringify(ids),
+        projectId,
+        ...w.params,
+      )
+      .map(unpackBodies);
   }
 
   async idsInInbox(inboxId: string, query: SearchQuery | null, after: string | null, limit: number) {
@@ -589,6 +624,8 @@ const TEXT_FIELD_SQL: Record<string, string> = {
   text: `${BODY_SQL} OR m.headers ${LIKE_Q} OR m.subject ${LIKE_Q} OR ${FROM_SQL} OR m.to_json ${LIKE_Q}`,
 };
 const countParams = (sql: string) => sql.split("?").length - 1;
+/** What SQLite's LIKE folds: ASCII letters only. */
+const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 type Params = Array<string | number>;
 /** From this many full-text matches on, a list query tests rows one by one instead of collecting the matches. */

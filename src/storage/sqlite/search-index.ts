@@ -18,6 +18,7 @@
 import { log } from "../../lib/log";
 import type { Database } from "bun:sqlite";
 import { searchBodyOfStored } from "../../mime/search-text";
+import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
 
 /** Queue entries applied per index transaction. */
@@ -50,7 +51,9 @@ interface QueueEntry {
 interface IndexedFields {
   subject: string;
   text_body: string | null;
+  text_z: Uint8Array | null;
   html_body: string | null;
+  html_z: Uint8Array | null;
   from_name: string;
   from_email: string;
   envelope_to: string;
@@ -70,7 +73,7 @@ export function applySearchQueue(db: Database, schemas: { mail: string; search: 
     .all(after) as QueueEntry[];
   if (entries.length === 0) return after;
   const read = db.query(
-    `SELECT subject, text_body, html_body, from_name, from_email, envelope_to, to_json, cc_json FROM ${mail}.messages WHERE rowid = ?`,
+    `SELECT subject, text_body, text_z, html_body, html_z, from_name, from_email, envelope_to, to_json, cc_json FROM ${mail}.messages WHERE rowid = ?`,
   );
   // Read and tokenize outside the write transaction; an entry whose message is gone indexes nothing.
   const rows = entries.map((e) => {
@@ -79,7 +82,7 @@ export function applySearchQueue(db: Database, schemas: { mail: string; search: 
       rowid: e.msg_rowid,
       fields: m && [
         m.subject,
-        searchBodyOfStored(m.text_body, m.html_body),
+        searchBodyOfStored(bodyOf(m.text_body, m.text_z), bodyOf(m.html_body, m.html_z)),
         `${m.from_name} ${m.from_email}`,
         `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
       ],
