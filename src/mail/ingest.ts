@@ -81,6 +81,17 @@ export interface Recipient {
   inbox: InboxRow;
   /** The envelope address that selected this inbox (what envelope_to records). */
   address: string;
+  /** IMAP APPEND: where the message is filed and with what (absent: INBOX, flags clear, received now). */
+  filing?: Filing;
+}
+
+/** An IMAP APPEND's placement (protocols/imap/commands/append.ts). */
+export interface Filing {
+  /** The mailbox (storage/imap-folders.ts); null: INBOX. */
+  folderId: string | null;
+  flags: { read: boolean; flagged: boolean; deleted: boolean };
+  /** The internal date the client gave (ISO), or null: now. */
+  receivedAt: string | null;
 }
 
 export interface DeliveryResult {
@@ -352,7 +363,7 @@ export class IngestService {
       if (refusal) throw new QuotaExceeded(refusal);
       const id = newId();
       const now = Date.now();
-      const receivedAt = new Date(now).toISOString();
+      const receivedAt = r.filing?.receivedAt ?? new Date(now).toISOString();
       const expiresAt = new Date(now + planOf(project.plan).retentionDays * DAY_MS).toISOString();
       await tx.messages.insert({
         id,
@@ -383,6 +394,11 @@ export class IngestService {
         received_at: receivedAt,
         expires_at: expiresAt,
       });
+      const filing = r.filing;
+      if (filing?.folderId) await tx.imapFolders.file(id, filing.folderId, uid);
+      if (filing && (filing.flags.read || filing.flags.flagged || filing.flags.deleted)) {
+        await tx.messages.setFlags(inbox.id, [{ id, ...filing.flags }]);
+      }
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
         await tx.attachments.insert(
@@ -425,7 +441,9 @@ export class IngestService {
         parsed: p,
         receipt: w.receipt,
       };
-      for (const hook of this.hooks.storedInTx) await hook(stored, tx);
+      // Mail a client files in another mailbox (Sent, Drafts) was not received: no webhook
+      // event, no authentication check. INBOX appends are received mail like an import.
+      if (!filing?.folderId) for (const hook of this.hooks.storedInTx) await hook(stored, tx);
       out.push(stored);
     }
     if (out.length === 0) throw new InboxGone(w.recipients[0]!.address);

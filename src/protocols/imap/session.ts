@@ -92,7 +92,21 @@ export class Session {
   }
 
   capabilities(): string[] {
-    const caps = ["IMAP4rev1", "LITERAL+", "SASL-IR", "ID", "ENABLE", "IDLE", "NAMESPACE", "UIDPLUS", "UNSELECT", "CHILDREN"];
+    const caps = [
+      "IMAP4rev1",
+      "LITERAL+",
+      "SASL-IR",
+      "ID",
+      "ENABLE",
+      "IDLE",
+      "NAMESPACE",
+      "UIDPLUS",
+      "UNSELECT",
+      "CHILDREN",
+      "MOVE",
+      "SPECIAL-USE",
+      "LIST-EXTENDED",
+    ];
     if (this.state === "not-authenticated") {
       if (!this.secure && this.host.startTls) caps.push("STARTTLS", "LOGINDISABLED");
       else caps.push("AUTH=PLAIN");
