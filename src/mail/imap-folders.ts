@@ -36,7 +36,7 @@ export interface MailboxRef {
 export class FolderError extends Error {
   constructor(
     /** The IMAP response code (RFC 5530) the refusal carries. */
-    readonly code: "NONEXISTENT" | "ALREADYEXISTS" | "CANNOT" | "INUSE" | "LIMIT",
+    readonly code: "NONEXISTENT" | "TRYCREATE" | "ALREADYEXISTS" | "CANNOT" | "INUSE" | "LIMIT",
     message: string,
   ) {
     super(message);

@@ -90,6 +90,8 @@ export interface Filing {
   /** The mailbox (storage/imap-folders.ts); null: INBOX. */
   folderId: string | null;
   flags: { read: boolean; flagged: boolean; deleted: boolean };
+  /** \Answered, \Draft and keywords, space-separated (protocols/imap/extra-flags.ts), or null. */
+  extraFlags: string | null;
   /** The internal date the client gave (ISO), or null: now. */
   receivedAt: string | null;
 }
@@ -399,6 +401,7 @@ export class IngestService {
       if (filing && (filing.flags.read || filing.flags.flagged || filing.flags.deleted)) {
         await tx.messages.setFlags(inbox.id, [{ id, ...filing.flags }]);
       }
+      if (filing?.extraFlags) await tx.imapFolders.setExtraFlags(inbox.id, [{ uid, flags: filing.extraFlags }]);
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
         await tx.attachments.insert(

@@ -56,6 +56,15 @@ export interface ImapFolderRepository {
   copy(inboxId: string, uids: number[], folderId: string | null): Promise<CopiedMessage[]>;
   /** Files a stored message (just appended) in a mailbox and raises that mailbox's UIDNEXT above its UID. */
   file(messageId: string, folderId: string, uid: number): Promise<void>;
+  /**
+   * IMAP flags beyond \Seen, \Flagged and \Deleted (\Answered, \Draft, keywords), space-separated,
+   * of those of the UIDs (null: of the whole inbox) that have any.
+   */
+  extraFlags(inboxId: string, uids: number[] | null): Promise<Map<number, string>>;
+  /** Replaces the extra flags of messages (null or "": none). */
+  setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
+  /** Every keyword used in the inbox (for SELECT's FLAGS). */
+  keywords(inboxId: string): Promise<string[]>;
   /** The folder id of each of these messages (null: INBOX); messages that do not exist are left out. */
   foldersOf(ids: string[]): Promise<Map<string, string | null>>;
 }

@@ -17,7 +17,7 @@ const fromRow = (r: Record<string, any>): ImapFolderRecord => ({
 /** Every column of a message but id, uid and mailbox_id (what a copy keeps). */
 const KEPT = `inbox_id, project_id, blob_key, size_bytes, logical_size_bytes, envelope_from, envelope_to, from_email,
   from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links, headers, headers_truncated,
-  message_id_header, sent_at, attachment_count, parse_error, read, flagged, deleted_flag, received_at, expires_at`;
+  message_id_header, sent_at, attachment_count, parse_error, read, flagged, deleted_flag, received_at, expires_at, imap_flags`;
 
 /** LIKE pattern for the names under `name` ("name/…"), with LIKE's wildcards escaped. */
 const under = (name: string) => `${name.replace(/[\\%_]/g, "\\$&")}/%`;
@@ -182,6 +182,37 @@ class SqliteImapFolders implements ImapFolderRepository {
       out.set(r.id, r.mailbox_id);
     }
     return out;
+  }
+
+  async extraFlags(inboxId: string, uids: number[] | null) {
+    const out = new Map<number, string>();
+    if (uids?.length === 0) return out;
+    for (const r of this.c.all<{ uid: number; imap_flags: string }>(
+      `SELECT uid, imap_flags FROM messages INDEXED BY messages_imap_flags
+       WHERE inbox_id = ? AND imap_flags IS NOT NULL AND (?2 IS NULL OR uid IN (SELECT value FROM json_each(?2)))`,
+      inboxId,
+      uids ? JSON.stringify(uids) : null,
+    )) {
+      out.set(r.uid, r.imap_flags);
+    }
+    return out;
+  }
+
+  async setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>) {
+    for (const ch of changes) {
+      this.c.run("UPDATE messages SET imap_flags = ? WHERE inbox_id = ? AND uid = ?", ch.flags || null, inboxId, ch.uid);
+    }
+  }
+
+  async keywords(inboxId: string) {
+    const out = new Set<string>();
+    for (const r of this.c.all<{ imap_flags: string }>(
+      "SELECT DISTINCT imap_flags FROM messages INDEXED BY messages_imap_flags WHERE inbox_id = ? AND imap_flags IS NOT NULL",
+      inboxId,
+    )) {
+      for (const f of r.imap_flags.split(" ")) if (f && !f.startsWith("\\")) out.add(f);
+    }
+    return [...out].sort();
   }
 
   private bumpUidNext(folderId: string, uid: number): void {

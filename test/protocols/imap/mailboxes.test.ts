@@ -141,7 +141,7 @@ describe("mailboxes", () => {
     r.write(`p1 APPEND Sent (\\Seen) "05-Jan-2025 23:30:00 -0200" {${Buffer.byteLength(body)}+}\r\n${body}\r\n`);
     const ok = await r.until("p1 ");
     expect(ok).toMatch(/p1 OK \[APPENDUID \d+ \d+\] APPEND completed/);
-    expect(await r.cmd("p2", `APPEND Nowhere {1+}\r\nx`)).toContain("p2 NO [NONEXISTENT]");
+    expect(await r.cmd("p2", `APPEND Nowhere {1+}\r\nx`)).toContain("p2 NO [TRYCREATE]");
     expect(await r.cmd("p3", `APPEND Sent "99-Foo-2025 00:00:00 +0000" {1+}\r\nx`)).toContain("p3 BAD");
     expect(await r.cmd("p4", `APPEND Sent (\\Bogus) {1+}\r\nx`)).toContain("p4 BAD");
     r.close();
@@ -181,12 +181,12 @@ describe("mailboxes", () => {
     expect(inKeep.at(-1)!.uid).toBe(newUid);
     await watcher.logout();
 
-    // UID MOVE of nothing is OK without a code; COPY to an unknown mailbox is NONEXISTENT.
+    // UID MOVE of nothing is OK without a code; COPY to an unknown mailbox is TRYCREATE.
     const r = await RawImap.open(inst.ports.imap!);
     await r.login(box);
     await r.cmd("x0", "SELECT INBOX");
     expect(await r.cmd("x1", "UID MOVE 999 Keep")).toContain("x1 OK UID MOVE completed");
-    expect(await r.cmd("x2", "COPY 1 Nowhere")).toContain("x2 NO [NONEXISTENT]");
+    expect(await r.cmd("x2", "COPY 1 Nowhere")).toContain("x2 NO [TRYCREATE]");
     expect(await r.cmd("x3", "UID COPY 1 Keep")).toMatch(/\* OK|x3 OK \[COPYUID \d+ 1 \d+\] UID COPY completed/);
     await r.cmd("x4", "EXAMINE INBOX");
     expect(await r.cmd("x5", "MOVE 1 Keep")).toContain("x5 NO [READ-ONLY]");
@@ -247,6 +247,41 @@ describe("mailboxes", () => {
     expect(top.body.toString()).toContain("Subject: new1");
     await p.cmd("QUIT");
     expect((await rest(box, "Old")).map((m) => m.subject).sort()).toEqual(["old1", "old2"]);
+  });
+});
+
+describe("flags", () => {
+  test("\\Answered, \\Draft and keywords are stored, returned, copied; PERMANENTFLAGS has \\*", async () => {
+    const box = await newBox(inst);
+    await sendRawMail(inst, box.address, mail("k1"));
+    await sendRawMail(inst, box.address, mail("k2"));
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    const sel = await r.cmd("f1", "SELECT INBOX");
+    expect(sel).toContain("* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft \\*)]");
+    expect(await r.cmd("f2", "STORE 1 +FLAGS ($Label1 \\Answered)")).toContain("* 1 FETCH (FLAGS ($Label1 \\Answered))");
+    expect(await r.cmd("f3", "STORE 1 +FLAGS.SILENT (\\Seen $label1 $Forwarded)")).toBe("f3 OK STORE completed\r\n");
+    expect(await r.cmd("f4", "FETCH 1 FLAGS")).toContain("* 1 FETCH (FLAGS (\\Seen $Label1 \\Answered $Forwarded))");
+    expect(await r.cmd("f5", "STORE 1 -FLAGS ($LABEL1)")).toContain("* 1 FETCH (FLAGS (\\Seen \\Answered $Forwarded))");
+    expect(await r.cmd("f6", "UID STORE 2 FLAGS (\\Draft)")).toContain("FLAGS (\\Draft))");
+    expect(await r.cmd("f7", "STORE 1 +FLAGS (\\Bogus)")).toContain("f7 BAD");
+    expect(await r.cmd("f8", "COPY 1:2 Archive")).toContain("f8 OK [COPYUID");
+    const body = mail("k3");
+    r.write(`f9 APPEND Archive (\\Draft $Todo) {${Buffer.byteLength(body)}+}\r\n${body}\r\n`);
+    expect(await r.until("f9 ")).toContain("f9 OK [APPENDUID");
+    const ex = await r.cmd("g1", "EXAMINE Archive");
+    expect(ex).toContain("* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Forwarded $Todo)");
+    const f = await r.cmd("g2", "FETCH 1:* FLAGS");
+    expect(f).toContain("* 1 FETCH (FLAGS (\\Seen \\Answered $Forwarded))");
+    expect(f).toContain("* 2 FETCH (FLAGS (\\Draft))");
+    expect(f).toContain("* 3 FETCH (FLAGS (\\Draft $Todo))");
+    expect(await r.cmd("g5", "SEARCH ANSWERED")).toContain("* SEARCH 1\r\n");
+    expect(await r.cmd("g6", "SEARCH KEYWORD $todo")).toContain("* SEARCH 3\r\n");
+    expect(await r.cmd("g7", "SEARCH UNDRAFT UNKEYWORD $Nothing")).toContain("* SEARCH 1\r\n");
+    // STORE FLAGS () clears the extra flags too.
+    await r.cmd("g3", "SELECT INBOX");
+    expect(await r.cmd("g4", "STORE 1 FLAGS ()")).toContain("* 1 FETCH (FLAGS ())");
+    r.close();
   });
 });
 

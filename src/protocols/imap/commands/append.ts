@@ -6,10 +6,10 @@ import { FolderError } from "../../../mail/imap-folders";
 import { InboxGone, QuotaExceeded } from "../../../mail/ingest";
 import { atomOf, ParseError, type Token } from "../parser/tokens";
 import { folderReply, mailboxName } from "../folders";
+import { applyExtra, COLUMN_FLAGS, extraSpelling } from "../extra-flags";
 import { AUTHED, type CommandDef } from "./types";
 
 const MONTHS = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"];
-const SYSTEM = new Set(["\\SEEN", "\\FLAGGED", "\\DELETED", "\\ANSWERED", "\\DRAFT"]);
 
 /** date-time of RFC 3501 §9 ("17-Jul-1996 02:44:25 -0700", day may be space-padded) as ISO. */
 export function parseDateTime(v: string): string | null {
@@ -24,12 +24,18 @@ export function parseDateTime(v: string): string | null {
   return new Date(Date.UTC(year!, month, day!, h!, min!, Math.min(sec!, 59)) - offset * 60_000).toISOString();
 }
 
-function flagsOf(t: Token[]): { read: boolean; flagged: boolean; deleted: boolean } {
+function flagsOf(t: Token[]): { read: boolean; flagged: boolean; deleted: boolean; extra: string | null } {
   const names = t.map((x) => atomOf(x, "flag"));
-  for (const f of names)
-    if (f.startsWith("\\") && !SYSTEM.has(f.toUpperCase())) throw new ParseError(`Unknown system flag ${f.slice(0, 20)}`);
+  for (const f of names) {
+    if (!COLUMN_FLAGS.has(f.toUpperCase()) && extraSpelling(f) === null) throw new ParseError(`Invalid flag ${f.slice(0, 20)}`);
+  }
   const has = (f: string) => names.some((n) => n.toUpperCase() === f);
-  return { read: has("\\SEEN"), flagged: has("\\FLAGGED"), deleted: has("\\DELETED") };
+  const extra = applyExtra(
+    "",
+    "+",
+    names.filter((n) => !COLUMN_FLAGS.has(n.toUpperCase())).map((n) => extraSpelling(n)!),
+  );
+  return { read: has("\\SEEN"), flagged: has("\\FLAGGED"), deleted: has("\\DELETED"), extra: extra || null };
 }
 
 export default {
@@ -38,7 +44,8 @@ export default {
   async run(s, c) {
     const args = [...c.args];
     const name = mailboxName(args.shift());
-    const flags = args[0]?.t === "list" ? flagsOf(args.shift()!.v as Token[]) : { read: false, flagged: false, deleted: false };
+    const { extra, ...flags } =
+      args[0]?.t === "list" ? flagsOf(args.shift()!.v as Token[]) : { read: false, flagged: false, deleted: false, extra: null };
     let receivedAt: string | null = null;
     if (args[0]?.t === "string" && !args[0].literal) {
       receivedAt = parseDateTime(args.shift()!.v.toString("latin1"));
@@ -52,7 +59,7 @@ export default {
     let ok = "";
     const reply = await folderReply("", async () => {
       const target = await s.services.folders.find(inbox, name);
-      if (!target) throw new FolderError("NONEXISTENT", "No such mailbox (CREATE it first)");
+      if (!target) throw new FolderError("TRYCREATE", "No such mailbox (CREATE it first)");
       const ingest = s.services.ingest;
       if (raw.byteLength > s.ctx.config.smtpMaxBytes) {
         ok = `NO [LIMIT] Messages are at most ${s.ctx.config.smtpMaxBytes} bytes`;
@@ -64,7 +71,7 @@ export default {
       }
       try {
         const r = await ingest.deliver(raw, (p) => (p.from.email ? p.from.email : null), [
-          { inbox, address: inbox.address, filing: { folderId: target.id, flags, receivedAt } },
+          { inbox, address: inbox.address, filing: { folderId: target.id, flags, extraFlags: extra, receivedAt } },
         ]);
         const stored = r.messageIds[0] ? await s.ctx.storage.messages.inProject(inbox.projectId, r.messageIds[0]) : null;
         if (!stored) throw new FolderError("NONEXISTENT", "The inbox no longer exists");

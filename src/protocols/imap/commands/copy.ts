@@ -31,7 +31,7 @@ export interface CopyResult {
 export async function copyTo(s: Session, c: Command, checkRoom: boolean): Promise<CopyResult> {
   const set = parseSequenceSet(atomOf(c.args[0], "sequence set"));
   const target = await s.services.folders.find(s.inbox!, mailboxName(c.args[1]));
-  if (!target) throw new FolderError("NONEXISTENT", "No such mailbox (CREATE it first)");
+  if (!target) throw new FolderError("TRYCREATE", "No such mailbox (CREATE it first)");
   const msgs = s
     .mailbox!.select(set, c.uid)
     .filter((t) => !t.msg.gone)

@@ -22,6 +22,10 @@ export async function listing(s: Session, c: Command, kind: "LIST" | "LSUB"): Pr
   for (const o of selection)
     if (!["SUBSCRIBED", "SPECIAL-USE", "REMOTE", "RECURSIVEMATCH"].includes(o)) return `BAD Unknown selection option ${o.slice(0, 20)}`;
   for (const o of returns) if (!["SUBSCRIBED", "CHILDREN", "SPECIAL-USE"].includes(o)) return `BAD Unknown return option ${o.slice(0, 20)}`;
+  // RFC 5258 §3: RECURSIVEMATCH alone (or with only REMOTE) is a syntax error.
+  if (selection.includes("RECURSIVEMATCH") && !selection.some((o) => o !== "RECURSIVEMATCH" && o !== "REMOTE")) {
+    return "BAD RECURSIVEMATCH needs another selection option";
+  }
   const reference = astring(args[0], "reference");
   const patterns = args[1]!.t === "list" ? args[1]!.v.map((t) => astring(t, "pattern")) : [astring(args[1], "pattern")];
   if (patterns.length === 0) throw new ParseError("Empty pattern list");

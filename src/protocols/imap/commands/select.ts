@@ -20,10 +20,12 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
     const last = mb.exists ? mb.at(mb.exists - 1).uid : 0;
     const uidNext = Math.max(ref.uidNext, last + 1);
     const firstUnseen = mb.firstUnseen();
+    const keywords = await s.ctx.storage.imapFolders.keywords(s.inbox!.id);
+    const flags = ["\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft", ...keywords].join(" ");
     await s.write(
       [
-        "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)",
-        readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : "* OK [PERMANENTFLAGS (\\Seen \\Flagged \\Deleted)] Limited",
+        `* FLAGS (${flags})`,
+        readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : `* OK [PERMANENTFLAGS (${flags} \\*)] Flags permitted`,
         `* ${mb.exists} EXISTS`,
         "* 0 RECENT",
         ...(firstUnseen > 0 ? [`* OK [UNSEEN ${firstUnseen}] First unseen`] : []),

@@ -6,6 +6,10 @@
 // mailbox and a UID names one message of the inbox wherever it is filed; each mailbox keeps its
 // own UIDNEXT (bumped only when mail is added to it) and UIDVALIDITY.
 //
+// imap_flags holds what IMAP keeps beyond \Seen, \Flagged and \Deleted (which have columns):
+// \Answered, \Draft and keywords, space-separated, NULL for the (usual) message with none; a
+// partial index finds the few that have some.
+//
 // The view index of 0023 gains mailbox_id after inbox_id (same name: the queries say INDEXED BY
 // it), so one mailbox's UIDs, sizes and flags stay an index-only range walk.
 export default /* sql */ `
@@ -21,6 +25,8 @@ CREATE TABLE imap_mailboxes (
   UNIQUE (inbox_id, name)
 );
 ALTER TABLE messages ADD COLUMN mailbox_id TEXT;
+ALTER TABLE messages ADD COLUMN imap_flags TEXT;
+CREATE INDEX messages_imap_flags ON messages(inbox_id, uid) WHERE imap_flags IS NOT NULL;
 DROP INDEX IF EXISTS messages_mailbox;
 CREATE INDEX messages_mailbox ON messages(inbox_id, mailbox_id, uid, size_bytes, read, flagged, deleted_flag);
 `;
