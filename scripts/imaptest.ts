@@ -25,7 +25,7 @@ try {
   const only = opt("--only");
   const stress = opt("--stress");
   const args = stress
-    ? [...common, "clients=10", `secs=${stress}`, `mbox=${testsDir}/default.mbox`, "no_tracking"]
+    ? [...common, "clients=10", `secs=${stress}`, `mbox=${testsDir}/default.mbox`]
     : [...common, `test=${only ? `${testsDir}/${only}` : testsDir}`];
   console.log(`imaptest ${args.filter((a) => !a.startsWith("pass=")).join(" ")}`);
   const p = Bun.spawn([bin, ...args], { stdout: "inherit", stderr: "inherit" });

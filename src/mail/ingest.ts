@@ -98,6 +98,8 @@ export interface Filing {
 
 export interface DeliveryResult {
   messageIds: string[];
+  /** The UID each message got in its inbox, in the same order (IMAP APPENDUID). */
+  uids: number[];
 }
 
 /** Answers may come synchronously or not (a cache, or a storage lookup). */
@@ -119,7 +121,7 @@ interface PendingWrite {
   envelopeFrom: string | null;
   recipients: Recipient[];
   receipt: Receipt | null;
-  resolve: (ids: string[]) => void;
+  resolve: (stored: { ids: string[]; uids: number[] }) => void;
   reject: (e: unknown) => void;
 }
 
@@ -209,7 +211,7 @@ export class IngestService {
     recipients: Recipient[],
     receipt: Receipt | null = null,
   ): Promise<DeliveryResult> {
-    if (recipients.length === 0) return { messageIds: [] };
+    if (recipients.length === 0) return { messageIds: [], uids: [] };
     const size = sizeOf(raw);
     const ended = largeMessageStarted(size);
     try {
@@ -271,7 +273,7 @@ export class IngestService {
           blobs[i + 1] = EMPTY;
         }
       });
-      const ids = await new Promise<string[]>((resolve, reject) => {
+      const stored = await new Promise<{ ids: string[]; uids: number[] }>((resolve, reject) => {
         this.queue.push({
           size,
           projects,
@@ -288,7 +290,7 @@ export class IngestService {
         });
         this.scheduleFlush();
       });
-      return { messageIds: ids };
+      return { messageIds: stored.ids, uids: stored.uids };
     } finally {
       for (const u of unpins) u();
     }
@@ -338,7 +340,7 @@ export class IngestService {
       for (const s of o.stored) {
         this.ctx.bus.publish({ type: "message.received", projectId: s.projectId, inboxId: s.inbox.id, messageId: s.message.id });
       }
-      w.resolve(o.stored.map((s) => s.message.id));
+      w.resolve({ ids: o.stored.map((s) => s.message.id), uids: o.stored.map((s) => s.message.uid) });
     });
   }
 

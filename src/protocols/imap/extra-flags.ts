@@ -33,3 +33,29 @@ export function applyExtra(current: string | undefined, op: "" | "+" | "-", flag
 export function extraFlagsOf(s: Session, uids: number[]): Promise<Map<number, string>> {
   return s.ctx.storage.imapFolders.extraFlags(s.inbox!.id, uids);
 }
+
+const SYSTEM_FLAGS = ["\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft"];
+/** Keywords the client of each selected view has been told of (FLAGS): a new one is announced before its first use. */
+const announced = new WeakMap<object, Set<string>>();
+
+/** SELECT's FLAGS and PERMANENTFLAGS lines; remembers the keywords as announced for this view. */
+export function flagsLines(view: object, keywords: string[], readOnly: boolean): string[] {
+  announced.set(view, new Set(keywords.map((k) => k.toLowerCase())));
+  const all = [...SYSTEM_FLAGS, ...keywords].join(" ");
+  return [`* FLAGS (${all})`, readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : `* OK [PERMANENTFLAGS (${all} \\*)] Flags permitted`];
+}
+
+/**
+ * Before a FETCH FLAGS that carries a keyword the client was not told of (created by STORE or
+ * by another session), a fresh FLAGS list (RFC 3501 §7.2.6: clients check keywords against it).
+ */
+export async function announceKeywords(s: Session, extra: string | undefined): Promise<void> {
+  const view = s.mailbox;
+  if (!extra || !view) return;
+  const known = announced.get(view) ?? new Set<string>();
+  const fresh = extra.split(" ").filter((f) => f && !f.startsWith("\\") && !known.has(f.toLowerCase()));
+  if (fresh.length === 0) return;
+  const all = await s.ctx.storage.imapFolders.keywords(s.inbox!.id);
+  for (const f of fresh) if (!all.some((k) => k.toLowerCase() === f.toLowerCase())) all.push(f);
+  await s.write(`${flagsLines(view, all, view.readOnly).join("\r\n")}\r\n`);
+}

@@ -10,7 +10,7 @@ import { cachedOnly, rendered, structureOf, type Structure } from "./structure-c
 import { flagList, internalDate } from "./wire";
 import { persistFlags } from "./flags";
 import { rawMessage } from "./raw-cache";
-import { extraFlagsOf } from "./extra-flags";
+import { announceKeywords, extraFlagsOf } from "./extra-flags";
 
 /** Messages whose details (id, blob, date) are read per query: bounds the memory of FETCH 1:* on any mailbox. */
 const CHUNK = 256;
@@ -64,6 +64,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
       seen.push(msg);
       flagsChanged = true;
     }
+    if (wantsFlags) await announceKeywords(s, extras.get(msg.uid));
     const parts: (string | Buffer)[] = [];
     const literal = (name: string, b: Buffer) => {
       parts.push(`${name} {${b.length}}\r\n`, b);

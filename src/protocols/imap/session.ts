@@ -203,7 +203,8 @@ export class Session {
     // EXPUNGE may not be announced while answering FETCH, STORE or SEARCH (sequence numbers
     // would shift under the client); the UID forms are exempt.
     const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
-    await this.pushUpdates(expungeOk);
+    // After BYE nothing more about the mailbox (imaptest counts it an error: the view is gone).
+    if (this.state !== "logout") await this.pushUpdates(expungeOk);
     // Replies may quote client input (an unknown item, say): keep them printable ASCII.
     if (reply) await this.write(`${cmd.tag} ${reply.replace(/[^\x20-\x7e]/g, "?")}\r\n`);
     await this.flush();

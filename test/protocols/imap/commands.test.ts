@@ -360,7 +360,15 @@ describe("selected state", () => {
     msgs = await rest(box);
     expect(msgs[0].read).toBe(false);
     // Keywords are kept (mailboxes.test.ts covers them); this one goes again.
-    expect(await r.cmd("t5", "STORE 1 +FLAGS ($Junk)")).toBe("* 1 FETCH (FLAGS ($Junk))\r\nt5 OK STORE completed\r\n");
+    // A new keyword is announced (FLAGS, PERMANENTFLAGS) before its first use.
+    expect(await r.cmd("t5", "STORE 1 +FLAGS ($Junk)")).toBe(
+      [
+        "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Junk)",
+        "* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Junk \\*)] Flags permitted",
+        "* 1 FETCH (FLAGS ($Junk))",
+        "t5 OK STORE completed\r\n",
+      ].join("\r\n"),
+    );
     expect(await r.cmd("t5a", "STORE 1 -FLAGS.SILENT ($Junk)")).toBe("t5a OK STORE completed\r\n");
     expect(await r.cmd("t6", "STORE 1 +FLAGS (\\Bogus)")).toContain("t6 BAD");
     expect(await r.cmd("t7", "STORE 1 REPLACE (\\Seen)")).toContain("t7 BAD");

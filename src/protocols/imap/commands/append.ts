@@ -73,9 +73,10 @@ export default {
         const r = await ingest.deliver(raw, (p) => (p.from.email ? p.from.email : null), [
           { inbox, address: inbox.address, filing: { folderId: target.id, flags, extraFlags: extra, receivedAt } },
         ]);
-        const stored = r.messageIds[0] ? await s.ctx.storage.messages.inProject(inbox.projectId, r.messageIds[0]) : null;
-        if (!stored) throw new FolderError("NONEXISTENT", "The inbox no longer exists");
-        ok = `OK [APPENDUID ${target.uidValidity} ${stored.uid}] APPEND completed`;
+        // The UID from the delivery itself: another session may expunge the message at once.
+        const uid = r.uids[0];
+        if (uid === undefined) throw new FolderError("NONEXISTENT", "The inbox no longer exists");
+        ok = `OK [APPENDUID ${target.uidValidity} ${uid}] APPEND completed`;
       } catch (e) {
         if (e instanceof QuotaExceeded) ok = `NO [OVERQUOTA] The ${e.refusal.kind} storage quota has no room for this message`;
         else if (e instanceof InboxGone) ok = "NO [NONEXISTENT] The inbox no longer exists";

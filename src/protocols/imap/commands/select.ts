@@ -3,6 +3,7 @@ import { Mailbox } from "../mailbox";
 import type { Session } from "../session";
 import type { Command } from "../parser/tokens";
 import { folderReply, mailboxName } from "../folders";
+import { flagsLines } from "../extra-flags";
 import { AUTHED, type CommandDef } from "./types";
 
 export async function openMailbox(s: Session, c: Command, readOnly: boolean): Promise<string> {
@@ -21,11 +22,9 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
     const uidNext = Math.max(ref.uidNext, last + 1);
     const firstUnseen = mb.firstUnseen();
     const keywords = await s.ctx.storage.imapFolders.keywords(s.inbox!.id);
-    const flags = ["\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft", ...keywords].join(" ");
     await s.write(
       [
-        `* FLAGS (${flags})`,
-        readOnly ? "* OK [PERMANENTFLAGS ()] Read-only" : `* OK [PERMANENTFLAGS (${flags} \\*)] Flags permitted`,
+        ...flagsLines(mb, keywords, readOnly),
         `* ${mb.exists} EXISTS`,
         "* 0 RECENT",
         ...(firstUnseen > 0 ? [`* OK [UNSEEN ${firstUnseen}] First unseen`] : []),

@@ -6,7 +6,7 @@ import { parseSequenceSet } from "../parser/sequence";
 import { persistFlags } from "../flags";
 import { flagList } from "../wire";
 import type { Msg } from "../mailbox";
-import { applyExtra, COLUMN_FLAGS, extraFlagsOf, extraSpelling } from "../extra-flags";
+import { announceKeywords, applyExtra, COLUMN_FLAGS, extraFlagsOf, extraSpelling } from "../extra-flags";
 import { SELECTED, type CommandDef } from "./types";
 
 function flagNames(args: Token[]): string[] {
@@ -67,6 +67,7 @@ export default {
     if (!silent || c.uid) {
       for (const { seq, msg } of targets) {
         if (silent && !changed.includes(msg) && !extraChanged.has(msg.uid)) continue;
+        await announceKeywords(s, extras.get(msg.uid));
         await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}FLAGS ${flagList(msg, extras.get(msg.uid))})\r\n`);
       }
     }
