@@ -89,7 +89,7 @@ export class MessageService {
   /** Shapes rows for the wire; attachments are fetched once for the whole page. */
   async viewMany(rows: MessageRow[], view: MessageView, headers: HeadersMode) {
     const atts = view === "summary" ? new Map<string, AttachmentRow[]>() : await this.attachmentsOf(rows.map((r) => r.id));
-    const folders = await this.folderNames(rows);
+    const folders = view === "summary" ? new Map<string, string>() : await this.folderNames(rows);
     return rows.map((r) => this.viewWith(r, view, headers, atts.get(r.id) ?? [], folders));
   }
 
@@ -106,7 +106,7 @@ export class MessageService {
   async view(r: MessageRow, view: MessageView, headersMode: HeadersMode, pattern: CompiledPattern | null = null) {
     const codes = pattern ? await this.codesMatching(r, pattern) : null;
     const atts = view === "summary" ? [] : ((await this.attachmentsOf([r.id])).get(r.id) ?? []);
-    const shaped = this.viewWith(r, view, headersMode, atts, await this.folderNames([r]));
+    const shaped = this.viewWith(r, view, headersMode, atts, view === "summary" ? new Map() : await this.folderNames([r]));
     if (codes) shaped.codes = codes;
     return shaped;
   }
@@ -118,8 +118,6 @@ export class MessageService {
     const base = {
       id: r.id,
       inbox_id: r.inbox_id,
-      // The IMAP mailbox (docs/imap.md, "Mailboxes"): SMTP and imports land in INBOX.
-      folder: r.mailbox_id ? (folders.get(r.mailbox_id) ?? "INBOX") : "INBOX",
       from: { email: r.from_email, name: r.from_name },
       subject: r.subject,
       preview: r.preview,
@@ -139,10 +137,14 @@ export class MessageService {
       headers_truncated: headersMode === "full" ? r.headers_truncated === 1 : false,
     };
     if (view === "summary") return base;
+    // The IMAP mailbox (docs/imap.md, "Mailboxes"): SMTP and imports land in INBOX. Not in the summary
+    // view, which stays the contract's fields; the list routes filter by it (folder=).
+    const folder = r.mailbox_id ? (folders.get(r.mailbox_id) ?? "INBOX") : "INBOX";
     const atts = attachments.map((a) => this.attachmentMeta(a));
     if (view === "full") {
       return {
         ...base,
+        folder,
         to: JSON.parse(r.to_json),
         cc: JSON.parse(r.cc_json),
         text: r.text_body,
@@ -160,6 +162,7 @@ export class MessageService {
     const text = r.text_body ?? (r.html_body ? htmlToText(r.html_body).trim() : "");
     return {
       ...base,
+      folder,
       attachments: atts.map(({ filename: _f, ...meta }) => meta),
       untrusted: {
         provenance: "third-party-email",

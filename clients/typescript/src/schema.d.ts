@@ -1614,10 +1614,10 @@ export interface components {
             /** @example 01JH8Z6Q2V3W4X5Y6Z7A8B9C0D */
             inbox_id: string;
             /**
-             * @description the IMAP mailbox it is filed in: INBOX for mail received (SMTP, import), or Sent, Trash… (docs/imap.md)
+             * @description full and agent views: the IMAP mailbox it is filed in: INBOX for mail received (SMTP, import), or Sent, Trash… (docs/imap.md)
              * @example INBOX
              */
-            folder: string;
+            folder?: string;
             from: {
                 /** @example shop@example.com */
                 email: string;

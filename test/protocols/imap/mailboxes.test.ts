@@ -22,9 +22,11 @@ const mail = (subject: string, body = "hello", from = "alice@example.com") =>
     "\r\n",
   );
 
-/** REST list of the inbox's messages, newest first, optionally of one folder. */
+/** REST list of the inbox's messages (full view: it carries `folder`), newest first, optionally of one folder. */
 async function rest(box: Box, folder?: string): Promise<any[]> {
-  const r = await json(inst.api(`/v1/inboxes/${box.id}/messages?limit=100${folder ? `&folder=${encodeURIComponent(folder)}` : ""}`));
+  const r = await json(
+    inst.api(`/v1/inboxes/${box.id}/messages?view=full&limit=100${folder ? `&folder=${encodeURIComponent(folder)}` : ""}`),
+  );
   expect(r.status).toBe(200);
   return r.body.data;
 }
@@ -201,7 +203,7 @@ describe("mailboxes", () => {
     expect(await rest(box, "Nowhere")).toEqual([]);
     const one = await json(inst.api(`/v1/messages/${all[0].id}`));
     expect(one.body.data.folder).toBe(all[0].folder);
-    const q = await json(inst.api(`/v1/messages?q=${encodeURIComponent("folder:Keep m3")}`));
+    const q = await json(inst.api(`/v1/messages?view=full&q=${encodeURIComponent("folder:Keep m3")}`));
     expect(q.body.data.map((m: any) => [m.subject, m.folder])).toEqual([["m3", "Keep"]]);
   });
 
