@@ -225,7 +225,9 @@ export class FolderService {
       name,
       uidValidity,
       uidNext: 1,
-      subscribed: true,
+      // CREATE does not subscribe (RFC 3501 §6.3.3; clients SUBSCRIBE themselves); the special-use
+      // mailboxes made for the client are (Dovecot's `auto = subscribe`).
+      subscribed: specialUse !== null,
       specialUse,
       createdAt: new Date().toISOString(),
     };

@@ -84,11 +84,22 @@ describe("mailboxes", () => {
       ].join("\r\n"),
     );
 
-    // SUBSCRIBE / UNSUBSCRIBE and LSUB.
-    expect(await r.cmd("s1", "UNSUBSCRIBE Projects/2026")).toContain("s1 OK");
+    // SUBSCRIBE / UNSUBSCRIBE and LSUB. CREATE does not subscribe; the special-use mailboxes are.
+    expect(await r.cmd("s0", 'LSUB "" "Projects*"')).toBe("s0 OK LSUB completed\r\n");
+    expect(await r.cmd("s1", "SUBSCRIBE Projects/2026/Q1")).toContain("s1 OK");
+    expect(await r.cmd("s1a", "SUBSCRIBE Projects")).toContain("s1a OK");
     expect(await r.cmd("s2", 'LSUB "" "Projects*"')).toBe(
       ['* LSUB (\\HasChildren) "/" "Projects"', '* LSUB (\\HasNoChildren) "/" "Projects/2026/Q1"', "s2 OK LSUB completed\r\n"].join("\r\n"),
     );
+    // "%" stops at Projects/2026, unsubscribed with a subscribed mailbox under it: \Noselect (RFC 3501 §6.3.9).
+    expect(await r.cmd("s2a", 'LSUB "" "Projects/%"')).toBe('* LSUB (\\Noselect) "/" "Projects/2026"\r\ns2a OK LSUB completed\r\n');
+    expect(await r.cmd("s2b", "UNSUBSCRIBE Projects")).toContain("s2b OK");
+    expect(await r.cmd("s2e", 'LIST (SUBSCRIBED RECURSIVEMATCH) "" "Projects"')).toBe(
+      '* LIST (\\HasChildren) "/" "Projects" ("CHILDINFO" ("SUBSCRIBED"))\r\ns2e OK LIST completed\r\n',
+    );
+    expect(await r.cmd("s2f", 'LIST (RECURSIVEMATCH) "" "*"')).toContain("s2f BAD");
+    expect(await r.cmd("s2c", 'LSUB "" "%"')).toContain('* LSUB (\\Noselect) "/" "Projects"');
+    expect(await r.cmd("s2d", 'LSUB "" "%"')).toContain('* LSUB (\\HasNoChildren \\Trash) "/" "Trash"');
     expect(await r.cmd("s3", "SUBSCRIBE Nowhere")).toContain("s3 NO [NONEXISTENT]");
     expect(await r.cmd("s4", "UNSUBSCRIBE INBOX")).toContain("s4 OK");
     expect(await r.cmd("s5", 'LSUB "" INBOX')).toContain('* LSUB (\\HasNoChildren) "/" INBOX');

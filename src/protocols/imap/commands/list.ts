@@ -40,14 +40,37 @@ export async function listing(s: Session, c: Command, kind: "LIST" | "LSUB"): Pr
   const subscribedOnly = kind === "LSUB" || selection.includes("SUBSCRIBED");
   const specialOnly = selection.includes("SPECIAL-USE");
   const showSubscribed = selection.includes("SUBSCRIBED") || returns.includes("SUBSCRIBED");
+  // LSUB (RFC 3501 §6.3.9): a level "%" stops at that is not subscribed itself but has subscribed
+  // mailboxes under it is listed \Noselect.
+  if (kind === "LSUB") {
+    const listed = new Set(all.filter((f) => f.subscribed).map((f) => f.name));
+    for (const f of all.filter((x) => x.subscribed)) {
+      const levels = f.name.split(DELIMITER);
+      for (let i = 1; i < levels.length; i++) {
+        const parent = levels.slice(0, i).join(DELIMITER);
+        // Only where the pattern stops above the subscribed one ("%"), not where it reaches it too ("*").
+        if (listed.has(parent) || !matchers.some((m) => m(parent) && !m(f.name))) continue;
+        listed.add(parent);
+        await s.write(`* LSUB (\\Noselect) "${DELIMITER}" ${wireName(parent)}\r\n`);
+      }
+    }
+  }
   for (const f of all) {
     if (!matchers.some((m) => m(f.name))) continue;
-    if (subscribedOnly && !f.subscribed) continue;
+    // RECURSIVEMATCH (RFC 5258 §3.5): a mailbox with a subscribed one under it that the patterns do
+    // not list themselves says so in CHILDINFO, and is listed for it even when not subscribed.
+    const childInfo =
+      kind === "LIST" &&
+      selection.includes("SUBSCRIBED") &&
+      selection.includes("RECURSIVEMATCH") &&
+      all.some((x) => x.subscribed && x.name.startsWith(f.name + DELIMITER) && !matchers.some((m) => m(x.name)));
+    if (subscribedOnly && !f.subscribed && !childInfo) continue;
     if (specialOnly && !f.specialUse) continue;
     const attrs = [names.some((n) => n.startsWith(f.name + DELIMITER)) ? "\\HasChildren" : "\\HasNoChildren"];
     if (f.specialUse) attrs.push(f.specialUse);
     if (showSubscribed && f.subscribed) attrs.push("\\Subscribed");
-    await s.write(`* ${kind} (${attrs.join(" ")}) "${DELIMITER}" ${wireName(f.name)}\r\n`);
+    const extended = childInfo ? ' ("CHILDINFO" ("SUBSCRIBED"))' : "";
+    await s.write(`* ${kind} (${attrs.join(" ")}) "${DELIMITER}" ${wireName(f.name)}${extended}\r\n`);
   }
   return `OK ${kind} completed`;
 }
