@@ -307,6 +307,14 @@ export class Session {
     if (!this.host.claimInbox(inbox.id)) return false;
     this.inbox = inbox;
     this.state = "authenticated";
+    // APPEND carries whole messages: once logged in, literals up to the size SMTP accepts (1 MB before).
+    const max = this.ctx.config.smtpMaxBytes;
+    const limits = this.host.options.limits;
+    this.framer.setLimits({
+      ...limits,
+      maxLiteral: Math.max(limits.maxLiteral, max),
+      maxCommand: Math.max(limits.maxCommand, max + limits.maxLine),
+    });
     this.host.loggedIn();
     this.unsubscribe = this.ctx.bus.subscribe((e) => this.onBus(e));
     return true;

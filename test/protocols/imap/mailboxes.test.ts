@@ -164,6 +164,25 @@ describe("mailboxes", () => {
     ]);
   });
 
+  test("APPEND takes messages up to the SMTP size limit once logged in (literals stay at 1 MB before log-in)", async () => {
+    const box = await newBox(inst);
+    const pre = await RawImap.open(inst.ports.imap!);
+    await pre.until("* OK");
+    pre.write("a1 LOGIN {2000000}\r\n");
+    expect(await pre.until("a1 ")).toContain("a1 BAD Literal too large");
+    pre.close();
+    const c = await connected(inst, box);
+    const big = mail("big one", `${"0123456789abcdef".repeat(64)}\r\n`.repeat(3 * 1024));
+    expect(Buffer.byteLength(big)).toBeGreaterThan(3 * 1024 * 1024);
+    const res = await appendTo(c, "Sent", big, ["\\Seen"]);
+    expect(res.uid).toBeGreaterThan(0);
+    await c.logout();
+    const [m] = await rest(box, "Sent");
+    expect(m.size_bytes).toBe(Buffer.byteLength(big));
+    const raw = await inst.api(`/v1/messages/${m.id}/raw`);
+    expect(Buffer.from(await raw.arrayBuffer()).equals(Buffer.from(big))).toBe(true);
+  });
+
   test("COPY and MOVE answer COPYUID; MOVE expunges the sources; the selected target sees EXISTS", async () => {
     const box = await newBox(inst);
     for (const s of ["m1", "m2", "m3"]) await sendRawMail(inst, box.address, mail(s));
