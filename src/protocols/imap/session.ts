@@ -16,6 +16,8 @@ import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
 const FLUSH_AT = 128 * 1024;
+/** Bytes of framed commands waiting to run before the socket stops being read. */
+const QUEUE_BYTES = 4 * 1024 * 1024;
 
 export interface SessionHost {
   ctx: AppContext;
@@ -137,9 +139,16 @@ export class Session {
         w(f.bytes);
       }
     }
-    // Pipelining without bound would buffer without bound: stop reading until the queue drains.
-    if (this.queue.length > 64) this.socket.pause();
+    // Pipelining without bound would buffer without bound: stop reading until the queue drains
+    // (by count, and by bytes: pipelined APPENDs of 25 MB each).
+    if (this.queue.length > 64 || this.queuedBytes() > QUEUE_BYTES) this.socket.pause();
     void this.run();
+  }
+
+  private queuedBytes(): number {
+    let n = 0;
+    for (const f of this.queue) if (f.kind === "command") n += f.bytes.length;
+    return n;
   }
 
   /** The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. */
@@ -159,7 +168,7 @@ export class Session {
     try {
       while (this.queue.length && !this.closed) {
         const f = this.queue.shift()!;
-        if (this.queue.length < 16) this.socket.resume();
+        if (this.queue.length < 16 && this.queuedBytes() <= QUEUE_BYTES) this.socket.resume();
         if (f.kind === "continue") await this.sendNow("+ Ready for literal data");
         else if (f.kind === "error") {
           await this.sendNow(`${f.tag} BAD ${f.message}`);
