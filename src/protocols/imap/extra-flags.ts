@@ -59,3 +59,32 @@ export async function announceKeywords(s: Session, extra: string | undefined): P
   for (const f of fresh) if (!all.some((k) => k.toLowerCase() === f.toLowerCase())) all.push(f);
   await s.write(`${flagsLines(view, all, view.readOnly).join("\r\n")}\r\n`);
 }
+
+const UNSOLICITED_FLAGS = /^(\* \d+ FETCH \(UID (\d+) FLAGS \()(.*)(\)\))$/;
+
+/**
+ * The view's untagged FETCH FLAGS lines (a change from another channel) name the three column
+ * flags only; a client replaces its flags with what it is told, so the extra ones are added here.
+ */
+export async function withExtraFlags(s: Session, lines: string[]): Promise<string[]> {
+  const uids: number[] = [];
+  for (const l of lines) {
+    const m = UNSOLICITED_FLAGS.exec(l);
+    if (m) uids.push(Number(m[2]));
+  }
+  if (uids.length === 0) return lines;
+  const extras = await extraFlagsOf(s, uids);
+  if (extras.size === 0) return lines;
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = UNSOLICITED_FLAGS.exec(l);
+    const extra = m ? extras.get(Number(m[2])) : undefined;
+    if (!m || !extra) {
+      out.push(l);
+      continue;
+    }
+    await announceKeywords(s, extra);
+    out.push(`${m[1]}${m[3] ? `${m[3]} ` : ""}${extra}${m[4]}`);
+  }
+  return out;
+}

@@ -12,6 +12,7 @@ import { Framer, type Frame } from "./parser/framer";
 import { ParseError, parseCommand, type Command } from "./parser/tokens";
 import type { Mailbox } from "./mailbox";
 import { forgetRaw } from "./raw-cache";
+import { withExtraFlags } from "./extra-flags";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
@@ -228,7 +229,7 @@ export class Session {
     this.dirty = false;
     const full = this.fullRefresh;
     this.fullRefresh = false;
-    const lines = await mb.refresh(allowExpunge, full);
+    const lines = await withExtraFlags(this, await mb.refresh(allowExpunge, full));
     if (!allowExpunge && mb.hasGone) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }

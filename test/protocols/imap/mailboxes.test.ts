@@ -312,6 +312,13 @@ describe("flags", () => {
     expect(await r.cmd("g7", "SEARCH UNDRAFT UNKEYWORD $Nothing")).toContain("* SEARCH 1\r\n");
     // STORE FLAGS () clears the extra flags too.
     await r.cmd("g3", "SELECT INBOX");
+    // A change from another channel (REST read=true) is announced with the extra flags kept.
+    const inboxMsgs = await rest(box, "INBOX");
+    const k1 = inboxMsgs.find((m) => m.subject === "k1");
+    const uidK1 = /UID (\d+)/.exec(await r.cmd("h0", "FETCH 1 UID"))![1];
+    await r.cmd("h1", "STORE 1 -FLAGS.SILENT (\\Seen)");
+    expect((await json(inst.api(`/v1/messages/${k1.id}`, { method: "PATCH", json: { read: true } }))).status).toBe(200);
+    expect(await r.cmd("h2", "NOOP")).toBe(`* 1 FETCH (UID ${uidK1} FLAGS (\\Seen \\Answered $Forwarded))\r\nh2 OK NOOP completed\r\n`);
     expect(await r.cmd("g4", "STORE 1 FLAGS ()")).toContain("* 1 FETCH (FLAGS ())");
     r.close();
   });
