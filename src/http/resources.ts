@@ -192,6 +192,13 @@ export const Message = t.Object(
   {
     id: Id,
     inbox_id: Id,
+    folder: t.Optional(
+      t.String({
+        description:
+          "full and agent views: the IMAP mailbox it is filed in: INBOX for mail received (SMTP, import), or Sent, Trash… (docs/imap.md)",
+        examples: ["INBOX"],
+      }),
+    ),
     from: Address,
     subject: t.String({ examples: ["Your verification code"] }),
     preview: t.String(),

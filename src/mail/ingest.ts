@@ -81,10 +81,25 @@ export interface Recipient {
   inbox: InboxRow;
   /** The envelope address that selected this inbox (what envelope_to records). */
   address: string;
+  /** IMAP APPEND: where the message is filed and with what (absent: INBOX, flags clear, received now). */
+  filing?: Filing;
+}
+
+/** An IMAP APPEND's placement (protocols/imap/commands/append.ts). */
+export interface Filing {
+  /** The mailbox (storage/imap-folders.ts); null: INBOX. */
+  folderId: string | null;
+  flags: { read: boolean; flagged: boolean; deleted: boolean };
+  /** \Answered, \Draft and keywords, space-separated (protocols/imap/extra-flags.ts), or null. */
+  extraFlags: string | null;
+  /** The internal date the client gave (ISO), or null: now. */
+  receivedAt: string | null;
 }
 
 export interface DeliveryResult {
   messageIds: string[];
+  /** The UID each message got in its inbox, in the same order (IMAP APPENDUID). */
+  uids: number[];
 }
 
 /** Answers may come synchronously or not (a cache, or a storage lookup). */
@@ -106,7 +121,7 @@ interface PendingWrite {
   envelopeFrom: string | null;
   recipients: Recipient[];
   receipt: Receipt | null;
-  resolve: (ids: string[]) => void;
+  resolve: (stored: { ids: string[]; uids: number[] }) => void;
   reject: (e: unknown) => void;
 }
 
@@ -196,7 +211,7 @@ export class IngestService {
     recipients: Recipient[],
     receipt: Receipt | null = null,
   ): Promise<DeliveryResult> {
-    if (recipients.length === 0) return { messageIds: [] };
+    if (recipients.length === 0) return { messageIds: [], uids: [] };
     const size = sizeOf(raw);
     const ended = largeMessageStarted(size);
     try {
@@ -258,7 +273,7 @@ export class IngestService {
           blobs[i + 1] = EMPTY;
         }
       });
-      const ids = await new Promise<string[]>((resolve, reject) => {
+      const stored = await new Promise<{ ids: string[]; uids: number[] }>((resolve, reject) => {
         this.queue.push({
           size,
           projects,
@@ -275,7 +290,7 @@ export class IngestService {
         });
         this.scheduleFlush();
       });
-      return { messageIds: ids };
+      return { messageIds: stored.ids, uids: stored.uids };
     } finally {
       for (const u of unpins) u();
     }
@@ -325,7 +340,7 @@ export class IngestService {
       for (const s of o.stored) {
         this.ctx.bus.publish({ type: "message.received", projectId: s.projectId, inboxId: s.inbox.id, messageId: s.message.id });
       }
-      w.resolve(o.stored.map((s) => s.message.id));
+      w.resolve({ ids: o.stored.map((s) => s.message.id), uids: o.stored.map((s) => s.message.uid) });
     });
   }
 
@@ -352,7 +367,7 @@ export class IngestService {
       if (refusal) throw new QuotaExceeded(refusal);
       const id = newId();
       const now = Date.now();
-      const receivedAt = new Date(now).toISOString();
+      const receivedAt = r.filing?.receivedAt ?? new Date(now).toISOString();
       const expiresAt = new Date(now + planOf(project.plan).retentionDays * DAY_MS).toISOString();
       await tx.messages.insert({
         id,
@@ -383,6 +398,12 @@ export class IngestService {
         received_at: receivedAt,
         expires_at: expiresAt,
       });
+      const filing = r.filing;
+      if (filing?.folderId) await tx.imapFolders.file(id, filing.folderId, uid);
+      if (filing && (filing.flags.read || filing.flags.flagged || filing.flags.deleted)) {
+        await tx.messages.setFlags(inbox.id, [{ id, ...filing.flags }]);
+      }
+      if (filing?.extraFlags) await tx.imapFolders.setExtraFlags(inbox.id, [{ uid, flags: filing.extraFlags }]);
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
         await tx.attachments.insert(
@@ -425,7 +446,9 @@ export class IngestService {
         parsed: p,
         receipt: w.receipt,
       };
-      for (const hook of this.hooks.storedInTx) await hook(stored, tx);
+      // Mail a client files in another mailbox (Sent, Drafts) was not received: no webhook
+      // event, no authentication check. INBOX appends are received mail like an import.
+      if (!filing?.folderId) for (const hook of this.hooks.storedInTx) await hook(stored, tx);
       out.push(stored);
     }
     if (out.length === 0) throw new InboxGone(w.recipients[0]!.address);

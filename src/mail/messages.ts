@@ -89,7 +89,14 @@ export class MessageService {
   /** Shapes rows for the wire; attachments are fetched once for the whole page. */
   async viewMany(rows: MessageRow[], view: MessageView, headers: HeadersMode) {
     const atts = view === "summary" ? new Map<string, AttachmentRow[]>() : await this.attachmentsOf(rows.map((r) => r.id));
-    return rows.map((r) => this.viewWith(r, view, headers, atts.get(r.id) ?? []));
+    const folders = view === "summary" ? new Map<string, string>() : await this.folderNames(rows);
+    return rows.map((r) => this.viewWith(r, view, headers, atts.get(r.id) ?? [], folders));
+  }
+
+  /** Names of the IMAP mailboxes the rows are filed in (rows without one are in INBOX). */
+  private async folderNames(rows: MessageRow[]): Promise<Map<string, string>> {
+    const ids = [...new Set(rows.map((r) => r.mailbox_id).filter((v): v is string => !!v))];
+    return ids.length ? this.ctx.storage.imapFolders.namesOf(ids) : new Map();
   }
 
   /**
@@ -99,12 +106,12 @@ export class MessageService {
   async view(r: MessageRow, view: MessageView, headersMode: HeadersMode, pattern: CompiledPattern | null = null) {
     const codes = pattern ? await this.codesMatching(r, pattern) : null;
     const atts = view === "summary" ? [] : ((await this.attachmentsOf([r.id])).get(r.id) ?? []);
-    const shaped = this.viewWith(r, view, headersMode, atts);
+    const shaped = this.viewWith(r, view, headersMode, atts, view === "summary" ? new Map() : await this.folderNames([r]));
     if (codes) shaped.codes = codes;
     return shaped;
   }
 
-  private viewWith(r: MessageRow, view: MessageView, headersMode: HeadersMode, attachments: AttachmentRow[]) {
+  private viewWith(r: MessageRow, view: MessageView, headersMode: HeadersMode, attachments: AttachmentRow[], folders: Map<string, string>) {
     // [{url, text}]; rows stored before links carried their anchor text read with text "".
     const links = readLinks(r.links);
     const headerLines = JSON.parse(r.headers) as HeaderLine[];
@@ -130,10 +137,14 @@ export class MessageService {
       headers_truncated: headersMode === "full" ? r.headers_truncated === 1 : false,
     };
     if (view === "summary") return base;
+    // The IMAP mailbox (docs/imap.md, "Mailboxes"): SMTP and imports land in INBOX. Not in the summary
+    // view, which stays the contract's fields; the list routes filter by it (folder=).
+    const folder = r.mailbox_id ? (folders.get(r.mailbox_id) ?? "INBOX") : "INBOX";
     const atts = attachments.map((a) => this.attachmentMeta(a));
     if (view === "full") {
       return {
         ...base,
+        folder,
         to: JSON.parse(r.to_json),
         cc: JSON.parse(r.cc_json),
         text: r.text_body,
@@ -151,6 +162,7 @@ export class MessageService {
     const text = r.text_body ?? (r.html_body ? htmlToText(r.html_body).trim() : "");
     return {
       ...base,
+      folder,
       attachments: atts.map(({ filename: _f, ...meta }) => meta),
       untrusted: {
         provenance: "third-party-email",

@@ -26,7 +26,7 @@ export class SearchSyntaxError extends Error {
   }
 }
 
-const KEYS = new Set(["from", "to", "subject", "code", "header", "has", "is", "after", "before", "larger", "smaller", "auth"]);
+const KEYS = new Set(["from", "to", "subject", "code", "header", "has", "is", "after", "before", "larger", "smaller", "auth", "folder"]);
 const HAS = new Set(["attachment", "code", "link"]);
 const IS = new Set(["read", "unread"]);
 const AUTH = new Set(["pass", "fail", "none", "pending"]);
@@ -159,6 +159,10 @@ function toTerm(key: string | null, v: Raw, negated: boolean, position: number):
       if (!AUTH.has(verdict)) throw new SearchSyntaxError(v.at, "auth: takes pass, fail, none or pending");
       return { kind: "auth", verdict: verdict as "pass" | "fail" | "none" | "pending", negated, position };
     }
+    case "folder":
+      // The IMAP mailbox (docs/imap.md, "Mailboxes"); INBOX in any case.
+      need("folder:");
+      return { kind: "folder", name: value.toUpperCase() === "INBOX" ? "INBOX" : value, negated, position };
     case "after":
     case "before": {
       const at = parseInstant(value);
@@ -215,4 +219,11 @@ export function searchQueryOf(q: string | undefined | null): SearchQuery | null 
     }
     throw e;
   }
+}
+
+/** The query restricted to one IMAP mailbox (the list routes' `folder` parameter); null folder: as it is. */
+export function withFolder(query: SearchQuery | null, folder: string | undefined): SearchQuery | null {
+  if (folder === undefined) return query;
+  const term: SearchTerm = { kind: "folder", name: folder.toUpperCase() === "INBOX" ? "INBOX" : folder, negated: false, position: 0 };
+  return { terms: [...(query?.terms ?? []), term] };
 }

@@ -12,6 +12,7 @@ import { ApiKeyService } from "../tenancy/api-keys";
 import { UsageService } from "../tenancy/usage";
 import { InboxService } from "../mail/inboxes";
 import { MailRemoval } from "../mail/removal";
+import { FolderService } from "../mail/imap-folders";
 import { MailAccessService } from "../mail/mail-access";
 import { IngestService } from "../mail/ingest";
 import { ImportService } from "../mail/import";
@@ -59,6 +60,7 @@ export function buildServices(ctx: AppContext) {
     inboxes,
     mailAccess: new MailAccessService(inboxes, loginLimits(ctx.config)),
     removal,
+    folders: new FolderService(ctx, removal),
     domains,
     usage: new UsageService(ctx),
     ingest,

@@ -11,6 +11,7 @@
 import type { TransactionalBlobStore } from "./blobs";
 import type { TenancyRepositories } from "./tenancy";
 import type { MailRepositories } from "./mail";
+import type { ImapFolderRepositories } from "./imap-folders";
 import type { DomainsRepositories } from "./domains";
 import type { EventsRepositories } from "./events";
 import type { AutomationRepositories } from "./automation";
@@ -18,6 +19,7 @@ import type { AutomationRepositories } from "./automation";
 export interface Repositories
   extends TenancyRepositories,
     MailRepositories,
+    ImapFolderRepositories,
     DomainsRepositories,
     EventsRepositories,
     AutomationRepositories {}

@@ -124,6 +124,8 @@ export interface MessageRecord {
   deleted_flag: number;
   received_at: string;
   expires_at: string;
+  /** The IMAP mailbox it is filed in (storage/imap-folders.ts); null or absent: INBOX. */
+  mailbox_id?: string | null;
 }
 
 /** A message as ingest inserts it (flags start cleared). */
@@ -147,6 +149,8 @@ export type SearchTerm = { negated: boolean; position: number } & (
   | { kind: "larger"; bytes: number }
   | { kind: "smaller"; bytes: number }
   | { kind: "auth"; verdict: "pass" | "fail" | "none" | "pending" }
+  /** The IMAP mailbox the message is filed in ("INBOX" or a folder's full name). */
+  | { kind: "folder"; name: string }
 );
 
 /** Terms combine with AND; no terms: every message. */
@@ -226,8 +230,11 @@ export interface MessageRepository {
   setFlags(inboxId: string, changes: FlagChange[]): Promise<string[]>;
   /** Unread messages of the inbox with an id up to and including lastId. */
   unreadIdsUpTo(inboxId: string, lastId: string): Promise<string[]>;
-  /** The inbox's messages with a UID above afterUid, in UID order, at most `limit` (from a covering index). */
-  mailboxPage(inboxId: string, afterUid: number, limit: number): Promise<MailboxPage>;
+  /**
+   * The messages of one mailbox of the inbox (folderId absent or null: INBOX; storage/imap-folders.ts)
+   * with a UID above afterUid, in UID order, at most `limit` (from a covering index).
+   */
+  mailboxPage(inboxId: string, afterUid: number, limit: number, folderId?: string | null): Promise<MailboxPage>;
   /** Id, arrival time and blob of those of the UIDs that still exist in the inbox. */
   mailboxDetails(inboxId: string, uids: number[]): Promise<MailboxDetails[]>;
   /**

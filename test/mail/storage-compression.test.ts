@@ -113,6 +113,30 @@ describe("compressed storage", () => {
     expect(search.data.map((m: { id: string }) => m.id)).toEqual([id]);
   });
 
+  test("an IMAP COPY of a compressed message keeps its bodies (the copy carries every column, the compressed ones too)", async () => {
+    const box = await newBox(inst);
+    await sendRawMail(inst, box.address, message(box.address, "charlie"));
+    const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
+    expect(rowsOf(id).html_z).not.toBeNull();
+    const original = (await json(inst.api(`/v1/messages/${id}`))).body.data;
+    const c = await connected(inst, box);
+    try {
+      await c.mailboxCreate("Kept");
+      await c.mailboxOpen("INBOX");
+      await c.messageCopy("1", "Kept");
+    } finally {
+      await c.logout();
+    }
+    const copies = (await json(inst.api(`/v1/inboxes/${box.id}/messages?folder=Kept`))).body.data;
+    expect(copies).toHaveLength(1);
+    const copy = (await json(inst.api(`/v1/messages/${copies[0].id}`))).body.data;
+    expect(copy.id).not.toBe(id);
+    expect(copy.text).toBe(original.text);
+    expect(copy.has_html).toBe(true);
+    expect((await json(inst.api(`/v1/messages/${copy.id}/html`))).body.data.html).toContain("Your charlie code is 481516");
+    expect(copy.codes).toEqual(["481516"]);
+  });
+
   test("rows in the format written before migration 0024 (bytes as received, html_body as text) read the same", async () => {
     const box = await newBox(inst);
     const sent = message(box.address, "bravo");

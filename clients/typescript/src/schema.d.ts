@@ -1613,6 +1613,11 @@ export interface components {
             id: string;
             /** @example 01JH8Z6Q2V3W4X5Y6Z7A8B9C0D */
             inbox_id: string;
+            /**
+             * @description full and agent views: the IMAP mailbox it is filed in: INBOX for mail received (SMTP, import), or Sent, Trash… (docs/imap.md)
+             * @example INBOX
+             */
+            folder?: string;
             from: {
                 /** @example shop@example.com */
                 email: string;
@@ -4489,6 +4494,7 @@ export interface operations {
                 view?: "summary" | "full" | "agent";
                 headers?: "projected" | "full";
                 q?: string;
+                folder?: string;
                 wait?: number;
                 min?: number;
             };
@@ -4604,6 +4610,7 @@ export interface operations {
         parameters: {
             query?: {
                 q?: string;
+                folder?: string;
             };
             header?: {
                 "X-Service-Agent-Session"?: string;
@@ -4644,6 +4651,7 @@ export interface operations {
                 view?: "summary" | "full" | "agent";
                 headers?: "projected" | "full";
                 q?: string;
+                folder?: string;
                 wait?: number;
                 min?: number;
             };
@@ -4700,6 +4708,7 @@ export interface operations {
                 view?: "summary" | "full" | "agent";
                 headers?: "projected" | "full";
                 q?: string;
+                folder?: string;
                 pattern?: string;
             };
             header?: {

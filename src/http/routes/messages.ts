@@ -9,7 +9,7 @@ import { DomainError, notFound } from "../../lib/errors";
 import { encodePollToken } from "../../mail/latest";
 import { contentDisposition } from "../../mime/served-type";
 import type { MessageView } from "../../mail/messages";
-import { MAX_QUERY_LENGTH, searchQueryOf } from "../../mail/search-query";
+import { MAX_QUERY_LENGTH, searchQueryOf, withFolder } from "../../mail/search-query";
 import { idempotent } from "../idempotency";
 import { sha256Hex } from "../../storage/blobs";
 import { MAX_PATTERN_LENGTH } from "../../mime/pattern";
@@ -47,8 +47,16 @@ const PatternQ = t.Optional(
   }),
 );
 /** The list routes' search and wait-for-count parameters. */
+const FolderQ = t.Optional(
+  t.String({
+    minLength: 1,
+    maxLength: 255,
+    description: "only messages filed in this IMAP mailbox (INBOX, Sent, Trash…; docs/imap.md); absent: every mailbox",
+  }),
+);
 const ListSearchQ = {
   q: SearchQ,
+  folder: FolderQ,
   wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, description: "seconds to hold the answer until `min` messages match, 0..60" })),
   min: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "matches to wait for, 1..100 (default 1 with wait)" })),
 };
@@ -122,7 +130,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        const q = searchQueryOf(query.q);
+        const q = withFolder(searchQueryOf(query.q), query.folder);
         await s.inboxes.get(project.id, params.id);
         const limit = limitOf(query);
         const { rows, complete } = await whileAuthorized(s, request, principal, !!query.wait, (signal) =>
@@ -151,7 +159,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        const q = searchQueryOf(query.q);
+        const q = withFolder(searchQueryOf(query.q), query.folder);
         const limit = limitOf(query);
         const { rows, complete } = await whileAuthorized(s, request, principal, !!query.wait, (signal) =>
           s.search.list(
@@ -178,7 +186,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, query, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:write");
-        const q = searchQueryOf(query.q);
+        const q = withFolder(searchQueryOf(query.q), query.folder);
         await s.inboxes.get(project.id, params.id);
         await s.removal.deleteMatching(project.id, params.id, q);
         set.status = 204;
@@ -187,7 +195,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         headers: SessionHeader,
         params: IdParams,
-        query: t.Object({ q: SearchQ }),
+        query: t.Object({ q: SearchQ, folder: FolderQ }),
         detail: { summary: "Delete every message of an inbox, or with q the matching ones", tags },
       },
     )
@@ -196,7 +204,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, query }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        const q = searchQueryOf(query.q);
+        const q = withFolder(searchQueryOf(query.q), query.folder);
         const pattern = s.messages.patternOf(query.pattern);
         await s.inboxes.get(project.id, params.id);
         const baseline = s.latest.baseline(query.after, query.poll_token);
@@ -228,6 +236,7 @@ const mod: RouteModule = (ctx, s) =>
           view: ViewQ("full"),
           headers: HeadersQ,
           q: SearchQ,
+          folder: FolderQ,
           pattern: PatternQ,
         }),
         response: { 200: t.Object({ data: R.Message, meta: R.LatestMeta }) },

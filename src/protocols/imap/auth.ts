@@ -20,6 +20,8 @@ export async function completeLogin(s: Session, username: string, password: stri
     return "NO [LIMIT] Too many connections to this inbox";
   }
   s.watchCredential(username, password);
+  // Sent, Drafts, Trash, Junk and Archive exist from the first command on (mail/imap-folders.ts).
+  await s.services.folders.ensureSpecialUse(r.inbox);
   recordLogin(s.ctx, "imap", s.ip, username, "ok");
   return `OK [CAPABILITY ${s.capabilities().join(" ")}] ${what} completed`;
 }

@@ -10,6 +10,7 @@ import { cachedOnly, rendered, structureOf, type Structure } from "./structure-c
 import { flagList, internalDate } from "./wire";
 import { persistFlags } from "./flags";
 import { rawMessage } from "./raw-cache";
+import { announceKeywords, extraFlagsOf } from "./extra-flags";
 
 /** Messages whose details (id, blob, date) are read per query: bounds the memory of FETCH 1:* on any mailbox. */
 const CHUNK = 256;
@@ -40,6 +41,14 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
   );
   const setsSeen = !readOnly && items.some((i) => (i.kind === "SECTION" && !i.peek) || i.kind === "RFC822" || i.kind === "RFC822.TEXT");
   const seen: Msg[] = [];
+  // \Answered, \Draft and keywords live beside the view (extra-flags.ts): one lookup per chunk.
+  const wantsFlags = setsSeen || items.some((i) => i.kind === "FLAGS");
+  const extras = wantsFlags
+    ? await extraFlagsOf(
+        s,
+        targets.map((t) => t.msg.uid),
+      )
+    : new Map<number, string>();
   for (const { seq, msg } of targets) {
     if (msg.gone) continue;
     let raw: Buffer | null = null;
@@ -55,6 +64,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
       seen.push(msg);
       flagsChanged = true;
     }
+    if (wantsFlags) await announceKeywords(s, extras.get(msg.uid));
     const parts: (string | Buffer)[] = [];
     const literal = (name: string, b: Buffer) => {
       parts.push(`${name} {${b.length}}\r\n`, b);
@@ -66,7 +76,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
           parts.push(`UID ${msg.uid}`);
           break;
         case "FLAGS":
-          parts.push(`FLAGS ${flagList(msg)}`);
+          parts.push(`FLAGS ${flagList(msg, extras.get(msg.uid))}`);
           flagsChanged = false;
           break;
         case "INTERNALDATE":
@@ -106,7 +116,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
         }
       }
     }
-    if (flagsChanged) parts.push(` FLAGS ${flagList(msg)}`);
+    if (flagsChanged) parts.push(` FLAGS ${flagList(msg, extras.get(msg.uid))}`);
     parts.unshift(`* ${seq} FETCH (`);
     parts.push(")\r\n");
     const pending = s.writeAll(parts);

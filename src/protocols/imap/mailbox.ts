@@ -104,14 +104,22 @@ export class Mailbox {
     private readonly ctx: AppContext,
     readonly inboxId: string,
     readonly readOnly: boolean,
+    /** The mailbox viewed (storage/imap-folders.ts); null: INBOX. */
+    readonly folderId: string | null = null,
   ) {}
 
   /**
    * The inbox's current messages as a fresh view. `watch` receives the view before it is read, so
    * that bus events arriving meanwhile are noted on it (the next refresh applies them).
    */
-  static async open(ctx: AppContext, inboxId: string, readOnly: boolean, watch?: (mb: Mailbox) => void): Promise<Mailbox> {
-    const mb = new Mailbox(ctx, inboxId, readOnly);
+  static async open(
+    ctx: AppContext,
+    inboxId: string,
+    readOnly: boolean,
+    watch?: (mb: Mailbox) => void,
+    folderId: string | null = null,
+  ): Promise<Mailbox> {
+    const mb = new Mailbox(ctx, inboxId, readOnly, folderId);
     watch?.(mb);
     await mb.refresh(false, true);
     return mb;
@@ -120,7 +128,7 @@ export class Mailbox {
   /** Every message with a UID above afterUid, page by page (other work runs between pages). */
   private async *pages(afterUid: number): AsyncGenerator<MailboxPage> {
     for (let after = afterUid; ; ) {
-      const page = await this.ctx.storage.messages.mailboxPage(this.inboxId, after, PAGE);
+      const page = await this.ctx.storage.messages.mailboxPage(this.inboxId, after, PAGE, this.folderId);
       if (page.uids.length) yield page;
       if (page.uids.length < PAGE) return;
       after = page.uids[page.uids.length - 1]!;

@@ -45,6 +45,13 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
     const id = textKey({ k: "text", ...t });
     if (!hits.has(id)) hits.set(id, new Set(await s.ctx.storage.messages.uidsWithText(mb.inboxId, t.field, t.value)));
   }
+  // \Answered, \Draft and keywords: the mailbox's few messages that carry any (extra-flags.ts).
+  let extraNeeded = false;
+  walk(key, (k) => {
+    if (k.k === "keyword" || (k.k === "flag" && (k.flag === "answered" || k.flag === "draft"))) extraNeeded = true;
+  });
+  const extras = extraNeeded ? await s.ctx.storage.imapFolders.extraFlags(mb.inboxId, null) : new Map<number, string>();
+  const hasExtra = (uid: number, flag: string) => (extras.get(uid) ?? "").toLowerCase().split(" ").includes(flag.toLowerCase());
   const sent = new Map<number, string | null>();
   if (needsSent) for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId)) sent.set(r.uid, r.sent_at);
 
@@ -64,9 +71,15 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
             return msg[k.flag] === k.set;
           case "new":
             return false; // nothing is \Recent here
+          case "answered":
+            return hasExtra(msg.uid, "\\Answered") === k.set;
+          case "draft":
+            return hasExtra(msg.uid, "\\Draft") === k.set;
           default:
-            return !k.set; // \Answered, \Draft and \Recent are never set
+            return !k.set; // \Recent is never set
         }
+      case "keyword":
+        return hasExtra(msg.uid, k.name) === k.set;
       case "text": {
         const v = k.value.toLowerCase();
         if (k.field === "bcc") return (hdrs ?? []).some((h) => h.name === "bcc" && h.value.toLowerCase().includes(v));

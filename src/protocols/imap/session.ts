@@ -12,10 +12,13 @@ import { Framer, type Frame } from "./parser/framer";
 import { ParseError, parseCommand, type Command } from "./parser/tokens";
 import type { Mailbox } from "./mailbox";
 import { forgetRaw } from "./raw-cache";
+import { withExtraFlags } from "./extra-flags";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
 const FLUSH_AT = 128 * 1024;
+/** Bytes of framed commands waiting to run before the socket stops being read. */
+const QUEUE_BYTES = 4 * 1024 * 1024;
 
 export interface SessionHost {
   ctx: AppContext;
@@ -92,7 +95,21 @@ export class Session {
   }
 
   capabilities(): string[] {
-    const caps = ["IMAP4rev1", "LITERAL+", "SASL-IR", "ID", "ENABLE", "IDLE", "NAMESPACE", "UIDPLUS", "UNSELECT", "CHILDREN"];
+    const caps = [
+      "IMAP4rev1",
+      "LITERAL+",
+      "SASL-IR",
+      "ID",
+      "ENABLE",
+      "IDLE",
+      "NAMESPACE",
+      "UIDPLUS",
+      "UNSELECT",
+      "CHILDREN",
+      "MOVE",
+      "SPECIAL-USE",
+      "LIST-EXTENDED",
+    ];
     if (this.state === "not-authenticated") {
       if (!this.secure && this.host.startTls) caps.push("STARTTLS", "LOGINDISABLED");
       else caps.push("AUTH=PLAIN");
@@ -123,9 +140,16 @@ export class Session {
         w(f.bytes);
       }
     }
-    // Pipelining without bound would buffer without bound: stop reading until the queue drains.
-    if (this.queue.length > 64) this.socket.pause();
+    // Pipelining without bound would buffer without bound: stop reading until the queue drains
+    // (by count, and by bytes: pipelined APPENDs of 25 MB each).
+    if (this.queue.length > 64 || this.queuedBytes() > QUEUE_BYTES) this.socket.pause();
     void this.run();
+  }
+
+  private queuedBytes(): number {
+    let n = 0;
+    for (const f of this.queue) if (f.kind === "command") n += f.bytes.length;
+    return n;
   }
 
   /** The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. */
@@ -145,7 +169,7 @@ export class Session {
     try {
       while (this.queue.length && !this.closed) {
         const f = this.queue.shift()!;
-        if (this.queue.length < 16) this.socket.resume();
+        if (this.queue.length < 16 && this.queuedBytes() <= QUEUE_BYTES) this.socket.resume();
         if (f.kind === "continue") await this.sendNow("+ Ready for literal data");
         else if (f.kind === "error") {
           await this.sendNow(`${f.tag} BAD ${f.message}`);
@@ -189,7 +213,8 @@ export class Session {
     // EXPUNGE may not be announced while answering FETCH, STORE or SEARCH (sequence numbers
     // would shift under the client); the UID forms are exempt.
     const expungeOk = cmd.uid || !["FETCH", "STORE", "SEARCH"].includes(cmd.name);
-    await this.pushUpdates(expungeOk);
+    // After BYE nothing more about the mailbox (imaptest counts it an error: the view is gone).
+    if (this.state !== "logout") await this.pushUpdates(expungeOk);
     // Replies may quote client input (an unknown item, say): keep them printable ASCII.
     if (reply) await this.write(`${cmd.tag} ${reply.replace(/[^\x20-\x7e]/g, "?")}\r\n`);
     await this.flush();
@@ -204,7 +229,7 @@ export class Session {
     this.dirty = false;
     const full = this.fullRefresh;
     this.fullRefresh = false;
-    const lines = await mb.refresh(allowExpunge, full);
+    const lines = await withExtraFlags(this, await mb.refresh(allowExpunge, full));
     if (!allowExpunge && mb.hasGone) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }
@@ -292,6 +317,14 @@ export class Session {
     if (!this.host.claimInbox(inbox.id)) return false;
     this.inbox = inbox;
     this.state = "authenticated";
+    // APPEND carries whole messages: once logged in, literals up to the size SMTP accepts (1 MB before).
+    const max = this.ctx.config.smtpMaxBytes;
+    const limits = this.host.options.limits;
+    this.framer.setLimits({
+      ...limits,
+      maxLiteral: Math.max(limits.maxLiteral, max),
+      maxCommand: Math.max(limits.maxCommand, max + limits.maxLine),
+    });
     this.host.loggedIn();
     this.unsubscribe = this.ctx.bus.subscribe((e) => this.onBus(e));
     return true;

@@ -28,10 +28,12 @@ export interface FlagBits {
   deleted: boolean;
 }
 
-export function flagList(f: FlagBits): string {
+/** `extra`: \\Answered, \\Draft and keywords, space-separated (extra-flags.ts). */
+export function flagList(f: FlagBits, extra?: string): string {
   const out: string[] = [];
   if (f.seen) out.push("\\Seen");
   if (f.flagged) out.push("\\Flagged");
   if (f.deleted) out.push("\\Deleted");
+  if (extra) out.push(extra);
   return `(${out.join(" ")})`;
 }

@@ -8,6 +8,7 @@ import { openDatabase } from "./database";
 import { gated, SqliteConnection } from "./connection";
 import { sqliteTenancyRepositories } from "./tenancy";
 import { sqliteMailRepositories } from "./mail";
+import { sqliteImapFolderRepositories } from "./imap-folders";
 import { sqliteDomainsRepositories } from "./domains";
 import { sqliteEventsRepositories } from "./events";
 import { sqliteAutomationRepositories } from "./automation";
@@ -17,6 +18,7 @@ function repositories(c: SqliteConnection): Repositories {
   return {
     ...sqliteTenancyRepositories(c),
     ...sqliteMailRepositories(c),
+    ...sqliteImapFolderRepositories(c),
     ...sqliteDomainsRepositories(c),
     ...sqliteEventsRepositories(c),
     ...sqliteAutomationRepositories(c),

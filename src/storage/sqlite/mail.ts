@@ -401,14 +401,14 @@ class SqliteMessages implements MessageRepository {
       .map((r) => r.id);
   }
 
-  async mailboxPage(inboxId: string, afterUid: number, limit: number): Promise<MailboxPage> {
+  async mailboxPage(inboxId: string, afterUid: number, limit: number, folderId: string | null = null): Promise<MailboxPage> {
     // Index-only (messages_mailbox), as arrays rather than objects: the page's cost is the index walk.
     const rows = this.c
       .prepare(
         `SELECT uid, size_bytes, read, flagged, deleted_flag FROM messages INDEXED BY messages_mailbox
-         WHERE inbox_id = ? AND uid > ? ORDER BY uid LIMIT ?`,
+         WHERE inbox_id = ? AND mailbox_id IS ? AND uid > ? ORDER BY uid LIMIT ?`,
       )
-      .values(inboxId, afterUid, limit) as number[][];
+      .values(inboxId, folderId, afterUid, limit) as number[][];
     const page = { uids: new Uint32Array(rows.length), sizes: new Uint32Array(rows.length), flags: new Uint8Array(rows.length) };
     for (let i = 0; i < rows.length; i++) {
       const r = rows[i]!;
@@ -759,6 +759,10 @@ function structured(t: SearchTerm, params: Params, positive: boolean): string | 
     case "smaller":
       params.push(t.bytes);
       return "m.size_bytes < ?";
+    case "folder":
+      if (t.name === "INBOX") return "m.mailbox_id IS NULL";
+      params.push(t.name);
+      return "m.mailbox_id IN (SELECT f.id FROM imap_mailboxes f WHERE f.inbox_id = m.inbox_id AND f.name = ?)";
     case "auth":
       if (t.verdict === "pending") return "EXISTS (SELECT 1 FROM message_auth a WHERE a.message_id = m.id AND a.verdict IS NULL)";
       params.push(t.verdict);

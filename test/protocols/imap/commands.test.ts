@@ -111,7 +111,7 @@ describe("not authenticated", () => {
 });
 
 describe("authenticated state", () => {
-  test("ID, ENABLE, NAMESPACE, LIST/LSUB (only INBOX), STATUS, unknown mailboxes", async () => {
+  test("ID, ENABLE, NAMESPACE, LIST/LSUB (INBOX and the special-use set), STATUS, unknown mailboxes", async () => {
     const box = await newBox(inst);
     await sendRawMail(inst, box.address, RAW_PLAIN(box.address, "status one", "hello"));
     await sendRawMail(inst, box.address, RAW_PLAIN(box.address, "status two", "hello"));
@@ -121,25 +121,43 @@ describe("authenticated state", () => {
     expect(await r.cmd("i1", 'ID ("name" "test-client")')).toMatch(/\* ID \("name" "inboxd"[^\r]*\r\ni1 OK/);
     expect(await r.cmd("i2", "ENABLE CONDSTORE")).toContain("* ENABLED\r\ni2 OK");
     expect(await r.cmd("i3", "NAMESPACE")).toContain('* NAMESPACE (("" "/")) NIL NIL\r\ni3 OK');
-    expect(await r.cmd("i4", 'LIST "" "*"')).toBe('* LIST (\\HasNoChildren) "/" INBOX\r\ni4 OK LIST completed\r\n');
+    expect(await r.cmd("i4", 'LIST "" "*"')).toBe(
+      [
+        '* LIST (\\HasNoChildren) "/" INBOX',
+        '* LIST (\\HasNoChildren \\Archive) "/" "Archive"',
+        '* LIST (\\HasNoChildren \\Drafts) "/" "Drafts"',
+        '* LIST (\\HasNoChildren \\Junk) "/" "Junk"',
+        '* LIST (\\HasNoChildren \\Sent) "/" "Sent"',
+        '* LIST (\\HasNoChildren \\Trash) "/" "Trash"',
+        "i4 OK LIST completed\r\n",
+      ].join("\r\n"),
+    );
     expect(await r.cmd("i5", 'LIST "" ""')).toContain('* LIST (\\Noselect) "/" ""');
-    expect(await r.cmd("i6", 'LIST "" "Sent*"')).toBe("i6 OK LIST completed\r\n");
+    expect(await r.cmd("i6", 'LIST "" "Sent*"')).toBe('* LIST (\\HasNoChildren \\Sent) "/" "Sent"\r\ni6 OK LIST completed\r\n');
     expect(await r.cmd("i7", 'LIST "" "in%"')).toContain("INBOX");
     expect(await r.cmd("i8", 'LSUB "" "*"')).toContain('* LSUB (\\HasNoChildren) "/" INBOX');
     const uidValidity = (await json(inst.api(`/v1/inboxes/${box.id}`))).body.data;
     const st = await r.cmd("i9", "STATUS inbox (MESSAGES UNSEEN UIDNEXT UIDVALIDITY RECENT)");
     expect(st).toMatch(/\* STATUS INBOX \(MESSAGES 2 UNSEEN 2 UIDNEXT 3 UIDVALIDITY \d+ RECENT 0\)/);
     expect(uidValidity.message_count).toBe(2);
-    expect(await r.cmd("i10", "STATUS Trash (MESSAGES)")).toContain("i10 NO [NONEXISTENT]");
-    expect(await r.cmd("i11", "SELECT Trash")).toContain("i11 NO [NONEXISTENT]");
-    expect(await r.cmd("i12", "CREATE Trash")).toContain("i12 NO");
+    expect(await r.cmd("i10", "STATUS Nowhere (MESSAGES)")).toContain("i10 NO [NONEXISTENT]");
+    expect(await r.cmd("i11", "SELECT Nowhere")).toContain("i11 NO [NONEXISTENT]");
+    expect(await r.cmd("i12", "CREATE Trash")).toContain("i12 NO [ALREADYEXISTS]");
     expect(await r.cmd("i13", "FETCH 1 FLAGS")).toContain("i13 BAD"); // nothing selected
     expect(await r.cmd("i14", "SUBSCRIBE INBOX")).toContain("i14 OK");
     r.close();
 
     const c = await connected(inst, box);
     const boxes = await c.list();
-    expect(boxes.map((b: any) => b.path)).toEqual(["INBOX"]);
+    // imapflow reads the special-use attributes (RFC 6154) and orders the special folders itself.
+    expect(Object.fromEntries(boxes.map((b: any) => [b.path, b.specialUse ?? null]))).toEqual({
+      INBOX: "\\Inbox",
+      Sent: "\\Sent",
+      Drafts: "\\Drafts",
+      Archive: "\\Archive",
+      Junk: "\\Junk",
+      Trash: "\\Trash",
+    });
     const status = await c.status("INBOX", { messages: true, unseen: true, uidNext: true, uidValidity: true });
     expect(status).toMatchObject({ messages: 2, unseen: 2, uidNext: 3 });
     await c.logout();
@@ -174,7 +192,7 @@ describe("selected state", () => {
     await r.login(box);
     const sel = await r.cmd("s1", "SELECT INBOX");
     expect(sel).toContain("* 3 EXISTS");
-    expect(sel).toContain("* OK [PERMANENTFLAGS (\\Seen \\Flagged \\Deleted)]");
+    expect(sel).toContain("* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft \\*)]");
     expect(sel).toMatch(/\* OK \[UIDVALIDITY \d+\]/);
     expect(sel).toContain("* OK [UIDNEXT 4]");
     expect(sel).toContain("s1 OK [READ-WRITE]");
@@ -341,7 +359,17 @@ describe("selected state", () => {
     expect(await r.cmd("t4", "STORE 1 -FLAGS.SILENT \\Seen")).toBe("t4 OK STORE completed\r\n");
     msgs = await rest(box);
     expect(msgs[0].read).toBe(false);
-    expect(await r.cmd("t5", "STORE 1 +FLAGS ($Junk)")).toContain("t5 OK"); // keywords are not permanent: ignored
+    // Keywords are kept (mailboxes.test.ts covers them); this one goes again.
+    // A new keyword is announced (FLAGS, PERMANENTFLAGS) before its first use.
+    expect(await r.cmd("t5", "STORE 1 +FLAGS ($Junk)")).toBe(
+      [
+        "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Junk)",
+        "* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Junk \\*)] Flags permitted",
+        "* 1 FETCH (FLAGS ($Junk))",
+        "t5 OK STORE completed\r\n",
+      ].join("\r\n"),
+    );
+    expect(await r.cmd("t5a", "STORE 1 -FLAGS.SILENT ($Junk)")).toBe("t5a OK STORE completed\r\n");
     expect(await r.cmd("t6", "STORE 1 +FLAGS (\\Bogus)")).toContain("t6 BAD");
     expect(await r.cmd("t7", "STORE 1 REPLACE (\\Seen)")).toContain("t7 BAD");
 

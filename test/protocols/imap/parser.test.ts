@@ -60,6 +60,17 @@ describe("tokens", () => {
     expect(c.args[3]).toEqual({ t: "atom", v: "NIL" });
   });
 
+  test("'[' is an ordinary atom character outside a FETCH section (RFC 3501 §9; imaptest's atom test)", () => {
+    const name = "!#$&'+,-.0123456789:;<=>?@^_`|[}";
+    expect(parseCommand(b(`s1 SELECT ${name}`)).args).toEqual([{ t: "atom", v: name }]);
+    expect(parseCommand(b("s2 CREATE a[b] c]")).args).toEqual([
+      { t: "atom", v: "a[b]" },
+      { t: "atom", v: "c]" },
+    ]);
+    // The FETCH items keep their sections whole, spaces included.
+    expect(parseCommand(b("s3 FETCH 1 BINARY.PEEK[1 2]")).args[1]).toEqual({ t: "atom", v: "BINARY.PEEK[1 2]" });
+  });
+
   test("syntax errors are ParseErrors that carry the tag when it could be read", () => {
     for (const bad of ['t1 LOGIN "unterminated', "t1 FETCH (1", "t1 X {5}\r\nab", "t1  NOOP", "t1 FETCH 1 BODY[TEXT", "t1 A {x}"]) {
       let err: unknown;

@@ -23,7 +23,12 @@ import close from "./close";
 import unselect from "./unselect";
 import idle from "./idle";
 import starttls from "./starttls";
-import unsupported from "./unsupported";
+import create from "./create";
+import deleteMailbox from "./delete";
+import rename from "./rename";
+import append from "./append";
+import copy from "./copy";
+import move from "./move";
 
 export type { SessionState, CommandDef } from "./types";
 
@@ -51,7 +56,12 @@ const all: CommandDef[] = [
   unselect,
   idle,
   starttls,
-  unsupported,
+  create,
+  deleteMailbox,
+  rename,
+  append,
+  copy,
+  move,
 ];
 
 export const commands = new Map<string, CommandDef>();

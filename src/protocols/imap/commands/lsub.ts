@@ -1,4 +1,4 @@
-// LSUB (RFC 3501 §6.3.9): INBOX is always subscribed.
+// LSUB (RFC 3501 §6.3.9): LIST of the subscribed mailboxes (INBOX always is).
 import { listing } from "./list";
 import { AUTHED, type CommandDef } from "./types";
 

@@ -1,20 +1,20 @@
-// STORE and UID STORE (RFC 3501 §6.4.6): \Seen, \Flagged and \Deleted are kept; other flags are
-// not permanent here (PERMANENTFLAGS says so) and are ignored.
+// STORE and UID STORE (RFC 3501 §6.4.6): \Seen, \Flagged and \Deleted go to their columns through
+// persistFlags (announced on the bus); \Answered, \Draft and keywords to the extra flags
+// (extra-flags.ts).
 import { atomOf, ParseError, type Token } from "../parser/tokens";
 import { parseSequenceSet } from "../parser/sequence";
 import { persistFlags } from "../flags";
 import { flagList } from "../wire";
 import type { Msg } from "../mailbox";
+import { announceKeywords, applyExtra, COLUMN_FLAGS, extraFlagsOf, extraSpelling } from "../extra-flags";
 import { SELECTED, type CommandDef } from "./types";
-
-const KNOWN = new Set(["\\SEEN", "\\FLAGGED", "\\DELETED", "\\ANSWERED", "\\DRAFT"]);
 
 function flagNames(args: Token[]): string[] {
   const toks = args.length === 1 && args[0]!.t === "list" ? args[0].v : args;
   return toks.map((t) => {
     const f = atomOf(t, "flag");
-    if (f.startsWith("\\") && !KNOWN.has(f.toUpperCase())) throw new ParseError(`Unknown system flag ${f.slice(0, 20)}`);
-    return f.toUpperCase();
+    if (!COLUMN_FLAGS.has(f.toUpperCase()) && extraSpelling(f) === null) throw new ParseError(`Invalid flag ${f.slice(0, 20)}`);
+    return f;
   });
 }
 
@@ -31,9 +31,17 @@ export default {
     if (mb.readOnly) return "NO [READ-ONLY] The mailbox is open read-only (EXAMINE)";
     const op = m[1] as "" | "+" | "-";
     const silent = !!m[2];
-    const has = (f: string) => names.includes(f);
+    const upper = names.map((n) => n.toUpperCase());
+    const has = (f: string) => upper.includes(f);
+    const extra = names.filter((n) => !COLUMN_FLAGS.has(n.toUpperCase())).map((n) => extraSpelling(n)!);
     const changed: Msg[] = [];
     const targets = mb.select(set, c.uid).filter((t) => !t.msg.gone);
+    const extras = await extraFlagsOf(
+      s,
+      targets.map((t) => t.msg.uid),
+    );
+    const extraChanges: Array<{ uid: number; flags: string | null }> = [];
+    const extraChanged = new Set<number>();
     for (const { msg } of targets) {
       const before = `${msg.seen}${msg.flagged}${msg.deleted}`;
       for (const [flag, key] of [
@@ -45,12 +53,22 @@ export default {
         else if (has(flag)) msg[key] = op === "+";
       }
       if (`${msg.seen}${msg.flagged}${msg.deleted}` !== before) changed.push(msg);
+      const was = extras.get(msg.uid) ?? "";
+      const now = op === "" || extra.length ? applyExtra(was, op, extra) : was;
+      if (now !== was) {
+        extraChanges.push({ uid: msg.uid, flags: now || null });
+        extraChanged.add(msg.uid);
+        if (now) extras.set(msg.uid, now);
+        else extras.delete(msg.uid);
+      }
     }
     await persistFlags(s, changed);
+    if (extraChanges.length) await s.ctx.storage.imapFolders.setExtraFlags(s.inbox!.id, extraChanges);
     if (!silent || c.uid) {
       for (const { seq, msg } of targets) {
-        if (silent && !changed.includes(msg)) continue;
-        await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}FLAGS ${flagList(msg)})\r\n`);
+        if (silent && !changed.includes(msg) && !extraChanged.has(msg.uid)) continue;
+        await announceKeywords(s, extras.get(msg.uid));
+        await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}FLAGS ${flagList(msg, extras.get(msg.uid))})\r\n`);
       }
     }
     return `OK ${c.name} completed`;

@@ -1,14 +1,13 @@
-// SUBSCRIBE / UNSUBSCRIBE (RFC 3501 §6.3.6-7): INBOX is permanently subscribed; clients that
-// manage subscriptions get an OK for it and NONEXISTENT for anything else.
-import { astring } from "../parser/tokens";
+// SUBSCRIBE / UNSUBSCRIBE (RFC 3501 §6.3.6-7): a flag on the mailbox; INBOX is always subscribed.
+import { folderReply, mailboxName } from "../folders";
 import { AUTHED, type CommandDef } from "./types";
 
 export default {
   names: ["SUBSCRIBE", "UNSUBSCRIBE"],
   states: AUTHED,
-  async run(_s, c) {
-    const name = astring(c.args[0], "mailbox");
-    if (name.toUpperCase() !== "INBOX") return "NO [NONEXISTENT] Only INBOX exists";
-    return `OK ${c.name} completed`;
+  async run(s, c) {
+    if (c.args.length !== 1) return `BAD ${c.name} takes one mailbox name`;
+    const name = mailboxName(c.args[0]);
+    return folderReply(`OK ${c.name} completed`, () => s.services.folders.subscribe(s.inbox!, name, c.name === "SUBSCRIBE"));
   },
 } satisfies CommandDef;

@@ -33,7 +33,12 @@ export class Framer {
   /** Discarding an oversized line up to its CRLF. */
   private skipping = false;
 
-  constructor(private readonly limits: FramerLimits = DEFAULT_LIMITS) {}
+  constructor(private limits: FramerLimits = DEFAULT_LIMITS) {}
+
+  /** New limits from the next command on (a logged-in session may APPEND messages above 1 MB). */
+  setLimits(limits: FramerLimits): void {
+    this.limits = limits;
+  }
 
   push(chunk: Buffer): Frame[] {
     const out: Frame[] = [];

@@ -9,6 +9,7 @@ export type SearchKey =
   | { k: "all" }
   | { k: "none" }
   | { k: "flag"; flag: FlagName; set: boolean }
+  | { k: "keyword"; name: string; set: boolean }
   | { k: "text"; field: TextField; value: string }
   | { k: "header"; name: string; value: string }
   | { k: "date"; field: "internal" | "sent"; op: "before" | "on" | "since"; day: string }
@@ -104,14 +105,7 @@ function parseKey(args: Token[], s: { i: number }, depth: number): SearchKey {
     const a = parseKey(args, s, depth + 1);
     return { k: "or", a, b: parseKey(args, s, depth + 1) };
   }
-  if (name === "KEYWORD") {
-    str(args[s.i++], "keyword");
-    return { k: "none" };
-  }
-  if (name === "UNKEYWORD") {
-    str(args[s.i++], "keyword");
-    return { k: "all" };
-  }
+  if (name === "KEYWORD" || name === "UNKEYWORD") return { k: "keyword", name: str(args[s.i++], "keyword"), set: name === "KEYWORD" };
   if (isSequenceSet(t.v)) return { k: "seq", set: parseSequenceSet(t.v) };
   throw new ParseError(`Unknown search key ${t.v.slice(0, 30)}`);
 }

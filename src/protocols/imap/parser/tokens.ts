@@ -23,6 +23,8 @@ export class ParseError extends Error {
 }
 
 const SP = 0x20;
+/** FETCH items whose atom carries a bracketed section, spaces and all. */
+const SECTIONED = /^(BODY|BODY\.PEEK|BINARY|BINARY\.PEEK|BINARY\.SIZE)$/i;
 const TAG_OK = /^[\x21-\x7e]+$/;
 
 export function parseCommand(bytes: Buffer): Command {
@@ -150,7 +152,9 @@ class Reader {
       const c = this.b[this.pos]!;
       if (c === SP || c === 0x28 || c === 0x29) break;
       if (c < 0x20 || c === 0x7f || c === 0x22 || c === 0x7b) this.fail("Invalid character in atom");
-      if (c === 0x5b /* [ */) {
+      // "[" opens a section only after a FETCH item name (BODY[...], BINARY.PEEK[...]); elsewhere
+      // it is an ordinary atom character (RFC 3501 §9: mailbox names like "a[b" are atoms).
+      if (c === 0x5b /* [ */ && SECTIONED.test(this.b.subarray(start, this.pos).toString("latin1"))) {
         this.skipSection();
         continue;
       }

@@ -1,0 +1,74 @@
+// IMAP mailboxes other than INBOX (docs/imap.md, "Mailboxes"). INBOX is the inbox itself: a
+// message whose folder is null is in INBOX. Names are full hierarchical names with "/" between
+// levels ("Archive/2024"); UIDs come from the inbox's one counter (unique per inbox).
+
+export interface ImapFolderRecord {
+  id: string;
+  inboxId: string;
+  name: string;
+  uidValidity: number;
+  /** UIDNEXT: one above the highest UID ever added to this mailbox (changes only when mail is added). */
+  uidNext: number;
+  subscribed: boolean;
+  /** RFC 6154 attribute, e.g. "\\Sent"; null for an ordinary mailbox. */
+  specialUse: string | null;
+  createdAt: string;
+}
+
+/** What STATUS and SELECT report of one mailbox. */
+export interface FolderCounts {
+  messages: number;
+  unseen: number;
+  maxUid: number | null;
+}
+
+/** A message copied into a mailbox: its new id and UID beside the source UID (COPYUID). */
+export interface CopiedMessage {
+  sourceUid: number;
+  id: string;
+  uid: number;
+}
+
+export interface ImapFolderRepository {
+  /** The inbox's mailboxes (INBOX excluded), by name. */
+  ofInbox(inboxId: string): Promise<ImapFolderRecord[]>;
+  byName(inboxId: string, name: string): Promise<ImapFolderRecord | null>;
+  byId(id: string): Promise<ImapFolderRecord | null>;
+  /** Names of these folder ids (for message views), as a map id → name. */
+  namesOf(ids: string[]): Promise<Map<string, string>>;
+  /** Inserts unless the name exists; whether it was inserted. */
+  insert(r: ImapFolderRecord): Promise<boolean>;
+  /** Renames the mailbox `from` and every mailbox under it ("from/…") to `to`/"to/…". */
+  rename(inboxId: string, from: string, to: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  setSubscribed(id: string, on: boolean): Promise<void>;
+  /** Messages, unseen messages and the highest UID of a mailbox (folderId null: INBOX). */
+  counts(inboxId: string, folderId: string | null): Promise<FolderCounts>;
+  /** Ids of up to `limit` messages of the mailbox (for deleting it in batches). */
+  messageIds(inboxId: string, folderId: string, limit: number): Promise<string[]>;
+  /** Files every INBOX message of the inbox in the folder (RENAME INBOX); how many moved. */
+  adoptInbox(inboxId: string, folderId: string): Promise<number>;
+  /**
+   * Copies messages (by UID, within the inbox) into a mailbox (folderId null: INBOX): a new row
+   * each, with a new id and a UID from the inbox's counter, the same blob, flags and internal
+   * date, and copies of the attachment rows. Use inside a transaction.
+   */
+  copy(inboxId: string, uids: number[], folderId: string | null): Promise<CopiedMessage[]>;
+  /** Files a stored message (just appended) in a mailbox and raises that mailbox's UIDNEXT above its UID. */
+  file(messageId: string, folderId: string, uid: number): Promise<void>;
+  /**
+   * IMAP flags beyond \Seen, \Flagged and \Deleted (\Answered, \Draft, keywords), space-separated,
+   * of those of the UIDs (null: of the whole inbox) that have any.
+   */
+  extraFlags(inboxId: string, uids: number[] | null): Promise<Map<number, string>>;
+  /** Replaces the extra flags of messages (null or "": none). */
+  setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
+  /** Every keyword used in the inbox (for SELECT's FLAGS). */
+  keywords(inboxId: string): Promise<string[]>;
+  /** The folder id of each of these messages (null: INBOX); messages that do not exist are left out. */
+  foldersOf(ids: string[]): Promise<Map<string, string | null>>;
+}
+
+export interface ImapFolderRepositories {
+  imapFolders: ImapFolderRepository;
+}

@@ -1,0 +1,236 @@
+// SQLite implementation of ImapFolderRepository (storage/imap-folders.ts; migration 0025).
+import type { CopiedMessage, FolderCounts, ImapFolderRecord, ImapFolderRepositories, ImapFolderRepository } from "../imap-folders";
+import type { SqliteConnection } from "./connection";
+import { newId } from "../../lib/ids";
+
+const fromRow = (r: Record<string, any>): ImapFolderRecord => ({
+  id: r.id,
+  inboxId: r.inbox_id,
+  name: r.name,
+  uidValidity: r.uid_validity,
+  uidNext: r.uid_next,
+  subscribed: r.subscribed === 1,
+  specialUse: r.special_use,
+  createdAt: r.created_at,
+});
+
+/** Every column of a message but id, uid and mailbox_id (what a copy keeps). */
+/** A copy's own columns; every other column of `messages` is carried over as it is. */
+const OWN = new Set(["id", "uid", "mailbox_id"]);
+
+/** LIKE pattern for the names under `name` ("name/…"), with LIKE's wildcards escaped. */
+const under = (name: string) => `${name.replace(/[\\%_]/g, "\\$&")}/%`;
+
+class SqliteImapFolders implements ImapFolderRepository {
+  /**
+   * The columns COPY carries over, read from the table itself: a column added later (the
+   * compressed bodies, flags) is copied without anyone having to remember this list.
+   */
+  private readonly kept: string;
+
+  constructor(private readonly c: SqliteConnection) {
+    this.kept = c
+      .all<{ name: string }>("SELECT name FROM pragma_table_info('messages')")
+      .map((r) => r.name)
+      .filter((n) => !OWN.has(n))
+      .join(", ");
+  }
+
+  async ofInbox(inboxId: string) {
+    return this.c.all<Record<string, any>>("SELECT * FROM imap_mailboxes WHERE inbox_id = ? ORDER BY name", inboxId).map(fromRow);
+  }
+
+  async byName(inboxId: string, name: string) {
+    const r = this.c.get<Record<string, any>>("SELECT * FROM imap_mailboxes WHERE inbox_id = ? AND name = ?", inboxId, name);
+    return r ? fromRow(r) : null;
+  }
+
+  async byId(id: string) {
+    const r = this.c.get<Record<string, any>>("SELECT * FROM imap_mailboxes WHERE id = ?", id);
+    return r ? fromRow(r) : null;
+  }
+
+  async namesOf(ids: string[]) {
+    const out = new Map<string, string>();
+    if (ids.length === 0) return out;
+    for (const r of this.c.all<{ id: string; name: string }>(
+      "SELECT id, name FROM imap_mailboxes WHERE id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ids),
+    )) {
+      out.set(r.id, r.name);
+    }
+    return out;
+  }
+
+  async insert(r: ImapFolderRecord) {
+    return (
+      this.c.run(
+        `INSERT INTO imap_mailboxes (id, inbox_id, name, uid_validity, uid_next, subscribed, special_use, created_at)
+         VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (inbox_id, name) DO NOTHING`,
+        r.id,
+        r.inboxId,
+        r.name,
+        r.uidValidity,
+        r.uidNext,
+        r.subscribed ? 1 : 0,
+        r.specialUse,
+        r.createdAt,
+      ).changes > 0
+    );
+  }
+
+  async rename(inboxId: string, from: string, to: string) {
+    this.c.run(
+      `UPDATE imap_mailboxes SET name = ?3 || substr(name, length(?2) + 1)
+       WHERE inbox_id = ?1 AND (name = ?2 OR name LIKE ?4 ESCAPE '\\')`,
+      inboxId,
+      from,
+      to,
+      under(from),
+    );
+  }
+
+  async remove(id: string) {
+    this.c.run("DELETE FROM imap_mailboxes WHERE id = ?", id);
+  }
+
+  async setSubscribed(id: string, on: boolean) {
+    this.c.run("UPDATE imap_mailboxes SET subscribed = ? WHERE id = ?", on ? 1 : 0, id);
+  }
+
+  async counts(inboxId: string, folderId: string | null): Promise<FolderCounts> {
+    if (folderId === null) {
+      // INBOX: the inbox's counters (kept by triggers) less the mail filed elsewhere, so a
+      // million-message INBOX costs a walk over the (usually few) other mailboxes' entries only.
+      const r = this.c.get<{ n: number; unseen: number; other_n: number; other_unseen: number; max_uid: number | null }>(
+        `SELECT i.message_count AS n, i.unread_count AS unseen,
+                (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_n,
+                (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox
+                  WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL AND m.read = 0) AS other_unseen,
+                (SELECT MAX(uid) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NULL) AS max_uid
+         FROM inboxes i WHERE i.id = ?`,
+        inboxId,
+      );
+      if (!r) return { messages: 0, unseen: 0, maxUid: null };
+      return { messages: r.n - r.other_n, unseen: r.unseen - r.other_unseen, maxUid: r.max_uid };
+    }
+    const r = this.c.get<{ n: number; unseen: number; max_uid: number | null }>(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, MAX(uid) AS max_uid
+       FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id = ?`,
+      inboxId,
+      folderId,
+    )!;
+    return { messages: r.n, unseen: r.unseen, maxUid: r.max_uid };
+  }
+
+  async messageIds(inboxId: string, folderId: string, limit: number) {
+    return this.c
+      .all<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND mailbox_id = ? LIMIT ?", inboxId, folderId, limit)
+      .map((r) => r.id);
+  }
+
+  async adoptInbox(inboxId: string, folderId: string) {
+    const n = this.c.run("UPDATE messages SET mailbox_id = ? WHERE inbox_id = ? AND mailbox_id IS NULL", folderId, inboxId).changes;
+    this.c.run(
+      `UPDATE imap_mailboxes SET uid_next = MAX(uid_next, COALESCE((SELECT MAX(uid) + 1 FROM messages WHERE inbox_id = ?1 AND mailbox_id = ?2), 1))
+       WHERE id = ?2`,
+      inboxId,
+      folderId,
+    );
+    return n;
+  }
+
+  async copy(inboxId: string, uids: number[], folderId: string | null) {
+    const out: CopiedMessage[] = [];
+    for (const sourceUid of uids) {
+      const src = this.c.get<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND uid = ?", inboxId, sourceUid);
+      if (!src) continue;
+      const uid = this.c.get<{ uid: number }>(
+        "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid",
+        inboxId,
+      )!.uid;
+      const id = newId();
+      const row = this.c.get<{ rowid: number }>(
+        `INSERT INTO messages (id, uid, mailbox_id, ${this.kept}) SELECT ?, ?, ?, ${this.kept} FROM messages WHERE id = ? RETURNING rowid`,
+        id,
+        uid,
+        folderId,
+        src.id,
+      )!;
+      // Attachment rows get ids of their own (the API names them); the blobs are shared.
+      for (const a of this.c.all<{ id: string }>("SELECT id FROM attachments WHERE message_id = ? ORDER BY position", src.id)) {
+        this.c.run(
+          `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type, disposition,
+             content_id, size_bytes, sha256, blob_key)
+           SELECT ?, ?, position, filename, declared_content_type, served_content_type, disposition,
+             content_id, size_bytes, sha256, blob_key FROM attachments WHERE id = ?`,
+          newId(),
+          id,
+          a.id,
+        );
+      }
+      if (folderId) this.bumpUidNext(folderId, uid);
+      this.c.search.enqueued(
+        this.c.get<{ seq: number }>("INSERT INTO search_queue (msg_rowid, op) VALUES (?, 1) RETURNING seq", row.rowid)!.seq,
+      );
+      out.push({ sourceUid, id, uid });
+    }
+    return out;
+  }
+
+  async file(messageId: string, folderId: string, uid: number) {
+    this.c.run("UPDATE messages SET mailbox_id = ? WHERE id = ?", folderId, messageId);
+    this.bumpUidNext(folderId, uid);
+  }
+
+  async foldersOf(ids: string[]) {
+    const out = new Map<string, string | null>();
+    if (ids.length === 0) return out;
+    for (const r of this.c.all<{ id: string; mailbox_id: string | null }>(
+      "SELECT id, mailbox_id FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(ids),
+    )) {
+      out.set(r.id, r.mailbox_id);
+    }
+    return out;
+  }
+
+  async extraFlags(inboxId: string, uids: number[] | null) {
+    const out = new Map<number, string>();
+    if (uids?.length === 0) return out;
+    for (const r of this.c.all<{ uid: number; imap_flags: string }>(
+      `SELECT uid, imap_flags FROM messages INDEXED BY messages_imap_flags
+       WHERE inbox_id = ? AND imap_flags IS NOT NULL AND (?2 IS NULL OR uid IN (SELECT value FROM json_each(?2)))`,
+      inboxId,
+      uids ? JSON.stringify(uids) : null,
+    )) {
+      out.set(r.uid, r.imap_flags);
+    }
+    return out;
+  }
+
+  async setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>) {
+    for (const ch of changes) {
+      this.c.run("UPDATE messages SET imap_flags = ? WHERE inbox_id = ? AND uid = ?", ch.flags || null, inboxId, ch.uid);
+    }
+  }
+
+  async keywords(inboxId: string) {
+    const out = new Set<string>();
+    for (const r of this.c.all<{ imap_flags: string }>(
+      "SELECT DISTINCT imap_flags FROM messages INDEXED BY messages_imap_flags WHERE inbox_id = ? AND imap_flags IS NOT NULL",
+      inboxId,
+    )) {
+      for (const f of r.imap_flags.split(" ")) if (f && !f.startsWith("\\")) out.add(f);
+    }
+    return [...out].sort();
+  }
+
+  private bumpUidNext(folderId: string, uid: number): void {
+    this.c.run("UPDATE imap_mailboxes SET uid_next = MAX(uid_next, ? + 1) WHERE id = ?", uid, folderId);
+  }
+}
+
+export function sqliteImapFolderRepositories(c: SqliteConnection): ImapFolderRepositories {
+  return { imapFolders: new SqliteImapFolders(c) };
+}
