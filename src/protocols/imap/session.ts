@@ -32,6 +32,22 @@ export interface SessionHost {
   onClose(s: Session): void;
 }
 
+/** Commands that never use the selected mailbox's sequence numbers: they need not wait for its view. */
+const VIEWLESS = new Set([
+  "CAPABILITY",
+  "ID",
+  "ENABLE",
+  "NAMESPACE",
+  "LIST",
+  "LSUB",
+  "STATUS",
+  "SUBSCRIBE",
+  "UNSUBSCRIBE",
+  "SELECT",
+  "EXAMINE",
+  "LOGOUT",
+]);
+
 export class Session {
   state: SessionState | "logout" = "not-authenticated";
   inbox: InboxRow | null = null;
@@ -176,6 +192,8 @@ export class Session {
     else if (this.state === "logout" || !def.states.includes(this.state)) reply = `BAD ${cmd.name} is not allowed in this state`;
     else {
       try {
+        // The view of a fresh SELECT fills in the background (mailbox.ts); sequence numbers wait for it.
+        if (this.mailbox && !VIEWLESS.has(cmd.name)) await this.mailbox.ready;
         reply = await def.run(this, cmd);
       } catch (e) {
         if (e instanceof ParseError) reply = `BAD ${e.message}`;

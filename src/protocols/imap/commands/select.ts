@@ -14,8 +14,8 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
   const inbox = await s.ctx.storage.inboxes.byId(s.inbox!.id);
   if (!inbox) return "NO [NONEXISTENT] The inbox no longer exists";
   const mb = await Mailbox.open(s.ctx, s.inbox!.id, readOnly, (m) => (s.opening = m));
-  const uidNext = await mb.uidNext();
-  const firstUnseen = mb.firstUnseen();
+  const uidNext = mb.uidNext;
+  const firstUnseen = mb.firstUnseen;
   await s.write(
     [
       "* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft)",
