@@ -111,6 +111,7 @@ export class Mailbox {
   /** The counters at S (see the top): what SELECT announced. */
   private announced = { exists: 0, uidNext: 1, unseen: 0 };
   private loaded = false;
+  private stopped = false;
   /** Settles when the arrays hold the view (commands that use sequence numbers wait for it). */
   ready: Promise<void> = Promise.resolve();
 
@@ -140,6 +141,8 @@ export class Mailbox {
   private async load(): Promise<void> {
     const last = this.announced.uidNext - 1;
     for await (const p of this.pages(0, last)) {
+      // Deselected or disconnected meanwhile: nobody will use the rest.
+      if (this.stopped) return;
       this.appendPage(p);
       await yieldToLoop();
     }
@@ -184,6 +187,11 @@ export class Mailbox {
     this.flags = flags;
     this.n = m;
     this.goneCount += count;
+  }
+
+  /** The session no longer uses this view: its background fill ends at the next page. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Every message with a UID above afterUid (and at most upTo), page by page. */

@@ -51,7 +51,15 @@ const VIEWLESS = new Set([
 export class Session {
   state: SessionState | "logout" = "not-authenticated";
   inbox: InboxRow | null = null;
-  mailbox: Mailbox | null = null;
+  private selected: Mailbox | null = null;
+  /** The selected mailbox; replacing it stops the old view's background fill. */
+  get mailbox(): Mailbox | null {
+    return this.selected;
+  }
+  set mailbox(mb: Mailbox | null) {
+    if (this.selected && this.selected !== mb) this.selected.stop();
+    this.selected = mb;
+  }
   /** A mailbox being opened by SELECT/EXAMINE: bus events are noted on it until it becomes `mailbox`. */
   opening: Mailbox | null = null;
   /** Client address, for the log-in failure limit. */
@@ -389,6 +397,9 @@ export class Session {
     this.closed = true;
     this.runAfterReply().catch((e) => log.error({ err: e }, "imap deferred work failed"));
     this.state = "logout";
+    // Deferred work above may still use the view; only its background fill stops.
+    this.selected?.stop();
+    this.opening?.stop();
     this.unsubscribe?.();
     this.unwatchCredential?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);
