@@ -19,7 +19,11 @@ export interface ImapFolderRecord {
 export interface FolderCounts {
   messages: number;
   unseen: number;
+  /** Sum of the messages' sizes (what POP3's STAT answers). */
+  bytes: number;
   maxUid: number | null;
+  /** The inbox's UID counter read with the counts: every message counted has a lower UID. */
+  inboxUidNext: number;
 }
 
 /** A message copied into a mailbox: its new id and UID beside the source UID (COPYUID). */

@@ -10,7 +10,7 @@
 // holds every other caller until the transaction ends.
 import type { TransactionalBlobStore } from "./blobs";
 import type { TenancyRepositories } from "./tenancy";
-import type { MailRepositories } from "./mail";
+import type { MailRepositories, RemovedMessage } from "./mail";
 import type { ImapFolderRepositories } from "./imap-folders";
 import type { DomainsRepositories } from "./domains";
 import type { EventsRepositories } from "./events";
@@ -44,6 +44,12 @@ export interface Storage extends Repositories {
   readonly blobs: TransactionalBlobStore;
   /** Runs fn in one transaction; resolves with its result once the commit is durable. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Deletes messages of the project in one transaction of their own, off the event loop where the
+   * engine can (a bulk deletion's statements then never hold it); the rows deleted and the blob
+   * keys they referenced, as messages.deleteInProject. Resolves once the commit is durable.
+   */
+  deleteMessages(projectId: string, ids: string[]): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }>;
   /**
    * Resolves once every message this node has stored so far is in the full-text index (an engine
    * may index after the commit). Call it before a search, so a search sees the mail already

@@ -2,12 +2,21 @@
 // The database is the truth; refresh() compares it with the view and produces the untagged
 // EXISTS / EXPUNGE / FETCH FLAGS responses that bring the client up to date.
 //
-// The view is column-wise (issue 19): UID, size and flag bits in typed arrays, 9 bytes a message,
-// read in pages from a covering index, so SELECT of a million messages holds ~9 MB and never
-// blocks the event loop for long. Id, arrival time and blob key are fetched only for the
-// messages a command touches (withDetails), and a small cache keeps the latest of them.
+// The view is column-wise (issue 19): UID, size and flag bits in typed arrays, 9 bytes a message
+// (a session on a million messages holds ~9 MB), read in pages from a covering index. Id, arrival
+// time and blob key are fetched only for the messages a command touches (withDetails), and a small
+// cache keeps the latest of them.
+//
+// SELECT reads no rows: EXISTS, UIDNEXT and UNSEEN come from the inbox's counters (one row, read
+// in one statement, so they describe one instant S), and the arrays are filled in the background
+// in small pages with a turn of the event loop between them. Every command that uses sequence
+// numbers waits for `ready` (session.ts), so until then the client knows only the count, and the
+// load can make the view agree with it: the messages of S are those with a UID below S's UIDNEXT
+// (a UID is taken in the transaction that inserts the message) that are still stored, plus those
+// deleted since, which the bus reported. See load().
 import type { AppContext } from "../../runtime/context";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN, type MailboxDetails, type MailboxPage } from "../../storage/mail";
+import { yieldToLoop } from "../../lib/batches";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";
 
@@ -15,9 +24,9 @@ import { flagList, type FlagBits } from "./wire";
 const FLAG_GONE = 8;
 /**
  * Rows read per page: bounds the memory and the event-loop time of one read (20,000 index entries
- * from a cold cache held the loop ~0.5 s at a million messages).
+ * from a cold cache held the loop ~0.5 s at a million messages, 5,000 still up to ~0.1 s).
  */
-const PAGE = 5000;
+const PAGE = 2000;
 /** Details kept after a command (the next FETCH usually names the same messages). */
 const DETAILS_CACHE = 4096;
 
@@ -99,6 +108,14 @@ export class Mailbox {
   /** Largest UID ever in the view: later arrivals are appended, never inserted. */
   private maxUid = 0;
   private details = new Map<number, MailboxDetails>();
+  /** The highest UID of the mailbox at S (its UIDNEXT is above it). */
+  highestUidAtOpen = 0;
+  /** The counters at S (see the top): what SELECT announced. */
+  private announced = { exists: 0, uidNext: 1, unseen: 0 };
+  private loaded = false;
+  private stopped = false;
+  /** Settles when the arrays hold the view (commands that use sequence numbers wait for it). */
+  ready: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly ctx: AppContext,
@@ -121,16 +138,83 @@ export class Mailbox {
   ): Promise<Mailbox> {
     const mb = new Mailbox(ctx, inboxId, readOnly, folderId);
     watch?.(mb);
-    await mb.refresh(false, true);
+    // One statement: the mailbox's counts (INBOX: the inbox's counters less the mail filed in other
+    // mailboxes) and the inbox's UID counter, which all mailboxes draw from, at one moment S.
+    const c = await ctx.storage.imapFolders.counts(inboxId, folderId);
+    mb.announced = { exists: c.messages, uidNext: c.inboxUidNext, unseen: c.unseen };
+    mb.highestUidAtOpen = c.maxUid ?? 0;
+    // Refreshes queue behind the load (refresh() runs one at a time), so the bus notes gathered
+    // meanwhile are still there when it ends.
+    mb.ready = mb.load();
+    mb.refreshing = mb.ready.catch(() => {});
     return mb;
   }
 
-  /** Every message with a UID above afterUid, page by page (other work runs between pages). */
-  private async *pages(afterUid: number): AsyncGenerator<MailboxPage> {
+  /** Fills the arrays with the messages of S (see the top), yielding between pages. */
+  private async load(): Promise<void> {
+    const last = this.announced.uidNext - 1;
+    for await (const p of this.pages(0, last)) {
+      // Deselected or disconnected meanwhile: nobody will use the rest.
+      if (this.stopped) return;
+      this.appendPage(p);
+      await yieldToLoop();
+    }
+    this.maxUid = Math.max(this.maxUid, last);
+    // Deleted since S but stored at S: reported by the bus, absent from the pages. A deletion
+    // committed before S can be reported after it (removal publishes after its transaction), so
+    // the count at S decides how many of them were part of S; which ones is free, as the client
+    // has seen no sequence number yet.
+    const missing = [...this.noted.deletedUids].filter((u) => u <= last && this.indexOf(u) < 0).sort((a, b) => a - b);
+    const wanted = this.announced.exists - this.n;
+    if (wanted > 0) this.insertGone(missing.slice(0, wanted), wanted);
+    this.loaded = true;
+  }
+
+  /**
+   * Merges gone entries with these UIDs into the arrays (one pass); `count` beyond them are
+   * placeholders with UID 0 in front (expunged at the next refresh; only reached if a deletion
+   * was never reported).
+   */
+  private insertGone(sortedUids: number[], count: number): void {
+    const m = this.n + count;
+    const uids = new Uint32Array(m);
+    const sizes = new Uint32Array(m);
+    const flags = new Uint8Array(m);
+    let w = 0;
+    for (; w < count - sortedUids.length; w++) flags[w] = FLAG_GONE;
+    let r = 0;
+    for (const u of sortedUids) {
+      for (; r < this.n && this.uids[r]! < u; r++, w++) {
+        uids[w] = this.uids[r]!;
+        sizes[w] = this.sizes[r]!;
+        flags[w] = this.flags[r]!;
+      }
+      uids[w] = u;
+      flags[w++] = FLAG_GONE;
+    }
+    uids.set(this.uids.subarray(r, this.n), w);
+    sizes.set(this.sizes.subarray(r, this.n), w);
+    flags.set(this.flags.subarray(r, this.n), w);
+    this.uids = uids;
+    this.sizes = sizes;
+    this.flags = flags;
+    this.n = m;
+    this.goneCount += count;
+  }
+
+  /** The session no longer uses this view: its background fill ends at the next page. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Every message with a UID above afterUid (and at most upTo), page by page. */
+  private async *pages(afterUid: number, upTo = Number.POSITIVE_INFINITY): AsyncGenerator<MailboxPage> {
     for (let after = afterUid; ; ) {
       const page = await this.ctx.storage.messages.mailboxPage(this.inboxId, after, PAGE, this.folderId);
-      if (page.uids.length) yield page;
-      if (page.uids.length < PAGE) return;
+      let k = page.uids.length;
+      while (k > 0 && page.uids[k - 1]! > upTo) k--;
+      if (k) yield k === page.uids.length ? page : head(page, k);
+      if (page.uids.length < PAGE || k < page.uids.length) return;
       after = page.uids[page.uids.length - 1]!;
     }
   }
@@ -148,7 +232,7 @@ export class Mailbox {
   }
 
   get exists(): number {
-    return this.n;
+    return this.loaded ? this.n : this.announced.exists;
   }
 
   /** Whether some message is gone but not yet announced. */
@@ -156,15 +240,19 @@ export class Mailbox {
     return this.goneCount > 0;
   }
 
-  async uidNext(): Promise<number> {
-    const inbox = await this.ctx.storage.inboxes.byId(this.inboxId);
-    return Math.max(inbox?.uidNext ?? 1, this.maxUid + 1);
+  /** UIDNEXT as SELECT announces it. */
+  get uidNext(): number {
+    return this.announced.uidNext;
   }
 
-  /** Sequence number (1-based) of the first message without \Seen, or 0. */
-  firstUnseen(): number {
-    for (let i = 0; i < this.n; i++) if (!(this.flags[i]! & FLAG_SEEN)) return i + 1;
-    return 0;
+  /**
+   * Sequence number of the first message without \Seen as SELECT announces it, or 0 for none or
+   * not known from the counters: 1 when all are unseen (a test inbox, usually), else 0 and the
+   * client asks SEARCH UNSEEN (RFC 9051 dropped UNSEEN from SELECT; RFC 3501 lets it be missing).
+   */
+  get firstUnseen(): number {
+    const { exists, unseen } = this.announced;
+    return exists > 0 && unseen === exists ? 1 : 0;
   }
 
   // -- The arrays behind Msg ------------------------------------------------------------------
@@ -371,6 +459,12 @@ export class Mailbox {
     return this.indexes(set, byUid).map((i) => ({ seq: i + 1, msg: this.at(i) }));
   }
 }
+
+const head = (p: MailboxPage, to: number): MailboxPage => ({
+  uids: p.uids.subarray(0, to),
+  sizes: p.sizes.subarray(0, to),
+  flags: p.flags.subarray(0, to),
+});
 
 const slice = (p: MailboxPage, from: number): MailboxPage =>
   from === 0 ? p : { uids: p.uids.subarray(from), sizes: p.sizes.subarray(from), flags: p.flags.subarray(from) };

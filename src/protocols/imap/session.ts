@@ -35,10 +35,34 @@ export interface SessionHost {
   onClose(s: Session): void;
 }
 
+/** Commands that never use the selected mailbox's sequence numbers: they need not wait for its view. */
+const VIEWLESS = new Set([
+  "CAPABILITY",
+  "ID",
+  "ENABLE",
+  "NAMESPACE",
+  "LIST",
+  "LSUB",
+  "STATUS",
+  "SUBSCRIBE",
+  "UNSUBSCRIBE",
+  "SELECT",
+  "EXAMINE",
+  "LOGOUT",
+]);
+
 export class Session {
   state: SessionState | "logout" = "not-authenticated";
   inbox: InboxRow | null = null;
-  mailbox: Mailbox | null = null;
+  private selected: Mailbox | null = null;
+  /** The selected mailbox; replacing it stops the old view's background fill. */
+  get mailbox(): Mailbox | null {
+    return this.selected;
+  }
+  set mailbox(mb: Mailbox | null) {
+    if (this.selected && this.selected !== mb) this.selected.stop();
+    this.selected = mb;
+  }
   /** A mailbox being opened by SELECT/EXAMINE: bus events are noted on it until it becomes `mailbox`. */
   opening: Mailbox | null = null;
   /** Client address, for the log-in failure limit. */
@@ -200,6 +224,8 @@ export class Session {
     else if (this.state === "logout" || !def.states.includes(this.state)) reply = `BAD ${cmd.name} is not allowed in this state`;
     else {
       try {
+        // The view of a fresh SELECT fills in the background (mailbox.ts); sequence numbers wait for it.
+        if (this.mailbox && !VIEWLESS.has(cmd.name)) await this.mailbox.ready;
         reply = await def.run(this, cmd);
       } catch (e) {
         if (e instanceof ParseError) reply = `BAD ${e.message}`;
@@ -404,6 +430,9 @@ export class Session {
     this.closed = true;
     this.runAfterReply().catch((e) => log.error({ err: e }, "imap deferred work failed"));
     this.state = "logout";
+    // Deferred work above may still use the view; only its background fill stops.
+    this.selected?.stop();
+    this.opening?.stop();
     this.unsubscribe?.();
     this.unwatchCredential?.();
     if (this.idleRefresh) clearTimeout(this.idleRefresh);

@@ -2,54 +2,63 @@
 // arrival order and fixed for the session (RFC 1939 §5), their raw bytes, and the UPDATE
 // state that applies the session's deletions and read marks when the client says QUIT.
 //
-// The drop is column-wise (issue 19): UID and size per message in typed arrays (8 bytes each),
-// read in pages from a covering index, so log-in + STAT on a million messages holds ~8 MB and
-// yields between pages. Ids and blob keys are looked up by UID when a command needs them.
+// The drop is column-wise (issue 19): UID and size per message in typed arrays (8 bytes each,
+// ~8 MB for a million). Log-in reads no rows: the count and octets come from the inbox's counters,
+// read in one statement (an instant S), and the arrays fill in the background in small pages with
+// a turn of the event loop between them; commands that need numbers or sizes wait for `ready`.
+// The messages of S are those with a UID below S's uid_next (a UID is taken in the transaction
+// that inserts the message) still stored when their page is read; the ones deleted meanwhile keep
+// their numbers as "deleted through another channel" (UID 0), at the end: the client has seen
+// only the count when they are numbered. Ids and blob keys are looked up by UID when needed.
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { InboxRow } from "../../mail/inboxes";
+import { yieldToLoop } from "../../lib/batches";
 
-/** Rows read per page at log-in (imap/mailbox.ts says why this size). */
-const PAGE = 5000;
+/** Rows read per page (imap/mailbox.ts says why this size). */
+const PAGE = 2000;
 
 export class Maildrop {
+  /** Settles when every message's UID and size are known. */
+  readonly ready: Promise<void>;
+
   private constructor(
     private readonly ctx: AppContext,
     private readonly services: Services,
     readonly inbox: InboxRow,
-    private readonly uids: Uint32Array,
-    private readonly sizes: Uint32Array,
+    /** How many messages the drop holds (numbered 1..count). */
+    readonly count: number,
     /** Octets of all messages, as stored (the transmitted size for CRLF mail, which SMTP delivers). */
     readonly totalBytes: number,
-  ) {}
-
-  static async open(ctx: AppContext, services: Services, inbox: InboxRow): Promise<Maildrop> {
-    const uids: Uint32Array[] = [];
-    const sizes: Uint32Array[] = [];
-    let n = 0;
-    for (let after = 0; ; ) {
-      const page = await ctx.storage.messages.mailboxPage(inbox.id, after, PAGE);
-      uids.push(page.uids);
-      sizes.push(page.sizes);
-      n += page.uids.length;
-      if (page.uids.length < PAGE) break;
-      after = page.uids[page.uids.length - 1]!;
-    }
-    const all = { uids: new Uint32Array(n), sizes: new Uint32Array(n) };
-    let at = 0;
-    let total = 0;
-    for (let p = 0; p < uids.length; p++) {
-      all.uids.set(uids[p]!, at);
-      all.sizes.set(sizes[p]!, at);
-      at += uids[p]!.length;
-      for (const s of sizes[p]!) total += s;
-    }
-    return new Maildrop(ctx, services, inbox, all.uids, all.sizes, total);
+    uidNext: number,
+  ) {
+    this.uids = new Uint32Array(count);
+    this.sizes = new Uint32Array(count);
+    this.ready = this.load(uidNext - 1);
   }
 
-  /** How many messages the drop holds (numbered 1..count). */
-  get count(): number {
-    return this.uids.length;
+  private readonly uids: Uint32Array;
+  private readonly sizes: Uint32Array;
+
+  static async open(ctx: AppContext, services: Services, inbox: InboxRow): Promise<Maildrop> {
+    // POP3 serves INBOX: the inbox's counters less the mail filed in other IMAP mailboxes.
+    const c = await ctx.storage.imapFolders.counts(inbox.id, null);
+    return new Maildrop(ctx, services, inbox, c.messages, c.bytes, c.inboxUidNext);
+  }
+
+  private async load(last: number): Promise<void> {
+    let at = 0;
+    for (let after = 0; at < this.count; ) {
+      const page = await this.ctx.storage.messages.mailboxPage(this.inbox.id, after, PAGE);
+      let k = 0;
+      while (k < page.uids.length && page.uids[k]! <= last && at + k < this.count) k++;
+      this.uids.set(page.uids.subarray(0, k), at);
+      this.sizes.set(page.sizes.subarray(0, k), at);
+      at += k;
+      if (k < PAGE) return;
+      after = page.uids[k - 1]!;
+      await yieldToLoop();
+    }
   }
 
   /** Size of message n (1-based). */
@@ -59,6 +68,7 @@ export class Maildrop {
 
   /** Ids of messages ns (1-based), in the same order; "" for one deleted through another channel since log-in. */
   async ids(ns: number[]): Promise<string[]> {
+    await this.ready;
     const byUid = new Map<number, string>();
     for (let i = 0; i < ns.length; i += 500) {
       const uids = ns.slice(i, i + 500).map((n) => this.uids[n - 1]!);
@@ -69,6 +79,8 @@ export class Maildrop {
 
   /** The raw bytes of message n, or null when another channel deleted it since log-in. */
   async raw(n: number): Promise<Uint8Array | null> {
+    await this.ready;
+    if (this.uids[n - 1] === 0) return null;
     // Blobs are shared by identical messages, so the row, not the blob, says whether it still exists.
     const [d] = await this.ctx.storage.messages.mailboxDetails(this.inbox.id, [this.uids[n - 1]!]);
     return d ? this.ctx.storage.blobs.get(d.blob_key) : null;

@@ -102,8 +102,19 @@ class SqliteImapFolders implements ImapFolderRepository {
     if (folderId === null) {
       // INBOX: the inbox's counters (kept by triggers) less the mail filed elsewhere, so a
       // million-message INBOX costs a walk over the (usually few) other mailboxes' entries only.
-      const r = this.c.get<{ n: number; unseen: number; other_n: number; other_unseen: number; max_uid: number | null }>(
-        `SELECT i.message_count AS n, i.unread_count AS unseen,
+      const r = this.c.get<{
+        n: number;
+        unseen: number;
+        bytes: number;
+        other_n: number;
+        other_unseen: number;
+        other_bytes: number;
+        max_uid: number | null;
+        uid_next: number;
+      }>(
+        `SELECT i.message_count AS n, i.unread_count AS unseen, i.used_bytes AS bytes, i.uid_next,
+                (SELECT COALESCE(SUM(size_bytes), 0) FROM messages m INDEXED BY messages_mailbox
+                  WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_bytes,
                 (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_n,
                 (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox
                   WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL AND m.read = 0) AS other_unseen,
@@ -111,16 +122,24 @@ class SqliteImapFolders implements ImapFolderRepository {
          FROM inboxes i WHERE i.id = ?`,
         inboxId,
       );
-      if (!r) return { messages: 0, unseen: 0, maxUid: null };
-      return { messages: r.n - r.other_n, unseen: r.unseen - r.other_unseen, maxUid: r.max_uid };
+      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, inboxUidNext: 1 };
+      return {
+        messages: r.n - r.other_n,
+        unseen: r.unseen - r.other_unseen,
+        bytes: r.bytes - r.other_bytes,
+        maxUid: r.max_uid,
+        inboxUidNext: r.uid_next,
+      };
     }
-    const r = this.c.get<{ n: number; unseen: number; max_uid: number | null }>(
-      `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, MAX(uid) AS max_uid
+    const r = this.c.get<{ n: number; unseen: number; bytes: number; max_uid: number | null; uid_next: number | null }>(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
+              (SELECT uid_next FROM inboxes WHERE id = ?) AS uid_next
        FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id = ?`,
+      inboxId,
       inboxId,
       folderId,
     )!;
-    return { messages: r.n, unseen: r.unseen, maxUid: r.max_uid };
+    return { messages: r.n, unseen: r.unseen, bytes: r.bytes, maxUid: r.max_uid, inboxUidNext: r.uid_next ?? 1 };
   }
 
   async messageIds(inboxId: string, folderId: string, limit: number) {

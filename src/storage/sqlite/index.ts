@@ -42,6 +42,15 @@ export function openSqliteStorage(dataDir: string): Storage {
     ...(outside as unknown as Repositories),
     blobs,
     transaction: (fn) => c.transaction(() => fn(tx)),
+    deleteMessages: async (projectId, ids) => {
+      const off = c.wal.deleteOffThread(projectId, ids);
+      if (!off) return c.transaction(() => tx.messages.deleteInProject(projectId, ids));
+      const r = await off;
+      // The triggers queued the index deletions on the other connection: tell the index.
+      c.search.enqueued(r.seq);
+      for (const hook of c.afterCommit) hook();
+      return { removed: r.removed, blobKeys: r.blobKeys };
+    },
     searchable: () => search.searchable(),
     check: async (write) => {
       if (write) await c.transaction(async () => undefined);

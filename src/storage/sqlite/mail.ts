@@ -1,6 +1,7 @@
 // SQLite implementation of the mail repositories (src/storage/mail.ts). Every method is
 // synchronous inside (see connection.ts); the counters (message_count, unread_count, used_bytes of
 // inboxes and teams) are kept by triggers (migrations/0002_mail.ts).
+import { deleteMessageRows } from "./message-rows";
 import type {
   AttachmentRecord,
   AttachmentRepository,
@@ -24,7 +25,6 @@ import type {
   SearchQuery,
   SearchTerm,
   NewMessage,
-  RemovedMessage,
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import { bodyOf, packBody, unpackBodies } from "./compression";
@@ -567,23 +567,7 @@ class SqliteMessages implements MessageRepository {
   }
 
   async deleteInProject(projectId: string, ids: string[]) {
-    const removed: RemovedMessage[] = [];
-    const blobKeys: string[] = [];
-    for (const id of ids) {
-      const m = this.c.get<RemovedMessage & { blob_key: string }>(
-        "SELECT id, inbox_id, uid, blob_key FROM messages WHERE id = ? AND project_id = ?",
-        id,
-        projectId,
-      );
-      if (!m) continue;
-      blobKeys.push(
-        m.blob_key,
-        ...this.c.all<{ blob_key: string }>("SELECT blob_key FROM attachments WHERE message_id = ?", id).map((a) => a.blob_key),
-      );
-      this.c.run("DELETE FROM messages WHERE id = ?", id);
-      removed.push({ id: m.id, inbox_id: m.inbox_id, uid: m.uid });
-    }
-    return { removed, blobKeys };
+    return deleteMessageRows((sql) => this.c.prepare(sql), projectId, ids);
   }
 }
 

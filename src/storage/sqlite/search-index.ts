@@ -21,6 +21,8 @@ import { searchBodyOfStored } from "../../mime/search-text";
 import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
 
+/** Applied queue entries deleted per transaction of the main connection at most. */
+const PRUNE_MAX = 2000;
 /** Queue entries applied per index transaction. */
 const BATCH = 500;
 /** A search never waits longer than this for the index; it then runs on what is indexed. */
@@ -143,7 +145,9 @@ export class SearchIndex {
       progress = { last_seq: 0 };
     }
     this.applied = progress.last_seq;
-    this.pruned = this.applied;
+    // Entries applied but not yet pruned by the previous process go in slices too (prune()).
+    const lowest = (db.query("SELECT MIN(seq) AS s FROM main.search_queue").get() as { s: number | null }).s;
+    this.pruned = lowest === null ? this.applied : Math.min(this.applied, lowest);
     this.queued = (db.query("SELECT COALESCE(MAX(seq), 0) AS s FROM main.search_queue").get() as { s: number }).s;
     c.beforeCommit.push(() => this.prune());
     c.afterCommit.push(() => this.wake());
@@ -242,7 +246,11 @@ export class SearchIndex {
    */
   private prune(): void {
     if (this.applied <= this.pruned) return;
-    this.c.run("DELETE FROM search_queue WHERE seq < ?", this.applied);
-    this.pruned = this.applied;
+    // A bounded slice per transaction: after a restart the index may have applied hundreds of
+    // thousands of entries at once, and one DELETE of them all rode along in some commit on the
+    // event loop (a 2.7 s stall at a million messages, issue 19). Later commits take the rest.
+    const upTo = Math.min(this.applied, this.pruned + PRUNE_MAX);
+    this.c.run("DELETE FROM search_queue WHERE seq < ?", upTo);
+    this.pruned = upTo;
   }
 }

@@ -16,6 +16,7 @@
 import { log } from "../../lib/log";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Database } from "bun:sqlite";
+import type { RemovedMessage } from "../mail";
 
 /** The main connection checkpoints by itself past this WAL size (pages), should the worker lag. */
 const WAL_BOUND_PAGES = 8192;
@@ -28,6 +29,13 @@ const CHECKPOINT_WORKER = import.meta.path.includes("$bunfs")
   ? "./storage/sqlite/checkpoint-worker.ts"
   : new URL("./checkpoint-worker.ts", import.meta.url).href;
 
+/** What a deletion on the worker's connection did; seq: the search queue's last entry after it. */
+export interface OffThreadDeletion {
+  removed: RemovedMessage[];
+  blobKeys: string[];
+  seq: number;
+}
+
 export class WalSyncer {
   private fh: FileHandle | null = null;
   private opening: Promise<FileHandle | null> | null = null;
@@ -35,9 +43,17 @@ export class WalSyncer {
   private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
 
   private checkpointer: Worker | null = null;
+  /** The deletion thread (checkpoint-worker.ts in its deleter role). */
+  private deleter: Worker | null = null;
+  private deleterFailed = false;
+  /** Deletions sent to the deleter, by request id. */
+  private pending = new Map<number, { resolve: (r: OffThreadDeletion) => void; reject: (e: unknown) => void }>();
+  private nextId = 1;
 
   constructor(private readonly sqlite: Database) {
     this.startCheckpointer();
+    // Started now rather than at the first deletion: a thread's start-up holds the event loop a while.
+    this.deleterThread();
   }
 
   private startCheckpointer(): void {
@@ -111,10 +127,70 @@ export class WalSyncer {
     })();
   }
 
+  /**
+   * Deletes the messages (of the project) in one transaction on the worker's connection; null when
+   * there is no worker (the caller deletes on the main connection).
+   */
+  deleteOffThread(projectId: string, ids: string[]): Promise<OffThreadDeletion> | null {
+    const w = this.deleterThread();
+    if (!w) return null;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      w.postMessage({ op: "delete", id, projectId, ids });
+    });
+  }
+
+  private deleterThread(): Worker | null {
+    if (this.deleter || this.deleterFailed) return this.deleter;
+    const file = this.sqlite.filename;
+    if (!file || file === ":memory:") return null;
+    let worker: Worker;
+    try {
+      worker = new Worker(CHECKPOINT_WORKER);
+    } catch (e) {
+      log.error({ err: e }, "storage: deletion thread unavailable; deleting on the main connection");
+      this.deleterFailed = true;
+      return null;
+    }
+    (worker as any).unref?.();
+    const fail = (why: unknown) => {
+      if (this.deleter !== worker) return;
+      this.deleter = null;
+      this.deleterFailed = true;
+      log.error({ err: why }, "storage: deletion thread failed; deleting on the main connection");
+      worker.terminate();
+      this.failPending(why);
+    };
+    worker.onmessage = (e) => {
+      const r = e.data as OffThreadDeletion & { id: number; error?: string };
+      const p = this.pending.get(r.id);
+      if (!p) return;
+      this.pending.delete(r.id);
+      if (r.error !== undefined) p.reject(new Error(`background deletion failed: ${r.error}`));
+      else p.resolve({ removed: r.removed, blobKeys: r.blobKeys, seq: r.seq });
+    };
+    worker.onerror = (e) => fail(e);
+    worker.addEventListener("close", () => fail("exited"));
+    worker.postMessage({ file, role: "deleter" });
+    this.deleter = worker;
+    return worker;
+  }
+
+  private failPending(why: unknown): void {
+    for (const p of this.pending.values()) p.reject(new Error(`background connection ended: ${String(why)}`));
+    this.pending.clear();
+  }
+
   async close(): Promise<void> {
     const w = this.checkpointer;
     this.checkpointer = null;
     w?.terminate();
+    const d = this.deleter;
+    this.deleter = null;
+    this.deleterFailed = true;
+    d?.terminate();
+    this.failPending("closed");
     await this.fh?.close().catch(() => {});
     this.fh = null;
   }

@@ -18,9 +18,8 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
     const ref = await s.services.folders.get(s.inbox!, name);
     const mb = await Mailbox.open(s.ctx, s.inbox!.id, readOnly, (m) => (s.opening = m), ref.id);
     // UIDNEXT: the mailbox's own (INBOX: the inbox's counter), never at or below a UID it holds.
-    const last = mb.exists ? mb.at(mb.exists - 1).uid : 0;
-    const uidNext = Math.max(ref.uidNext, last + 1);
-    const firstUnseen = mb.firstUnseen();
+    const uidNext = Math.max(ref.uidNext, mb.highestUidAtOpen + 1);
+    const firstUnseen = mb.firstUnseen;
     const keywords = await s.ctx.storage.imapFolders.keywords(s.inbox!.id);
     await s.write(
       [
