@@ -6,13 +6,9 @@
 // cascade stood the server still for seconds) and still deletes everything. The lag tests run a
 // second inboxd inside this process, so that their timer shares the server's event loop.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../src/runtime/config";
-import { startServer, type RunningServer } from "../../src/server";
-import { BOOTSTRAP_KEY, json, startInboxd, type Instance } from "../support/harness";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { newBox, RawImap, type Box } from "../support/imap";
+import { startInProcess, type InProcess } from "../support/in-process";
 import { Pop3Client } from "../support/pop3-client";
 import { withDatabaseFile } from "../support/sqlite-file";
 
@@ -230,36 +226,13 @@ describe("nothing blocks the event loop for long (server in this process)", () =
   // seeding alongside), where an idle timer alone showed gaps of ~95 ms. So the bound stays where
   // it was; before the deletion thread 130–314 ms at load 4–6, before the batching ~1 s.
   const BOUND_MS = 300;
-  let server: RunningServer;
-  let url = "";
-  let dir = "";
-  let project = "";
-  const api = (path: string, init: RequestInit = {}) =>
-    fetch(url + path, { ...init, headers: { authorization: `Bearer ${BOOTSTRAP_KEY}`, ...(init.headers ?? {}) } });
+  let inst: InProcess;
+  const api = (path: string, init?: RequestInit) => inst.api(path, init);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "inboxd-scale-"));
-    const config = loadConfig({
-      INBOXD_DATA_DIR: dir,
-      INBOXD_HTTP_PORT: "0",
-      INBOXD_SMTP_PORT: "0",
-      INBOXD_IMAP_PORT: "0",
-      INBOXD_POP3_PORT: "0",
-      INBOXD_BOOTSTRAP_KEY: BOOTSTRAP_KEY,
-      INBOXD_ADMIN_PASSWORD: "admin-password-123",
-      INBOXD_RATE_LIMIT_RPS: "100000",
-      INBOXD_RATE_LIMIT_BURST: "100000",
-      INBOXD_SWEEP_INTERVAL_MS: "200",
-      INBOXD_LOG_LEVEL: "error",
-    });
-    server = await startServer(config, () => {});
-    url = `http://127.0.0.1:${server.ctx.ports.http}`;
-    project = (await (await api("/v1/usage")).json()).data.project.id;
+    inst = await startInProcess({ INBOXD_SWEEP_INTERVAL_MS: "200" });
   });
-  afterAll(async () => {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => inst.stop());
 
   async function inboxWith(n: number): Promise<string> {
     const ib = await (await api("/v1/inboxes", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json();
@@ -298,9 +271,13 @@ describe("nothing blocks the event loop for long (server in this process)", () =
   }
 
   const count = (inboxId: string) =>
-    withDatabaseFile(dir, (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?").get(inboxId) as { n: number }).n, {
-      readonly: true,
-    });
+    withDatabaseFile(
+      inst.dataDir,
+      (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?").get(inboxId) as { n: number }).n,
+      {
+        readonly: true,
+      },
+    );
   const usageMessages = async () => (await (await api("/v1/usage")).json()).data.usage.messages as number;
 
   test(`DELETE of an inbox of ${N} messages: the loop is never held long; everything goes`, async () => {
@@ -319,7 +296,7 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     const id = await inboxWith(N + 3);
     const before = await usageMessages();
     const { lagMs } = await worstLag(async () => {
-      withDatabaseFile(dir, (db) =>
+      withDatabaseFile(inst.dataDir, (db) =>
         db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE inbox_id = ? AND uid <= ?", [id, N]),
       );
       for (let i = 0; i < 600 && count(id) !== 3; i++) await Bun.sleep(100);
@@ -330,6 +307,6 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     expect(await usageMessages()).toBe(before - N);
     const list = await (await api(`/v1/inboxes/${id}/messages?limit=10`)).json();
     expect(list.data.length).toBe(3);
-    expect(project).not.toBe("");
+    expect(inst.project).not.toBe("");
   }, 180_000);
 });

@@ -5,51 +5,23 @@
 // announced expunges and arrivals, POP3's numbering fixed at log-in. The server runs in this
 // process so that the tests can hold a view between its pages.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { Mailbox } from "../../src/protocols/imap/mailbox";
 import { Maildrop } from "../../src/protocols/pop3/maildrop";
-import { loadConfig } from "../../src/runtime/config";
-import { startServer, type RunningServer } from "../../src/server";
-import { BOOTSTRAP_KEY } from "../support/harness";
 import { RawImap } from "../support/imap";
+import { startInProcess, type InProcess } from "../support/in-process";
 import { withDatabaseFile } from "../support/sqlite-file";
 
 /** More than two of the views' pages (2,000 rows each). */
 const N = 4200;
-let server: RunningServer;
-let url = "";
-let dir = "";
-let project = "";
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(url + path, { ...init, headers: { authorization: `Bearer ${BOOTSTRAP_KEY}`, ...(init.headers ?? {}) } });
+let inst: InProcess;
+const api = (path: string, init?: RequestInit) => inst.api(path, init);
 const raw = (i: number) =>
   `From: Alice <alice@example.com>\r\nTo: box@example.com\r\nSubject: m${i}\r\nMessage-ID: <lazy-${i}-${Math.random()}@example.com>\r\n\r\nBody ${i}.\r\n`;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "inboxd-lazy-"));
-  const config = loadConfig({
-    INBOXD_DATA_DIR: dir,
-    INBOXD_HTTP_PORT: "0",
-    INBOXD_SMTP_PORT: "0",
-    INBOXD_IMAP_PORT: "0",
-    INBOXD_POP3_PORT: "0",
-    INBOXD_BOOTSTRAP_KEY: BOOTSTRAP_KEY,
-    INBOXD_ADMIN_PASSWORD: "admin-password-123",
-    INBOXD_RATE_LIMIT_RPS: "100000",
-    INBOXD_RATE_LIMIT_BURST: "100000",
-    INBOXD_PLAN: "",
-    INBOXD_LOG_LEVEL: "error",
-  });
-  server = await startServer(config, () => {});
-  url = `http://127.0.0.1:${server.ctx.ports.http}`;
-  project = (await (await api("/v1/usage")).json()).data.project.id;
+  inst = await startInProcess({ INBOXD_PLAN: "" });
 }, 60_000);
-afterAll(async () => {
-  await server.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => inst.stop());
 
 async function importOne(inboxId: string, i: number): Promise<void> {
   const r = await api(`/v1/inboxes/${inboxId}/messages`, { method: "POST", headers: { "content-type": "message/rfc822" }, body: raw(i) });
@@ -65,13 +37,14 @@ async function inboxWith(n: number): Promise<string> {
 
 const storedUids = (inboxId: string) =>
   withDatabaseFile(
-    dir,
+    inst.dataDir,
     (db) => (db.query("SELECT uid FROM messages WHERE inbox_id = ? ORDER BY uid").all(inboxId) as { uid: number }[]).map((r) => r.uid),
     {
       readonly: true,
     },
   );
-const idsOf = async (inboxId: string, uids: number[]) => (await server.ctx.storage.messages.mailboxDetails(inboxId, uids)).map((d) => d.id);
+const idsOf = async (inboxId: string, uids: number[]) =>
+  (await inst.server.ctx.storage.messages.mailboxDetails(inboxId, uids)).map((d) => d.id);
 
 /** Replays untagged EXISTS / EXPUNGE lines on a client's count, as a client does. */
 function replay(count: number, lines: string[]): number {
@@ -98,11 +71,11 @@ describe("IMAP view filled in the background", () => {
     // Deleted before SELECT behind the bus's back; its report comes late (as when removal
     // publishes after its transaction and SELECT read the counters in between).
     const early = all[10]!;
-    withDatabaseFile(dir, (db) => db.run("DELETE FROM messages WHERE inbox_id = ? AND uid = ?", [inboxId, early]));
+    withDatabaseFile(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE inbox_id = ? AND uid = ?", [inboxId, early]));
     let mb!: Mailbox;
-    const opened = await Mailbox.open(server.ctx, inboxId, false, (m) => {
+    const opened = await Mailbox.open(inst.server.ctx, inboxId, false, (m) => {
       mb = m;
-      server.ctx.bus.subscribe((e) => {
+      inst.server.ctx.bus.subscribe((e) => {
         if (e.type === "message.deleted" && e.inboxId === inboxId) m.noteDeleted(e.uid);
         if (e.type === "message.received" && e.inboxId === inboxId) m.noteArrived();
       });
@@ -115,7 +88,7 @@ describe("IMAP view filled in the background", () => {
     // While the later pages are still to be read: one deletion in the first page, two beyond it,
     // and two arrivals.
     const doomed = [all[5]!, all[2500]!, all[N - 3]!];
-    expect(await server.services.removal.deleteMessages(project, await idsOf(inboxId, doomed))).toBe(3);
+    expect(await inst.server.services.removal.deleteMessages(inst.project, await idsOf(inboxId, doomed))).toBe(3);
     await Promise.all([importOne(inboxId, N + 1), importOne(inboxId, N + 2)]);
     await mb.ready;
     const lines = await mb.refresh(true);
@@ -130,7 +103,7 @@ describe("IMAP view filled in the background", () => {
     expect(lines.filter((l) => l.endsWith("EXPUNGE")).length).toBe(3);
     // A later deletion is numbered from the view as the client now holds it.
     const last = truth.at(-1)!;
-    await server.services.removal.deleteMessages(project, await idsOf(inboxId, [last]));
+    await inst.server.services.removal.deleteMessages(inst.project, await idsOf(inboxId, [last]));
     expect(await mb.refresh(true)).toContain(`* ${truth.length} EXPUNGE`);
   }, 180_000);
 
@@ -138,7 +111,7 @@ describe("IMAP view filled in the background", () => {
     const inboxId = await inboxWith(2100);
     const ib = (await (await api(`/v1/inboxes/${inboxId}`)).json()).data;
     const pw = (await (await api(`/v1/inboxes/${inboxId}/credentials`)).json()).data.password;
-    const c = await RawImap.open(server.ctx.ports.imap!);
+    const c = await RawImap.open(inst.server.ctx.ports.imap!);
     const cmd = (tag: string, line: string) => c.cmd(tag, line);
     await c.login({ id: inboxId, address: ib.address, password: pw });
     const sel = await cmd("b", "SELECT INBOX");
@@ -157,11 +130,11 @@ describe("POP3 maildrop filled in the background", () => {
   test("numbering is fixed at log-in; messages deleted while it fills keep a number, as deleted elsewhere", async () => {
     const inboxId = await inboxWith(N);
     const all = storedUids(inboxId);
-    const inbox = (await server.ctx.storage.inboxes.byId(inboxId))!;
-    const drop = await Maildrop.open(server.ctx, server.services, inbox);
+    const inbox = (await inst.server.ctx.storage.inboxes.byId(inboxId))!;
+    const drop = await Maildrop.open(inst.server.ctx, inst.server.services, inbox);
     expect(drop.count).toBe(N);
     const doomed = [all[3]!, all[3000]!];
-    expect(await server.services.removal.deleteMessages(project, await idsOf(inboxId, doomed))).toBe(2);
+    expect(await inst.server.services.removal.deleteMessages(inst.project, await idsOf(inboxId, doomed))).toBe(2);
     await importOne(inboxId, N + 1); // arrives after log-in: not in this session's drop
     await drop.ready;
     expect(drop.count).toBe(N);

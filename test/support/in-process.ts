@@ -1,0 +1,54 @@
+// Starts inboxd inside the test process (startServer, not a child process): for tests that must
+// reach into the running server (hold a mailbox view between its pages, time its event loop).
+// Everything else starts a real process through harness.ts.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../src/runtime/config";
+import { startServer, type RunningServer } from "../../src/server";
+import { ADMIN_PASSWORD, BOOTSTRAP_KEY } from "./harness";
+
+export interface InProcess {
+  server: RunningServer;
+  url: string;
+  dataDir: string;
+  /** The bootstrap project's id. */
+  project: string;
+  /** fetch against this server with the bootstrap key. */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  /** Stops the server and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+export async function startInProcess(env: Record<string, string> = {}): Promise<InProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), "inboxd-inproc-"));
+  const config = loadConfig({
+    INBOXD_DATA_DIR: dataDir,
+    INBOXD_HTTP_PORT: "0",
+    INBOXD_SMTP_PORT: "0",
+    INBOXD_IMAP_PORT: "0",
+    INBOXD_POP3_PORT: "0",
+    INBOXD_BOOTSTRAP_KEY: BOOTSTRAP_KEY,
+    INBOXD_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    INBOXD_RATE_LIMIT_RPS: "100000",
+    INBOXD_RATE_LIMIT_BURST: "100000",
+    INBOXD_LOG_LEVEL: "error",
+    ...env,
+  });
+  const server = await startServer(config, () => {});
+  const url = `http://127.0.0.1:${server.ctx.ports.http}`;
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(url + path, { ...init, headers: { authorization: `Bearer ${BOOTSTRAP_KEY}`, ...(init.headers ?? {}) } });
+  const project = (await (await api("/v1/usage")).json()).data.project.id;
+  return {
+    server,
+    url,
+    dataDir,
+    project,
+    api,
+    async stop() {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
