@@ -187,7 +187,9 @@ async function probeLatency(inst: Awaited<ReturnType<typeof startInboxd>>, runni
     const ackAt = performance.now();
     const r = await poll;
     if (r.status !== 200) throw new Error(`long-poll answered ${r.status}`);
-    if (i % 2 === 0) token = r.body.meta.poll_token;
+    // The answer must be this probe: a poll that returned an earlier message measured nothing.
+    if (r.body.data?.subject !== `probe ${i}`) throw new Error(`long-poll answered "${r.body.data?.subject}", not probe ${i}`);
+    token = r.body.meta.poll_token ?? token;
     (i % 2 === 1 ? filtered : plain).push(Math.max(0, answeredAt - ackAt));
     await Bun.sleep(20);
   }
