@@ -30,10 +30,10 @@ export interface Instance {
   api(path: string, init?: RequestInit & { json?: unknown; token?: string | null; project?: string }): Promise<Response>;
 }
 
-export async function startInboxd(env: Record<string, string> = {}, dataDir?: string): Promise<Instance> {
-  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
-  const fullEnv: Record<string, string> = {
-    INBOXD_DATA_DIR: dir,
+/** The settings every test instance starts with: ports 0, the known key and password, no rate limit. */
+export function testEnv(dataDir: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    INBOXD_DATA_DIR: dataDir,
     INBOXD_HTTP_PORT: "0",
     INBOXD_SMTP_PORT: "0",
     INBOXD_IMAP_PORT: "0",
@@ -46,6 +46,11 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
     INBOXD_PLAN: "free",
     ...env,
   };
+}
+
+export async function startInboxd(env: Record<string, string> = {}, dataDir?: string): Promise<Instance> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
+  const fullEnv = testEnv(dir, env);
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
     cwd: ROOT,
     env: { ...process.env, ...fullEnv },

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/runtime/config";
 import { startServer, type RunningServer } from "../../src/server";
-import { ADMIN_PASSWORD, BOOTSTRAP_KEY } from "./harness";
+import { BOOTSTRAP_KEY, testEnv } from "./harness";
 
 export interface InProcess {
   server: RunningServer;
@@ -22,19 +22,8 @@ export interface InProcess {
 
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "inboxd-inproc-"));
-  const config = loadConfig({
-    INBOXD_DATA_DIR: dataDir,
-    INBOXD_HTTP_PORT: "0",
-    INBOXD_SMTP_PORT: "0",
-    INBOXD_IMAP_PORT: "0",
-    INBOXD_POP3_PORT: "0",
-    INBOXD_BOOTSTRAP_KEY: BOOTSTRAP_KEY,
-    INBOXD_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    INBOXD_RATE_LIMIT_RPS: "100000",
-    INBOXD_RATE_LIMIT_BURST: "100000",
-    INBOXD_LOG_LEVEL: "error",
-    ...env,
-  });
+  // The self-hosted plan (INBOXD_PLAN ""), not the contract's free plan the process tests use.
+  const config = loadConfig(testEnv(dataDir, { INBOXD_PLAN: "", INBOXD_LOG_LEVEL: "error", ...env }));
   const server = await startServer(config, () => {});
   const url = `http://127.0.0.1:${server.ctx.ports.http}`;
   const api = (path: string, init: RequestInit = {}) =>
