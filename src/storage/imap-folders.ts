@@ -48,6 +48,19 @@ export interface ImapFolderRepository {
   setSubscribed(id: string, on: boolean): Promise<void>;
   /** Messages, unseen messages and the highest UID of a mailbox (folderId null: INBOX). */
   counts(inboxId: string, folderId: string | null): Promise<FolderCounts>;
+  /**
+   * \Recent (migration 0026): the mailbox's watermark (the highest UID handed to a session as
+   * recent) and how many of its messages lie above it. INBOX without a mark yet gets one at the
+   * inbox's current highest UID (mail that predates the first IMAP look is not recent); another
+   * mailbox starts at 0 (it was created empty by IMAP).
+   */
+  recentMark(inboxId: string, folderId: string | null): Promise<{ mark: number; above: number }>;
+  /**
+   * Hands the messages with a UID in (mark, upTo] to the caller: raises the mark to upTo and
+   * returns the former mark and how many messages of the mailbox lie in that range (0 when the
+   * mark was already at or above upTo). Atomic (one synchronous step on the one connection).
+   */
+  claimRecent(inboxId: string, folderId: string | null, upTo: number): Promise<{ from: number; count: number }>;
   /** Ids of up to `limit` messages of the mailbox (for deleting it in batches). */
   messageIds(inboxId: string, folderId: string, limit: number): Promise<string[]>;
   /** Files every INBOX message of the inbox in the folder (RENAME INBOX); how many moved. */

@@ -238,15 +238,17 @@ export interface MessageRepository {
   /** Id, arrival time and blob of those of the UIDs that still exist in the inbox. */
   mailboxDetails(inboxId: string, uids: number[]): Promise<MailboxDetails[]>;
   /**
-   * UIDs (ascending) of the inbox's messages whose `field` contains `value` as a case-insensitive
-   * substring, looked up in the full-text index first (words and word prefixes; docs/imap.md).
-   * field "text": subject, body, sender or recipients.
+   * UIDs (ascending) of the inbox's messages whose field contains the value as a case-insensitive
+   * substring (IMAP SEARCH text keys; the rule is docs/imap.md, "SEARCH"). `among.words`: the
+   * candidates are the messages whose index column holds these words in this order, the last one
+   * as a prefix (only fields with an index column: body, subject, text); `among.uids`: these
+   * messages (a batch of a scan; bounded by the caller).
    */
-  uidsWithText(inboxId: string, field: "body" | "text" | "subject" | "from" | "to" | "cc", value: string): Promise<number[]>;
+  uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { uids: number[] }): Promise<number[]>;
   /** Current flags of those of the messages that still exist in the inbox. */
   flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
   /** Each message's Date header (SENTBEFORE/SENTON/SENTSINCE; the one SEARCH key that reads every row). */
-  sentDates(inboxId: string): Promise<Array<{ uid: number; sent_at: string | null }>>;
+  sentDates(inboxId: string): Promise<Array<{ uid: number; sent_at: string | null; date_header: string | null }>>;
   /** The messages the search selects, in its order, at most `limit`. */
   search(s: MessageSearch): Promise<MessageRecord[]>;
   /** How many messages the search selects, counting no further than `cap` (the search's limit is ignored). */
@@ -262,6 +264,17 @@ export interface MessageRepository {
   expired(now: string, limit: number): Promise<Array<{ id: string; project_id: string }>>;
   /** Deletes those of the messages that belong to the project; what went and the blob keys they referenced. */
   deleteInProject(projectId: string, ids: string[]): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }>;
+}
+
+/**
+ * An IMAP SEARCH text key: FROM, TO, CC and BCC test the stored (decoded, unfolded) header of
+ * that name and, for FROM/TO/CC, the parsed addresses; HEADER the header `name`; TEXT the body and
+ * every header; "headers" every header only (TEXT's half that the full-text index does not hold).
+ */
+export interface ImapTextKey {
+  field: "body" | "text" | "subject" | "from" | "to" | "cc" | "bcc" | "header" | "headers";
+  value: string;
+  name?: string;
 }
 
 export interface AttachmentRecord {

@@ -67,6 +67,9 @@ class MsgRef implements Msg {
   set deleted(v: boolean) {
     this.mb.setFlag(this.uid, FLAG_DELETED, v);
   }
+  get recent() {
+    return this.mb.isRecent(this.uid);
+  }
   get gone() {
     return this.bit(FLAG_GONE);
   }
@@ -114,6 +117,14 @@ export class Mailbox {
   private announced = { exists: 0, uidNext: 1, unseen: 0 };
   private loaded = false;
   private stopped = false;
+  /**
+   * \Recent in this session: UID ranges (after, upTo] handed to it by the mailbox's watermark
+   * (storage imap-folders recentMark/claimRecent), usually one from SELECT plus one per arrival
+   * noticed while selected. Under EXAMINE the range above the mark is shown but not claimed.
+   */
+  private recentRanges: Array<[number, number]> = [];
+  /** The RECENT count SELECT/EXAMINE announces. */
+  recentAtOpen = 0;
   /** Settles when the arrays hold the view (commands that use sequence numbers wait for it). */
   ready: Promise<void> = Promise.resolve();
 
@@ -143,6 +154,18 @@ export class Mailbox {
     const c = await ctx.storage.imapFolders.counts(inboxId, folderId);
     mb.announced = { exists: c.messages, uidNext: c.inboxUidNext, unseen: c.unseen };
     mb.highestUidAtOpen = c.maxUid ?? 0;
+    // \Recent: everything of S above the watermark; SELECT takes it (no other session will see
+    // those as recent), EXAMINE only looks (RFC 3501 §6.3.2).
+    const upTo = c.inboxUidNext - 1;
+    if (readOnly) {
+      const r = await ctx.storage.imapFolders.recentMark(inboxId, folderId);
+      mb.recentRanges.push([r.mark, upTo]);
+      mb.recentAtOpen = r.above;
+    } else {
+      const r = await ctx.storage.imapFolders.claimRecent(inboxId, folderId, upTo);
+      if (r.count) mb.recentRanges.push([r.from, upTo]);
+      mb.recentAtOpen = r.count;
+    }
     // Refreshes queue behind the load (refresh() runs one at a time), so the bus notes gathered
     // meanwhile are still there when it ends.
     mb.ready = mb.load();
@@ -253,6 +276,30 @@ export class Mailbox {
   get firstUnseen(): number {
     const { exists, unseen } = this.announced;
     return exists > 0 && unseen === exists ? 1 : 0;
+  }
+
+  isRecent(uid: number): boolean {
+    for (const [after, upTo] of this.recentRanges) if (uid > after && uid <= upTo) return true;
+    return false;
+  }
+
+  /** Messages of the view that are \Recent in this session (a binary search per range). */
+  recentCount(): number {
+    let n = 0;
+    for (const [after, upTo] of this.recentRanges) n += this.firstAbove(upTo) - this.firstAbove(after);
+    return n;
+  }
+
+  /** Index of the first message with a UID above `uid`. */
+  private firstAbove(uid: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.uids[mid]! <= uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   // -- The arrays behind Msg ------------------------------------------------------------------
@@ -396,7 +443,15 @@ export class Mailbox {
       this.appendPage(q);
       added += q.uids.length;
     }
-    if (added) out.push(`* ${this.n} EXISTS`);
+    if (added) {
+      // Arrivals while selected are recent here unless another session selected the mailbox
+      // since and took them first.
+      if (!this.readOnly) {
+        const r = await this.ctx.storage.imapFolders.claimRecent(this.inboxId, this.folderId, this.maxUid);
+        if (r.count) this.recentRanges.push([r.from, this.maxUid]);
+      }
+      out.push(`* ${this.n} EXISTS`, `* ${this.recentCount()} RECENT`);
+    }
     return out;
   }
 

@@ -1,19 +1,17 @@
-// SEARCH evaluation over the selected mailbox. Flags, sizes and sets come from the view; address,
-// subject and body text from the full-text index, narrowed to a substring test of the parsed
-// columns ingest stored (decoded, so a search for "Grüße" finds an encoded-word subject) on the
-// index's candidates only (issue 19: the former in-memory scan read every body, 19–31 s and 6 GB
-// at a million messages); HEADER and BCC from the raw header.
+// SEARCH evaluation over the selected mailbox. Flags (\Recent too), sizes and sets come from the
+// view; text keys (addresses, subject, body, HEADER) are substring tests of the decoded columns
+// ingest stored (so a search for "Grüße" finds an encoded-word subject), narrowed by the full-text
+// index where the value allows it, else run over the mailbox in batches (search-text.ts; issue 19:
+// the former in-memory scan read every body, 19–31 s and 6 GB at a million messages).
 import type { Session } from "./session";
 import type { Mailbox, Msg } from "./mailbox";
 import type { SearchKey } from "./parser/search-keys";
 import { inSet } from "./parser/sequence";
-import { cachedOnly, structureOf } from "./structure-cache";
-import { rawMessage } from "./raw-cache";
+import { textHits } from "./search-text";
+import type { ImapTextKey } from "../../storage/mail";
 
 /** Messages a pass over every message hydrates at once (HEADER, BCC and date keys need their details). */
 const CHUNK = 500;
-
-type IndexedField = "body" | "text" | "subject" | "from" | "to" | "cc";
 
 function walk(k: SearchKey, f: (k: SearchKey) => void): void {
   f(k);
@@ -24,26 +22,38 @@ function walk(k: SearchKey, f: (k: SearchKey) => void): void {
   } else if (k.k === "and") k.keys.forEach((x) => walk(x, f));
 }
 
-const textKey = (k: SearchKey) => `${k.k === "text" ? k.field : ""}\u0000${k.k === "text" ? k.value : ""}`;
+const textKeyId = (k: ImapTextKey) => `${k.field}\u0000${k.name ?? ""}\u0000${k.value}`;
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/** "YYYY-MM-DD" of the day a Date header names ("Sun, 25 Mar 2007 04:00:00 +0300" → 2007-03-25), or null. */
+export function headerDay(value: string | null): string | null {
+  const m = value?.match(/(\d{1,2})\s+([A-Za-z]{3})[a-z]*\s+(\d{2,4})/);
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[2]!.toLowerCase());
+  if (month < 0) return null;
+  let year = Number(m[3]);
+  if (m[3]!.length <= 2) year += year < 50 ? 2000 : 1900; // RFC 5322 §4.3 obsolete two-digit years
+  return `${String(year).padStart(4, "0")}-${String(month + 1).padStart(2, "0")}-${m[1]!.padStart(2, "0")}`;
+}
 
 export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: number; msg: Msg }[]> {
   const mb = s.mailbox!;
-  let needsHeaders = false;
   let needsDetails = false;
   let needsSent = false;
-  const textKeys: Array<{ field: IndexedField; value: string }> = [];
+  const textKeys: ImapTextKey[] = [];
   walk(key, (k) => {
-    if (k.k === "text" && k.field !== "bcc") textKeys.push({ field: k.field, value: k.value });
-    if (k.k === "header" || (k.k === "text" && k.field === "bcc")) needsHeaders = true;
+    if (k.k === "text") textKeys.push({ field: k.field, value: k.value });
+    if (k.k === "header") textKeys.push({ field: "header", name: k.name, value: k.value });
     if (k.k === "date") needsDetails = true;
     if (k.k === "date" && k.field === "sent") needsSent = true;
   });
-  // Each text key once: the UIDs whose field holds the value.
+  // Each text key once: the UIDs whose field holds the value (search-text.ts).
   const hits = new Map<string, Set<number>>();
   if (textKeys.length) await s.ctx.storage.searchable();
   for (const t of textKeys) {
-    const id = textKey({ k: "text", ...t });
-    if (!hits.has(id)) hits.set(id, new Set(await s.ctx.storage.messages.uidsWithText(mb.inboxId, t.field, t.value)));
+    const id = textKeyId(t);
+    if (!hits.has(id)) hits.set(id, await textHits(s, mb, t));
   }
   // \Answered, \Draft and keywords: the mailbox's few messages that carry any (extra-flags.ts).
   let extraNeeded = false;
@@ -52,12 +62,17 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
   });
   const extras = extraNeeded ? await s.ctx.storage.imapFolders.extraFlags(mb.inboxId, null) : new Map<number, string>();
   const hasExtra = (uid: number, flag: string) => (extras.get(uid) ?? "").toLowerCase().split(" ").includes(flag.toLowerCase());
+  // SENT*: the day written in the Date header, in its own time zone (RFC 3501: "disregarding time
+  // and timezone"); without a readable one, the UTC day of the parsed date or of the arrival.
   const sent = new Map<number, string | null>();
-  if (needsSent) for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId)) sent.set(r.uid, r.sent_at);
+  if (needsSent) {
+    for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId))
+      sent.set(r.uid, headerDay(r.date_header) ?? r.sent_at?.slice(0, 10) ?? null);
+  }
 
   const maxUid = mb.exists ? mb.at(mb.exists - 1).uid : 0;
   const count = mb.exists;
-  const test = (k: SearchKey, msg: Msg, seq: number, hdrs: { name: string; value: string }[] | null): boolean => {
+  const test = (k: SearchKey, msg: Msg, seq: number): boolean => {
     switch (k.k) {
       case "all":
         return true;
@@ -70,28 +85,22 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
           case "deleted":
             return msg[k.flag] === k.set;
           case "new":
-            return false; // nothing is \Recent here
+            return mb.isRecent(msg.uid) && !msg.seen;
           case "answered":
             return hasExtra(msg.uid, "\\Answered") === k.set;
           case "draft":
             return hasExtra(msg.uid, "\\Draft") === k.set;
           default:
-            return !k.set; // \Recent is never set
+            return mb.isRecent(msg.uid) === k.set;
         }
       case "keyword":
         return hasExtra(msg.uid, k.name) === k.set;
-      case "text": {
-        const v = k.value.toLowerCase();
-        if (k.field === "bcc") return (hdrs ?? []).some((h) => h.name === "bcc" && h.value.toLowerCase().includes(v));
-        return hits.get(textKey(k))!.has(msg.uid);
-      }
-      case "header": {
-        const v = k.value.toLowerCase();
-        return (hdrs ?? []).some((h) => h.name === k.name && h.value.toLowerCase().includes(v));
-      }
+      case "text":
+        return hits.get(textKeyId({ field: k.field, value: k.value }))!.has(msg.uid);
+      case "header":
+        return hits.get(textKeyId({ field: "header", name: k.name, value: k.value }))!.has(msg.uid);
       case "date": {
-        const iso = k.field === "sent" ? (sent.get(msg.uid) ?? msg.receivedAt) : msg.receivedAt;
-        const day = iso.slice(0, 10);
+        const day = (k.field === "sent" ? (sent.get(msg.uid) ?? msg.receivedAt) : msg.receivedAt).slice(0, 10);
         return k.op === "before" ? day < k.day : k.op === "on" ? day === k.day : day >= k.day;
       }
       case "size":
@@ -101,11 +110,11 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
       case "seq":
         return inSet(k.set, seq, count);
       case "not":
-        return !test(k.key, msg, seq, hdrs);
+        return !test(k.key, msg, seq);
       case "or":
-        return test(k.a, msg, seq, hdrs) || test(k.b, msg, seq, hdrs);
+        return test(k.a, msg, seq) || test(k.b, msg, seq);
       case "and":
-        return k.keys.every((x) => test(x, msg, seq, hdrs));
+        return k.keys.every((x) => test(x, msg, seq));
     }
   };
 
@@ -118,16 +127,10 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
       const i = candidates ? candidates[j]! : j;
       chunk.push({ seq: i + 1, msg: mb.at(i) });
     }
-    if (needsHeaders || needsDetails) await mb.withDetails(chunk.map((t) => t.msg));
+    if (needsDetails) await mb.withDetails(chunk.map((t) => t.msg));
     for (const { seq, msg } of chunk) {
       if (msg.gone) continue;
-      let hdrs: { name: string; value: string }[] | null = null;
-      if (needsHeaders) {
-        const st = cachedOnly(msg.blobKey) ?? structureOf(msg.blobKey, await rawMessage(s.ctx.storage.blobs, msg.blobKey));
-        // Header text is kept as bytes; the search value came in as UTF-8.
-        hdrs = (st?.root.headers ?? []).map((h) => ({ name: h.name, value: Buffer.from(h.value, "latin1").toString("utf8") }));
-      }
-      if (test(key, msg, seq, hdrs)) out.push({ seq, msg });
+      if (test(key, msg, seq)) out.push({ seq, msg });
     }
   }
   return out;
@@ -138,11 +141,15 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
  * of its hits are tested, in sequence order; otherwise null (every message is tested).
  */
 function candidateIndexes(mb: Mailbox, key: SearchKey, hits: Map<string, Set<number>>): number[] | null {
-  const required =
-    key.k === "text" && key.field !== "bcc" ? key : key.k === "and" ? key.keys.find((k) => k.k === "text" && k.field !== "bcc") : undefined;
-  if (!required) return null;
+  const isText = (k: SearchKey) => k.k === "text" || k.k === "header";
+  const required = isText(key) ? key : key.k === "and" ? key.keys.find(isText) : undefined;
+  if (!required || (required.k !== "text" && required.k !== "header")) return null;
+  const id =
+    required.k === "text"
+      ? textKeyId({ field: required.field, value: required.value })
+      : textKeyId({ field: "header", name: required.name, value: required.value });
   const out: number[] = [];
-  for (const uid of hits.get(textKey(required))!) {
+  for (const uid of hits.get(id)!) {
     const i = mb.indexOf(uid);
     if (i >= 0) out.push(i);
   }

@@ -26,11 +26,14 @@ export interface FlagBits {
   seen: boolean;
   flagged: boolean;
   deleted: boolean;
+  /** \Recent in this session (mailbox.ts); absent: not recent. */
+  recent?: boolean;
 }
 
 /** `extra`: \\Answered, \\Draft and keywords, space-separated (extra-flags.ts). */
 export function flagList(f: FlagBits, extra?: string): string {
   const out: string[] = [];
+  if (f.recent) out.push("\\Recent");
   if (f.seen) out.push("\\Seen");
   if (f.flagged) out.push("\\Flagged");
   if (f.deleted) out.push("\\Deleted");

@@ -142,6 +142,43 @@ class SqliteImapFolders implements ImapFolderRepository {
     return { messages: r.n, unseen: r.unseen, bytes: r.bytes, maxUid: r.max_uid, inboxUidNext: r.uid_next ?? 1 };
   }
 
+  private mark(inboxId: string, folderId: string | null): number {
+    const key = folderId ?? "";
+    const r = this.c.get<{ last_uid: number }>("SELECT last_uid FROM imap_recent WHERE inbox_id = ? AND mailbox = ?", inboxId, key);
+    if (r) return r.last_uid;
+    const start =
+      folderId === null
+        ? (this.c.get<{ u: number | null }>(
+            "SELECT MAX(uid) AS u FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id IS NULL",
+            inboxId,
+          )?.u ?? 0)
+        : 0;
+    this.c.run("INSERT OR IGNORE INTO imap_recent (inbox_id, mailbox, last_uid) VALUES (?, ?, ?)", inboxId, key, start);
+    return start;
+  }
+
+  private countRange(inboxId: string, folderId: string | null, after: number, upTo: number): number {
+    return this.c.get<{ n: number }>(
+      "SELECT COUNT(*) AS n FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id IS ? AND uid > ? AND uid <= ?",
+      inboxId,
+      folderId,
+      after,
+      upTo,
+    )!.n;
+  }
+
+  async recentMark(inboxId: string, folderId: string | null) {
+    const mark = this.mark(inboxId, folderId);
+    return { mark, above: this.countRange(inboxId, folderId, mark, Number.MAX_SAFE_INTEGER) };
+  }
+
+  async claimRecent(inboxId: string, folderId: string | null, upTo: number) {
+    const from = this.mark(inboxId, folderId);
+    if (upTo <= from) return { from, count: 0 };
+    this.c.run("UPDATE imap_recent SET last_uid = ? WHERE inbox_id = ? AND mailbox = ?", upTo, inboxId, folderId ?? "");
+    return { from, count: this.countRange(inboxId, folderId, from, upTo) };
+  }
+
   async messageIds(inboxId: string, folderId: string, limit: number) {
     return this.c
       .all<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND mailbox_id = ? LIMIT ?", inboxId, folderId, limit)

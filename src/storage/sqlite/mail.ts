@@ -25,6 +25,7 @@ import type {
   SearchQuery,
   SearchTerm,
   NewMessage,
+  ImapTextKey,
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import { bodyOf, packBody, unpackBodies } from "./compression";
@@ -429,49 +430,47 @@ class SqliteMessages implements MessageRepository {
     );
   }
 
-  async uidsWithText(inboxId: string, field: "body" | "text" | "subject" | "from" | "to" | "cc", value: string) {
-    // The index narrows to messages holding the value's words (the last one as a prefix); the
-    // LIKE then keeps IMAP's substring meaning on those few rows only.
-    const words = value.match(/[\p{L}\p{N}]+/gu);
-    const like = likeArg(value);
-    const check = TEXT_FIELD_SQL[field]!;
+  async uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { uids: number[] }) {
+    const { sql: check, params } = imapTextTest(key);
     // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
     // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
     // case-insensitivity (ASCII letters only).
-    const bodyField = field === "body" || field === "text";
+    const bodyField = key.field === "body" || key.field === "text";
     const cols = bodyField
       ? `m.uid, (${check}) AS hit, m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz`
       : "m.uid, 1 AS hit";
     const where = bodyField ? `((${check}) OR m.text_z IS NOT NULL OR m.html_z IS NOT NULL)` : `(${check})`;
-    const likeArgs = Array.from({ length: countParams(check) * (bodyField ? 2 : 1) }, () => like);
+    const colParams = bodyField ? params : [];
     type Row = { uid: number; hit: number; t?: string | null; tz?: Uint8Array | null; h?: string | null; hz?: Uint8Array | null };
     const keep = (rows: Row[]) => {
-      const needle = asciiLower(value);
+      const needle = asciiLower(key.value);
       const body = (r: Row) => `${bodyOf(r.t ?? null, r.tz ?? null) ?? ""}\n${bodyOf(r.h ?? null, r.hz ?? null) ?? ""}`;
       return rows.filter((r) => r.hit || asciiLower(body(r)).includes(needle)).map((r) => r.uid);
     };
-    if (!words) {
-      // No word to look up (punctuation only): the substring test on every row of the inbox.
+    if ("uids" in among) {
+      if (among.uids.length === 0) return [];
       return keep(
-        this.c.allOnce(
-          `SELECT ${cols} FROM messages m WHERE m.inbox_id = ? AND ${where} ORDER BY m.uid`,
-          ...likeArgs.slice(0, countParams(cols)),
+        this.c.all<Row>(
+          `SELECT ${cols} FROM messages m WHERE m.inbox_id = ? AND m.uid IN (SELECT value FROM json_each(?)) AND ${where} ORDER BY m.uid`,
+          ...colParams,
           inboxId,
-          ...likeArgs.slice(countParams(cols)),
+          JSON.stringify(among.uids),
+          ...params,
         ),
       );
     }
-    const column = FTS_COLUMN[field];
-    const phrase = `${ftsString(words.join(" "))} *`;
+    const column = FTS_COLUMN[key.field];
+    if (column === undefined || among.words.length === 0) throw new Error(`no full-text column for IMAP ${key.field}`);
+    const phrase = `${ftsString(among.words.join(" "))} *`;
     const match = column ? `${column} : (${phrase})` : phrase;
     return keep(
-      this.c.allOnce(
+      this.c.allOnce<Row>(
         `SELECT ${cols} FROM search.messages_fts f JOIN messages m ON m.rowid = f.rowid
          WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND ${where} ORDER BY m.uid`,
-        ...likeArgs.slice(0, countParams(cols)),
+        ...colParams,
         match,
         inboxId,
-        ...likeArgs.slice(countParams(cols)),
+        ...params,
       ),
     );
   }
@@ -490,7 +489,12 @@ class SqliteMessages implements MessageRepository {
   }
 
   async sentDates(inboxId: string) {
-    return this.c.all<{ uid: number; sent_at: string | null }>("SELECT uid, sent_at FROM messages WHERE inbox_id = ?", inboxId);
+    return this.c.all<{ uid: number; sent_at: string | null; date_header: string | null }>(
+      `SELECT uid, sent_at, (SELECT json_extract(h.value, '$.value') FROM json_each(m.headers) h
+                             WHERE json_extract(h.value, '$.name') LIKE 'date' LIMIT 1) AS date_header
+       FROM messages m WHERE inbox_id = ?`,
+      inboxId,
+    );
   }
 
   async search(s: MessageSearch) {
@@ -586,28 +590,48 @@ class SqliteMessages implements MessageRepository {
 //   narrow the index range (after: one second of slack), never the result.
 // - larger:/smaller: the raw size in bytes, > / <.
 
-/** IMAP SEARCH text keys: the index column that holds the field's words (null: every column). */
+/** IMAP SEARCH text keys: the index column that holds the field's words (null: every column; absent: none). */
 const FTS_COLUMN: Record<string, string | null> = {
   body: "body",
   subject: "subject",
-  from: "sender",
-  to: "recipients",
-  cc: "recipients",
   text: null,
 };
 const LIKE_Q = "LIKE ? ESCAPE '\\'";
 const BODY_SQL = `(COALESCE(m.text_body, '') || char(10) || COALESCE(m.html_body, '')) ${LIKE_Q}`;
 const FROM_SQL = `(m.from_name || ' <' || m.from_email || '>') ${LIKE_Q}`;
-/** The substring each field's text is tested with (what the former in-memory SEARCH compared). */
-const TEXT_FIELD_SQL: Record<string, string> = {
-  body: BODY_SQL,
-  subject: `m.subject ${LIKE_Q}`,
-  from: FROM_SQL,
-  to: `m.to_json ${LIKE_Q}`,
-  cc: `m.cc_json ${LIKE_Q}`,
-  text: `${BODY_SQL} OR m.headers ${LIKE_Q} OR m.subject ${LIKE_Q} OR ${FROM_SQL} OR m.to_json ${LIKE_Q}`,
-};
-const countParams = (sql: string) => sql.split("?").length - 1;
+/** A stored header (decoded, unfolded; ingest's JSON list) named like the first ? whose value is like the second. */
+const HEADER_SQL = `EXISTS (SELECT 1 FROM json_each(m.headers) h
+  WHERE json_extract(h.value, '$.name') LIKE ? ESCAPE '\\' AND json_extract(h.value, '$.value') ${LIKE_Q})`;
+const ANY_HEADER_SQL = `EXISTS (SELECT 1 FROM json_each(m.headers) h WHERE json_extract(h.value, '$.value') ${LIKE_Q})`;
+
+/** The substring test of one IMAP text key, with its parameters in order. */
+function imapTextTest(key: ImapTextKey): { sql: string; params: string[] } {
+  const v = likeArg(key.value);
+  const header = (name: string) => [name.replace(/[\\%_]/g, (c) => `\\${c}`), v];
+  switch (key.field) {
+    case "body":
+      return { sql: BODY_SQL, params: [v] };
+    case "subject":
+      return { sql: `m.subject ${LIKE_Q}`, params: [v] };
+    case "from":
+      return { sql: `${FROM_SQL} OR ${HEADER_SQL}`, params: [v, ...header("from")] };
+    case "to":
+      return { sql: `m.to_json ${LIKE_Q} OR ${HEADER_SQL}`, params: [v, ...header("to")] };
+    case "cc":
+      return { sql: `m.cc_json ${LIKE_Q} OR ${HEADER_SQL}`, params: [v, ...header("cc")] };
+    case "bcc":
+      return { sql: HEADER_SQL, params: header("bcc") };
+    case "header":
+      return { sql: HEADER_SQL, params: header(key.name ?? "") };
+    case "headers":
+      return { sql: ANY_HEADER_SQL, params: [v] };
+    case "text":
+      return {
+        sql: `${BODY_SQL} OR ${ANY_HEADER_SQL} OR m.subject ${LIKE_Q} OR ${FROM_SQL} OR m.to_json ${LIKE_Q}`,
+        params: [v, v, v, v, v],
+      };
+  }
+}
 /** What SQLite's LIKE folds: ASCII letters only. */
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 

@@ -25,7 +25,7 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
       [
         ...flagsLines(mb, keywords, readOnly),
         `* ${mb.exists} EXISTS`,
-        "* 0 RECENT",
+        `* ${mb.recentAtOpen} RECENT`,
         ...(firstUnseen > 0 ? [`* OK [UNSEEN ${firstUnseen}] First unseen`] : []),
         `* OK [UIDVALIDITY ${ref.uidValidity}] UIDs valid`,
         `* OK [UIDNEXT ${uidNext}] Predicted next UID`,

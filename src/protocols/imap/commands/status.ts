@@ -16,7 +16,7 @@ export default {
       const counts = await s.ctx.storage.imapFolders.counts(s.inbox!.id, mb.id);
       const values: Record<string, number> = {
         MESSAGES: counts.messages,
-        RECENT: 0,
+        RECENT: items.includes("RECENT") ? (await s.ctx.storage.imapFolders.recentMark(s.inbox!.id, mb.id)).above : 0,
         UIDNEXT: Math.max(mb.uidNext, (counts.maxUid ?? 0) + 1),
         UIDVALIDITY: mb.uidValidity,
         UNSEEN: counts.unseen,
