@@ -113,11 +113,20 @@ export class FolderService {
     if (bad) throw new FolderError("CANNOT", bad);
     if (name === "INBOX" || (await this.find(inbox, name))) throw new FolderError("ALREADYEXISTS", "Mailbox already exists");
     const have = await this.ctx.storage.imapFolders.ofInbox(inbox.id);
+    // A new mailbox's UIDNEXT starts at the inbox's UID counter: the UID its first message will
+    // most likely get (UIDs come from that counter; docs/imap.md, "UIDs"), so COPYUID and
+    // APPENDUID usually match the UIDNEXT a client saw.
+    const counter = (await this.ctx.storage.inboxes.byId(inbox.id))?.uidNext ?? 1;
     const levels = name.split(DELIMITER);
     for (let i = 1; i <= levels.length; i++) {
       const path = levels.slice(0, i).join(DELIMITER);
       if (path === "INBOX" || have.some((f) => f.name === path)) continue;
-      await this.insert(inbox, path, null, have);
+      await this.insert(inbox, path, null, have, counter);
+    }
+    // A subscription that outlived an earlier mailbox of this name belongs to the new one.
+    if (await this.ctx.storage.imapFolders.setOrphanSubscription(inbox.id, name, false)) {
+      const made = await this.ctx.storage.imapFolders.byName(inbox.id, name);
+      if (made) await this.ctx.storage.imapFolders.setSubscribed(made.id, true);
     }
   }
 
@@ -139,6 +148,13 @@ export class FolderService {
       await this.removal.deleteMessages(inbox.projectId, ids);
     }
     await this.ctx.storage.imapFolders.remove(m.id);
+    // The subscription stays (RFC 3501 §6.3.6), listed \NonExistent until unsubscribed.
+    if (folders.find((f) => f.id === m.id)?.subscribed) await this.ctx.storage.imapFolders.setOrphanSubscription(inbox.id, m.name, true);
+  }
+
+  /** Subscribed names without a mailbox (their mailbox was deleted). */
+  orphanSubscriptions(inbox: InboxRow): Promise<string[]> {
+    return this.ctx.storage.imapFolders.orphanSubscriptions(inbox.id);
   }
 
   /**
@@ -173,8 +189,10 @@ export class FolderService {
     // INBOX is always subscribed; unsubscribing it is accepted and changes nothing.
     if (m?.id === null) return;
     if (!m) {
-      // RFC 3501 §6.3.6 lets a server refuse subscribing to a name that does not exist; UNSUBSCRIBE of one is a no-op.
+      // RFC 3501 §6.3.6 lets a server refuse subscribing to a name that does not exist;
+      // UNSUBSCRIBE of one drops a subscription that outlived its mailbox, if any.
       if (on) throw new FolderError("NONEXISTENT", "No such mailbox");
+      await this.ctx.storage.imapFolders.setOrphanSubscription(inbox.id, name, false);
       return;
     }
     await this.ctx.storage.imapFolders.setSubscribed(m.id!, on);
@@ -209,9 +227,9 @@ export class FolderService {
     if (!(await this.find(inbox, name))) await this.create(inbox, name);
   }
 
-  private async insert(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[]): Promise<void> {
+  private async insert(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[], uidNext = 1): Promise<void> {
     if (have.length >= MAX_FOLDERS) throw new FolderError("LIMIT", `An inbox holds at most ${MAX_FOLDERS} mailboxes`);
-    const row = this.row(inbox, name, specialUse, have);
+    const row = { ...this.row(inbox, name, specialUse, have), uidNext };
     if (await this.ctx.storage.imapFolders.insert(row)) have.push(row);
   }
 

@@ -46,6 +46,10 @@ export interface ImapFolderRepository {
   rename(inboxId: string, from: string, to: string): Promise<void>;
   remove(id: string): Promise<void>;
   setSubscribed(id: string, on: boolean): Promise<void>;
+  /** Subscribed names whose mailbox was deleted (migration 0027), by name. */
+  orphanSubscriptions(inboxId: string): Promise<string[]>;
+  /** Adds or removes a subscribed name without a mailbox; whether it was there before. */
+  setOrphanSubscription(inboxId: string, name: string, on: boolean): Promise<boolean>;
   /** Messages, unseen messages and the highest UID of a mailbox (folderId null: INBOX). */
   counts(inboxId: string, folderId: string | null): Promise<FolderCounts>;
   /**

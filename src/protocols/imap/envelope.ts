@@ -5,6 +5,8 @@ import { nstr } from "./wire";
 
 export interface EnvAddress {
   name: string | null;
+  /** The source route ("@route1,@route2"; RFC 3501's adl), obsolete but still echoed. */
+  adl?: string | null;
   mailbox: string | null;
   host: string | null;
 }
@@ -32,7 +34,7 @@ function addrList(value: string | null): string | null {
   if (value === null) return null;
   const list = parseAddressList(value);
   if (list.length === 0) return null;
-  return `(${list.map((a) => `(${nstr(a.name)} NIL ${nstr(a.mailbox)} ${nstr(a.host)})`).join("")})`;
+  return `(${list.map((a) => `(${nstr(a.name)} ${nstr(a.adl)} ${nstr(a.mailbox)} ${nstr(a.host)})`).join("")})`;
 }
 
 type Tok = { t: "word" | "quoted" | "comment" | "angle" | "sep"; v: string };
@@ -115,12 +117,16 @@ export function parseAddressList(value: string): EnvAddress[] {
 }
 
 function toAddress(toks: Tok[]): EnvAddress | null {
-  if (toks.length === 0) return null;
+  // Only comments ("group: (foo) ;"): no address at all.
+  if (!toks.some((t) => t.t !== "comment")) return null;
   const angle = toks.find((t) => t.t === "angle");
   let addr: string;
   let name: string;
+  let adl: string | null = null;
   if (angle) {
-    addr = angle.v.replace(/^@[^:]*:/, ""); // drop a source route
+    const route = angle.v.match(/^(@[^:]*):/);
+    if (route) adl = route[1]!;
+    addr = angle.v.slice(route ? route[0].length : 0);
     name = toks
       .filter((t) => t !== angle && t.t !== "comment" && toks.indexOf(t) < toks.indexOf(angle))
       .map((t) => t.v)
@@ -136,5 +142,5 @@ function toAddress(toks: Tok[]): EnvAddress | null {
   const at = addr.lastIndexOf("@");
   const mailbox = at < 0 ? addr : addr.slice(0, at);
   const host = at < 0 ? "MISSING_DOMAIN" : addr.slice(at + 1);
-  return { name: name.trim() || null, mailbox: mailbox || "MISSING_MAILBOX", host: host || "MISSING_DOMAIN" };
+  return { name: name.trim() || null, adl, mailbox: mailbox || "MISSING_MAILBOX", host: host || "MISSING_DOMAIN" };
 }

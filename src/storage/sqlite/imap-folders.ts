@@ -98,6 +98,19 @@ class SqliteImapFolders implements ImapFolderRepository {
     this.c.run("UPDATE imap_mailboxes SET subscribed = ? WHERE id = ?", on ? 1 : 0, id);
   }
 
+  async orphanSubscriptions(inboxId: string) {
+    return this.c
+      .all<{ name: string }>("SELECT name FROM imap_orphan_subscriptions WHERE inbox_id = ? ORDER BY name", inboxId)
+      .map((r) => r.name);
+  }
+
+  async setOrphanSubscription(inboxId: string, name: string, on: boolean) {
+    const had = !!this.c.get("SELECT 1 AS x FROM imap_orphan_subscriptions WHERE inbox_id = ? AND name = ?", inboxId, name);
+    if (on) this.c.run("INSERT OR IGNORE INTO imap_orphan_subscriptions (inbox_id, name) VALUES (?, ?)", inboxId, name);
+    else this.c.run("DELETE FROM imap_orphan_subscriptions WHERE inbox_id = ? AND name = ?", inboxId, name);
+    return had;
+  }
+
   async counts(inboxId: string, folderId: string | null): Promise<FolderCounts> {
     if (folderId === null) {
       // INBOX: the inbox's counters (kept by triggers) less the mail filed elsewhere, so a

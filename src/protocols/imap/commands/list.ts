@@ -34,10 +34,22 @@ export async function listing(s: Session, c: Command, kind: "LIST" | "LSUB"): Pr
     return "OK LIST completed";
   }
   const folders = await s.services.folders.folders(s.inbox!);
-  const all = [{ name: "INBOX", subscribed: true, specialUse: null as string | null }, ...folders];
-  const names = all.map((f) => f.name);
-  const matchers = patterns.map((p) => patternMatcher(reference, p));
+  const existing = [
+    { name: "INBOX", subscribed: true, specialUse: null as string | null, nonExistent: false },
+    ...folders.map((f) => ({ ...f, nonExistent: false })),
+  ];
+  const names = existing.map((f) => f.name);
   const subscribedOnly = kind === "LSUB" || selection.includes("SUBSCRIBED");
+  // Subscriptions that outlived their mailbox: listed only where subscriptions are (LSUB: \Noselect;
+  // LIST (SUBSCRIBED): \NonExistent, RFC 5258 §3.1), after the mailboxes.
+  const orphans = subscribedOnly ? await s.services.folders.orphanSubscriptions(s.inbox!) : [];
+  const all = [
+    ...existing,
+    ...orphans
+      .filter((n) => !names.includes(n))
+      .map((name) => ({ name, subscribed: true, specialUse: null as string | null, nonExistent: true })),
+  ];
+  const matchers = patterns.map((p) => patternMatcher(reference, p));
   const specialOnly = selection.includes("SPECIAL-USE");
   const showSubscribed = selection.includes("SUBSCRIBED") || returns.includes("SUBSCRIBED");
   // LSUB (RFC 3501 §6.3.9): a level "%" stops at that is not subscribed itself but has subscribed
@@ -66,7 +78,8 @@ export async function listing(s: Session, c: Command, kind: "LIST" | "LSUB"): Pr
       all.some((x) => x.subscribed && x.name.startsWith(f.name + DELIMITER) && !matchers.some((m) => m(x.name)));
     if (subscribedOnly && !f.subscribed && !childInfo) continue;
     if (specialOnly && !f.specialUse) continue;
-    const attrs = [names.some((n) => n.startsWith(f.name + DELIMITER)) ? "\\HasChildren" : "\\HasNoChildren"];
+    const hasChildren = names.some((n) => n.startsWith(f.name + DELIMITER));
+    const attrs = f.nonExistent ? [kind === "LSUB" ? "\\Noselect" : "\\NonExistent"] : [hasChildren ? "\\HasChildren" : "\\HasNoChildren"];
     if (f.specialUse) attrs.push(f.specialUse);
     if (showSubscribed && f.subscribed) attrs.push("\\Subscribed");
     const extended = childInfo ? ' ("CHILDINFO" ("SUBSCRIBED"))' : "";
