@@ -128,6 +128,7 @@ export class Session {
       "IDLE",
       "NAMESPACE",
       "UIDPLUS",
+      "MULTIAPPEND",
       "UNSELECT",
       "CHILDREN",
       "MOVE",

@@ -38,12 +38,17 @@ function flagsOf(t: Token[]): { read: boolean; flagged: boolean; deleted: boolea
   return { read: has("\\SEEN"), flagged: has("\\FLAGGED"), deleted: has("\\DELETED"), extra: extra || null };
 }
 
-export default {
-  names: ["APPEND"],
-  states: AUTHED,
-  async run(s, c) {
-    const args = [...c.args];
-    const name = mailboxName(args.shift());
+interface Part {
+  raw: Uint8Array;
+  flags: { read: boolean; flagged: boolean; deleted: boolean };
+  extra: string | null;
+  receivedAt: string | null;
+}
+
+/** The messages of APPEND: one or more `[(flags)] ["date-time"] literal` groups (MULTIAPPEND, RFC 3502). */
+function partsOf(args: Token[]): Part[] | string {
+  const parts: Part[] = [];
+  while (args.length) {
     const { extra, ...flags } =
       args[0]?.t === "list" ? flagsOf(args.shift()!.v as Token[]) : { read: false, flagged: false, deleted: false, extra: null };
     let receivedAt: string | null = null;
@@ -52,37 +57,79 @@ export default {
       if (!receivedAt) return "BAD Invalid date-time";
     }
     const msg = args.shift();
-    if (msg?.t !== "string" || args.length) return "BAD APPEND takes a mailbox, optional flags and date, and a literal message";
-    const raw = new Uint8Array(msg.v);
-    if (raw.byteLength === 0) return "NO Empty message";
+    if (msg?.t !== "string" || !msg.literal) return "BAD APPEND takes a mailbox and one or more [flags] [date] literal messages";
+    parts.push({ raw: new Uint8Array(msg.v), flags, extra, receivedAt });
+  }
+  if (parts.length === 0) return "BAD APPEND takes a mailbox and one or more [flags] [date] literal messages";
+  return parts;
+}
+
+/** UIDs as a UID set ("4:6,9"): APPENDUID of a MULTIAPPEND (RFC 4315 §3). */
+const uidSet = (uids: number[]): string => {
+  const out: string[] = [];
+  for (let i = 0; i < uids.length; ) {
+    let j = i;
+    while (j + 1 < uids.length && uids[j + 1] === uids[j]! + 1) j++;
+    out.push(j > i ? `${uids[i]}:${uids[j]}` : `${uids[i]}`);
+    i = j + 1;
+  }
+  return out.join(",");
+};
+
+export default {
+  names: ["APPEND"],
+  states: AUTHED,
+  async run(s, c) {
+    const args = [...c.args];
+    const name = mailboxName(args.shift());
+    const parts = partsOf(args);
+    if (typeof parts === "string") return parts;
+    if (parts.some((p) => p.raw.byteLength === 0)) return "NO Empty message";
     const inbox = s.inbox!;
+    const total = parts.reduce((n, p) => n + p.raw.byteLength, 0);
     let ok = "";
     const reply = await folderReply("", async () => {
       const target = await s.services.folders.find(inbox, name);
       if (!target) throw new FolderError("TRYCREATE", "No such mailbox (CREATE it first)");
       const ingest = s.services.ingest;
-      if (raw.byteLength > s.ctx.config.smtpMaxBytes) {
+      if (parts.some((p) => p.raw.byteLength > s.ctx.config.smtpMaxBytes)) {
         ok = `NO [LIMIT] Messages are at most ${s.ctx.config.smtpMaxBytes} bytes`;
         return;
       }
-      if (!ingest.budget.tryReserve(raw.byteLength)) {
+      if (!ingest.budget.tryReserve(total)) {
         ok = "NO [UNAVAILABLE] Too much mail is being stored right now; try again shortly";
         return;
       }
+      // All or nothing (RFC 3502 §6.3.11): each message is stored as a single APPEND's would be;
+      // should one fail, those stored before it are removed again (through the one removal path)
+      // before the NO.
+      const stored: { id: string; uid: number }[] = [];
       try {
-        const r = await ingest.deliver(raw, (p) => (p.from.email ? p.from.email : null), [
-          { inbox, address: inbox.address, filing: { folderId: target.id, flags, extraFlags: extra, receivedAt } },
-        ]);
-        // The UID from the delivery itself: another session may expunge the message at once.
-        const uid = r.uids[0];
-        if (uid === undefined) throw new FolderError("NONEXISTENT", "The inbox no longer exists");
-        ok = `OK [APPENDUID ${target.uidValidity} ${uid}] APPEND completed`;
+        for (const p of parts) {
+          const r = await ingest.deliver(p.raw, (m) => (m.from.email ? m.from.email : null), [
+            {
+              inbox,
+              address: inbox.address,
+              filing: { folderId: target.id, flags: p.flags, extraFlags: p.extra, receivedAt: p.receivedAt },
+            },
+          ]);
+          // The UID from the delivery itself: another session may expunge the message at once.
+          const uid = r.uids[0];
+          if (uid === undefined) throw new InboxGone(inbox.address);
+          stored.push({ id: r.messageIds[0]!, uid });
+        }
+        ok = `OK [APPENDUID ${target.uidValidity} ${uidSet(stored.map((x) => x.uid))}] APPEND completed`;
       } catch (e) {
+        if (stored.length)
+          await s.services.removal.deleteMessages(
+            inbox.projectId,
+            stored.map((x) => x.id),
+          );
         if (e instanceof QuotaExceeded) ok = `NO [OVERQUOTA] The ${e.refusal.kind} storage quota has no room for this message`;
         else if (e instanceof InboxGone) ok = "NO [NONEXISTENT] The inbox no longer exists";
         else throw e;
       } finally {
-        ingest.budget.release(raw.byteLength);
+        ingest.budget.release(total);
       }
     });
     return ok || reply;
