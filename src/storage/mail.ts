@@ -241,10 +241,17 @@ export interface MessageRepository {
    * UIDs (ascending) of the inbox's messages whose field contains the value as a case-insensitive
    * substring (IMAP SEARCH text keys; the rule is docs/imap.md, "SEARCH"). `among.words`: the
    * candidates are the messages whose index column holds these words in this order, the last one
-   * as a prefix (only fields with an index column: body, subject, text); `among.uids`: these
-   * messages (a batch of a scan; bounded by the caller).
+   * as a prefix (only fields with an index column: body, subject, text); `among.anyTerm`: the
+   * messages whose index column holds any of these indexed terms; `among.uids`: these messages (a
+   * batch of a scan; bounded by the caller).
    */
-  uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { uids: number[] }): Promise<number[]>;
+  uidsWithText(
+    inboxId: string,
+    key: ImapTextKey,
+    among: { words: string[] } | { anyTerm: string[] } | { uids: number[] },
+  ): Promise<number[]>;
+  /** Up to `limit` terms of the full-text index's vocabulary after `after`, in order (all inboxes). */
+  indexTermsAfter(after: string, limit: number): Promise<string[]>;
   /** Current flags of those of the messages that still exist in the inbox. */
   flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
   /** Each message's Date header (SENTBEFORE/SENTON/SENTSINCE; the one SEARCH key that reads every row). */

@@ -142,5 +142,5 @@ function toAddress(toks: Tok[]): EnvAddress | null {
   const at = addr.lastIndexOf("@");
   const mailbox = at < 0 ? addr : addr.slice(0, at);
   const host = at < 0 ? "MISSING_DOMAIN" : addr.slice(at + 1);
-  return { name: name.trim() || null, adl, mailbox: mailbox || "MISSING_MAILBOX", host: host || "MISSING_DOMAIN" };
+  return { name: name.trim() || null, ...(adl ? { adl } : {}), mailbox: mailbox || "MISSING_MAILBOX", host: host || "MISSING_DOMAIN" };
 }

@@ -11,10 +11,18 @@
 //
 // Anchored tokens, in order, the last as a prefix, make an index phrase whose matches are a superset
 // of the substring matches; the exact substring test then runs on those candidates (SQL, storage).
-// Nothing anchored ("sdfghjk", one token without a leading separator) or a field the index does
-// not hold (addresses beyond the first sender and group names, BCC, any HEADER): the substring test
-// runs on the mailbox's own messages in batches of SCAN_BATCH UIDs with a turn of the event loop
-// between them, so memory stays bounded and other sessions keep being served.
+//
+// Nothing anchored: the value is one token without a leading separator ("erification"), so every
+// occurrence lies inside one word of the text, and that word is a term of the index containing the
+// token. The index's vocabulary is read in pages (a turn of the event loop between them) for the
+// terms that contain it; at most MAX_TERMS of them, OR-ed, name the candidates. A mailbox of at
+// most SMALL_MAILBOX messages skips that (scanning it costs less than reading the vocabulary of every
+// inbox), and so does a fragment found in more than MAX_TERMS terms ("e").
+//
+// The rest, and fields the index does not hold (addresses beyond the first sender, group names,
+// BCC, any HEADER): the substring test runs on the mailbox's own messages in batches of SCAN_BATCH
+// UIDs with a turn of the event loop between them, so memory stays bounded and other sessions keep
+// being served.
 import { yieldToLoop } from "../../lib/batches";
 import type { ImapTextKey } from "../../storage/mail";
 import type { Session } from "./session";
@@ -24,6 +32,12 @@ import type { Mailbox } from "./mailbox";
 const SCAN_BATCH = 1000;
 /** Fields whose text the index holds in full (TEXT: its body, subject, sender, recipients part). */
 const INDEXED = new Set(["body", "subject", "text"]);
+/** Terms OR-ed into one index query at most; more and the fragment is too common to gain much. */
+const MAX_TERMS = 500;
+/** Vocabulary entries read per statement. */
+const TERM_PAGE = 20_000;
+/** Mailboxes up to this size are scanned rather than searched through the vocabulary. */
+const SMALL_MAILBOX = 2_000;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const WORD_START = /^[\p{L}\p{N}\p{M}]/u;
 
@@ -44,7 +58,31 @@ export async function textHits(s: Session, mb: Mailbox, key: ImapTextKey): Promi
     if (key.field === "text") for (const u of await scan(s, mb, { ...key, field: "headers" })) hits.add(u);
     return hits;
   }
+  const tokens = key.value.match(WORD) ?? [];
+  if (INDEXED.has(key.field) && tokens.length === 1 && tokens[0] === key.value && mb.exists > SMALL_MAILBOX) {
+    const terms = await termsContaining(s, fold(key.value));
+    if (terms) {
+      const hits = new Set(terms.length ? await store.uidsWithText(mb.inboxId, key, { anyTerm: terms }) : []);
+      if (key.field === "text") for (const u of await scan(s, mb, { ...key, field: "headers" })) hits.add(u);
+      return hits;
+    }
+  }
   return new Set(await scan(s, mb, key));
+}
+
+/** As the index's tokenizer folds (unicode61, remove_diacritics 2): lower case, no combining marks. */
+const fold = (v: string) => v.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** Index terms containing the fragment, or null when more than MAX_TERMS do. */
+async function termsContaining(s: Session, fragment: string): Promise<string[] | null> {
+  const out: string[] = [];
+  for (let after = ""; ; ) {
+    const page = await s.ctx.storage.messages.indexTermsAfter(after, TERM_PAGE);
+    for (const t of page) if (t.includes(fragment) && out.push(t) > MAX_TERMS) return null;
+    if (page.length < TERM_PAGE) return out;
+    after = page[page.length - 1]!;
+    await yieldToLoop();
+  }
 }
 
 async function scan(s: Session, mb: Mailbox, key: ImapTextKey): Promise<number[]> {

@@ -430,7 +430,14 @@ class SqliteMessages implements MessageRepository {
     );
   }
 
-  async uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { uids: number[] }) {
+  async indexTermsAfter(after: string, limit: number) {
+    return this.c
+      .prepare("SELECT term FROM search.messages_fts_terms WHERE term > ? ORDER BY term LIMIT ?")
+      .values(after, limit)
+      .map((r) => r[0] as string);
+  }
+
+  async uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { anyTerm: string[] } | { uids: number[] }) {
     const { sql: check, params } = imapTextTest(key);
     // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
     // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
@@ -460,8 +467,9 @@ class SqliteMessages implements MessageRepository {
       );
     }
     const column = FTS_COLUMN[key.field];
-    if (column === undefined || among.words.length === 0) throw new Error(`no full-text column for IMAP ${key.field}`);
-    const phrase = `${ftsString(among.words.join(" "))} *`;
+    const terms = "words" in among ? among.words : among.anyTerm;
+    if (column === undefined || terms.length === 0) throw new Error(`no full-text column for IMAP ${key.field}`);
+    const phrase = "words" in among ? `${ftsString(among.words.join(" "))} *` : among.anyTerm.map(ftsString).join(" OR ");
     const match = column ? `${column} : (${phrase})` : phrase;
     return keep(
       this.c.allOnce<Row>(

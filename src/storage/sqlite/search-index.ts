@@ -40,6 +40,9 @@ export function createSearchSchema(db: Database, schema: string): void {
       content = '', contentless_delete = 1,
       tokenize = 'unicode61 remove_diacritics 2'
     );
+    -- The index's vocabulary (a view of the index, no data of its own): IMAP SEARCH finds the words
+    -- that contain a fragment here rather than in every body (protocols/imap/search-text.ts).
+    CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.messages_fts_terms USING fts5vocab(messages_fts, 'row');
     CREATE TABLE IF NOT EXISTS ${schema}.search_progress (id INTEGER PRIMARY KEY CHECK (id = 1), last_seq INTEGER NOT NULL);
   `);
 }
