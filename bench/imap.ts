@@ -2,8 +2,10 @@
 // implicit TLS the time to FETCH BODY[] of all of them and to SEARCH them (a body-text search
 // that has to look at every message). When Dovecot is installed (`apt-get install
 // dovecot-imapd`), the same bytes go into a Maildir served by a throw-away Dovecot on loopback
-// and the same commands are timed there; both figures and the ratio are printed.
-//   bun bench/imap.ts [--messages N] [--runs R]
+// and the same commands are timed there; both figures and the ratio are printed. Then the
+// writes: APPEND of --appends messages of 10 KB into a new mailbox (one command at a time, as a
+// client filing its Sent copies does), and one MOVE of them into another mailbox, per run.
+//   bun bench/imap.ts [--messages N] [--runs R] [--appends A]
 // The IMAP client is a lean raw TLS client so that the figures measure the servers.
 import tls from "node:tls";
 import { readFileSync } from "node:fs";
@@ -15,6 +17,7 @@ import { haveDovecot, startDovecot } from "../test/support/dovecot";
 
 const TOTAL = arg("messages", 1000);
 const RUNS = arg("runs", 5);
+const APPENDS = arg("appends", 200);
 const NEEDLE = "needle-in-message-777";
 
 function message(i: number, to: string): string {
@@ -64,12 +67,15 @@ class Client {
   }
 
   /** Runs a command; returns the completion line, the response bytes and the text if small. */
-  async cmd(command: string): Promise<{ status: string; bytes: number; text: string }> {
+  async cmd(command: string, literal?: string): Promise<{ status: string; bytes: number; text: string }> {
     const tag = `b${++this.n}`;
     this.chunks = [];
     this.received = 0;
     const done = new Promise<string>((resolve) => (this.waiter = { tag, resolve }));
-    this.socket.write(`${tag} ${command}\r\n`);
+    // A literal goes as LITERAL+ ({n+}): both servers take it without a continuation round trip.
+    this.socket.write(
+      literal === undefined ? `${tag} ${command}\r\n` : `${tag} ${command} {${Buffer.byteLength(literal)}+}\r\n${literal}\r\n`,
+    );
     const status = await done;
     const bytes = this.received;
     const text = bytes < 1_000_000 ? Buffer.concat(this.chunks).toString("latin1") : "";
@@ -87,6 +93,8 @@ interface Result {
   fetchBytes: number;
   searchMs: number[];
   searchHits: string;
+  appendMs: number[];
+  moveMs: number[];
 }
 
 async function open(port: number, user: string, pass: string): Promise<Client> {
@@ -103,7 +111,7 @@ async function open(port: number, user: string, pass: string): Promise<Client> {
  * machine falls on both alike (on a shared 2-core box it varies by ±50% within a minute).
  */
 async function measure(clients: Client[]): Promise<Result[]> {
-  const res: Result[] = clients.map(() => ({ fetchMs: [], fetchBytes: 0, searchMs: [], searchHits: "" }));
+  const res: Result[] = clients.map(() => ({ fetchMs: [], fetchBytes: 0, searchMs: [], searchHits: "", appendMs: [], moveMs: [] }));
   for (let r = 0; r < RUNS; r++) {
     for (let i = 0; i < clients.length; i++) {
       const t = performance.now();
@@ -119,6 +127,27 @@ async function measure(clients: Client[]): Promise<Result[]> {
       res[i]!.searchHits = `${hits.length} hit${hits.length === 1 ? "" : "s"}`;
     }
   }
+  // Writes, after the reads (MOVE changes what is stored): APPEND into BenchAppend, then MOVE of
+  // all of them into BenchMove, alternating between the servers run by run as above.
+  const mail = message(1, "bench@example.com");
+  for (const c of clients) {
+    await c.cmd("CREATE BenchAppend");
+    await c.cmd("CREATE BenchMove");
+    await c.cmd("SELECT BenchAppend");
+  }
+  for (let r = 0; r < RUNS; r++) {
+    for (let i = 0; i < clients.length; i++) {
+      const t = performance.now();
+      for (let k = 0; k < APPENDS; k++) await clients[i]!.cmd("APPEND BenchAppend", mail);
+      res[i]!.appendMs.push(performance.now() - t);
+    }
+    for (let i = 0; i < clients.length; i++) {
+      await clients[i]!.cmd("NOOP"); // takes in the appended messages' EXISTS
+      const t = performance.now();
+      await clients[i]!.cmd("MOVE 1:* BenchMove");
+      res[i]!.moveMs.push(performance.now() - t);
+    }
+  }
   for (const c of clients) {
     await c.cmd("LOGOUT").catch(() => {});
     c.close();
@@ -128,14 +157,18 @@ async function measure(clients: Client[]): Promise<Result[]> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-function report(name: string, r: Result): { fetch: number; search: number } {
+function report(name: string, r: Result): { fetch: number; search: number; append: number; move: number } {
   const fetch = median(r.fetchMs);
   const search = median(r.searchMs);
+  const append = median(r.appendMs);
+  const move = median(r.moveMs);
   console.log(
     `${name}: FETCH 1:* (BODY[]) median ${fetch.toFixed(1)} ms (first ${r.fetchMs[0]!.toFixed(1)} ms) = ${Math.round((TOTAL / fetch) * 1000)} messages/s, ` +
-      `${(r.fetchBytes / 1024 / 1024).toFixed(1)} MiB; SEARCH BODY median ${search.toFixed(1)} ms = ${Math.round((TOTAL / search) * 1000)} messages/s (${r.searchHits})`,
+      `${(r.fetchBytes / 1024 / 1024).toFixed(1)} MiB; SEARCH BODY median ${search.toFixed(1)} ms = ${Math.round((TOTAL / search) * 1000)} messages/s (${r.searchHits}); ` +
+      `APPEND ×${APPENDS} median ${append.toFixed(0)} ms = ${Math.round((APPENDS / append) * 1000)} messages/s; ` +
+      `MOVE of ${APPENDS} median ${move.toFixed(1)} ms = ${Math.round((APPENDS / move) * 1000)} messages/s`,
   );
-  return { fetch, search };
+  return { fetch, search, append, move };
 }
 
 // -- inboxd -----------------------------------------------------------------------------------
@@ -177,7 +210,8 @@ try {
       const ours = report("inboxd ", a!);
       const theirs = report("dovecot", b!);
       console.log(
-        `ratio inboxd/dovecot: FETCH ${(ours.fetch / theirs.fetch).toFixed(2)}x, SEARCH ${(ours.search / theirs.search).toFixed(2)}x (goal: FETCH within 1.5x); ` +
+        `ratio inboxd/dovecot: FETCH ${(ours.fetch / theirs.fetch).toFixed(2)}x, SEARCH ${(ours.search / theirs.search).toFixed(2)}x (goal: FETCH within 1.5x), ` +
+          `APPEND ${(ours.append / theirs.append).toFixed(2)}x, MOVE ${(ours.move / theirs.move).toFixed(2)}x; ` +
           `first FETCH (cold caches, sets \\Seen on every message) ${(a!.fetchMs[0]! / b!.fetchMs[0]!).toFixed(2)}x`,
       );
     } finally {
