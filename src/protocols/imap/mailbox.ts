@@ -353,6 +353,11 @@ export class Mailbox {
     for (const m of msgs) if (!this.details.has(m.uid)) m.gone = true;
   }
 
+  /** The UID at a 0-based index (no Msg made: scans over every message use it). */
+  uidAt(i: number): number {
+    return this.uids[i]!;
+  }
+
   /** The message at a 0-based index. */
   at(i: number): Msg {
     return new MsgRef(this, this.uids[i]!);

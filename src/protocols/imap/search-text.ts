@@ -90,7 +90,7 @@ async function scan(s: Session, mb: Mailbox, key: ImapTextKey): Promise<number[]
   const n = mb.exists;
   for (let i = 0; i < n; i += SCAN_BATCH) {
     const uids: number[] = [];
-    for (let j = i; j < Math.min(n, i + SCAN_BATCH); j++) uids.push(mb.at(j).uid);
+    for (let j = i; j < Math.min(n, i + SCAN_BATCH); j++) uids.push(mb.uidAt(j));
     out.push(...(await s.ctx.storage.messages.uidsWithText(mb.inboxId, key, { uids })));
     if (i + SCAN_BATCH < n) await yieldToLoop();
   }

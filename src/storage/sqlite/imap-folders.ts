@@ -91,6 +91,8 @@ class SqliteImapFolders implements ImapFolderRepository {
   }
 
   async remove(id: string) {
+    // Its \Recent mark (migration 0026) first, found through the mailbox's inbox (the key's prefix).
+    this.c.run("DELETE FROM imap_recent WHERE inbox_id = (SELECT inbox_id FROM imap_mailboxes WHERE id = ?1) AND mailbox = ?1", id);
     this.c.run("DELETE FROM imap_mailboxes WHERE id = ?", id);
   }
 
