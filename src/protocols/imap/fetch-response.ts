@@ -49,6 +49,13 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
         targets.map((t) => t.msg.uid),
       )
     : new Map<number, string>();
+  // CONDSTORE's MODSEQ item: one read per chunk.
+  const modseqs = items.some((i) => i.kind === "MODSEQ")
+    ? await s.ctx.storage.imapFolders.modseqs(
+        s.inbox!.id,
+        targets.map((t) => t.msg.uid),
+      )
+    : null;
   for (const { seq, msg } of targets) {
     if (msg.gone) continue;
     let raw: Buffer | null = null;
@@ -78,6 +85,9 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
         case "FLAGS":
           parts.push(`FLAGS ${flagList(msg, extras.get(msg.uid))}`);
           flagsChanged = false;
+          break;
+        case "MODSEQ":
+          parts.push(`MODSEQ (${modseqs!.get(msg.uid) ?? 1})`);
           break;
         case "INTERNALDATE":
           parts.push(`INTERNALDATE ${internalDate(msg.receivedAt)}`);

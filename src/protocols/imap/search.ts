@@ -55,6 +55,12 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
   const sent = new Map<number, string | null>();
   if (needsSent) for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId)) sent.set(r.uid, r.sent_at);
 
+  // CONDSTORE's MODSEQ key: the messages changed at or after the value (index messages_modseq).
+  const modseqAt = new Map<number, Set<number>>();
+  walk(key, (k) => k.k === "modseq" && modseqAt.set(k.min, new Set()));
+  for (const m of modseqAt.keys())
+    modseqAt.set(m, new Set((await s.ctx.storage.imapFolders.changedSince(mb.inboxId, mb.folderId, m - 1)).keys()));
+
   const maxUid = mb.exists ? mb.at(mb.exists - 1).uid : 0;
   const count = mb.exists;
   const test = (k: SearchKey, msg: Msg, seq: number, hdrs: { name: string; value: string }[] | null): boolean => {
@@ -106,6 +112,8 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
         return test(k.a, msg, seq, hdrs) || test(k.b, msg, seq, hdrs);
       case "and":
         return k.keys.every((x) => test(x, msg, seq, hdrs));
+      case "modseq":
+        return modseqAt.get(k.min)!.has(msg.uid);
     }
   };
 

@@ -20,6 +20,7 @@ import m0022 from "./0022_domain_claims";
 import m0023 from "./0023_mailbox_view_index";
 import m0024 from "./0024_compressed_storage";
 import m0025 from "./0025_imap_mailboxes";
+import m0026 from "./0026_condstore";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -42,4 +43,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 23, name: "mailbox_view_index", sql: m0023 },
   { version: 24, name: "compressed_storage", sql: m0024 },
   { version: 25, name: "imap_mailboxes", sql: m0025 },
+  { version: 26, name: "condstore", sql: m0026 },
 ];
