@@ -71,6 +71,8 @@ export interface ImapFolderRepository {
   setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
   /** Every keyword used in the inbox (for SELECT's FLAGS). */
   keywords(inboxId: string): Promise<string[]>;
+  /** CONDSTORE: the mailbox's HIGHESTMODSEQ (one row: a kept counter). */
+  highestModseq(inboxId: string, folderId: string | null): Promise<number>;
   /** CONDSTORE: the modseq of each of these messages (by UID). */
   modseqs(inboxId: string, uids: number[]): Promise<Map<number, number>>;
   /** CONDSTORE: UID → modseq of the mailbox's messages changed after `modseq` (index messages_modseq). */

@@ -43,8 +43,7 @@ export async function enableCondstore(s: Session): Promise<void> {
   s.condstore = true;
   const mb = s.mailbox;
   if (!mb) return;
-  const c = await s.ctx.storage.imapFolders.counts(mb.inboxId, mb.folderId);
-  await s.write(`* OK [HIGHESTMODSEQ ${c.highestModseq}] Highest\r\n`);
+  await s.write(`* OK [HIGHESTMODSEQ ${await s.ctx.storage.imapFolders.highestModseq(mb.inboxId, mb.folderId)}] Highest\r\n`);
 }
 
 const UNSOLICITED = /^(\* \d+ FETCH \(UID (\d+) FLAGS \(.*\))\)$/;

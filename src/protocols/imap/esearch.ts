@@ -16,7 +16,7 @@ export function parseReturn(args: Token[]): { options: ReturnOption[] | null; re
   const first = args[0];
   if (!(first?.t === "atom" && first.v.toUpperCase() === "RETURN")) return { options: null, rest: args };
   const list = args[1];
-  if (!list || list.t !== "list") throw new ParseError("RETURN takes a list of options");
+  if (list?.t !== "list") throw new ParseError("RETURN takes a list of options");
   const options: ReturnOption[] = [];
   for (const t of list.v) {
     const o = t.t === "atom" ? t.v.toUpperCase() : "";

@@ -57,7 +57,8 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
       )
     : null;
   for (const { seq, msg } of targets) {
-    if (msg.gone) continue;
+    // Deleted meanwhile (its modseq went with the row): left out like any gone message.
+    if (msg.gone || (modseqs && !modseqs.has(msg.uid))) continue;
     let raw: Buffer | null = null;
     let st: Structure | null = null;
     if (needsRaw || (needsStructure && !cachedOnly(msg.blobKey))) {
@@ -87,7 +88,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
           flagsChanged = false;
           break;
         case "MODSEQ":
-          parts.push(`MODSEQ (${modseqs!.get(msg.uid) ?? 1})`);
+          parts.push(`MODSEQ (${modseqs!.get(msg.uid)})`);
           break;
         case "INTERNALDATE":
           parts.push(`INTERNALDATE ${internalDate(msg.receivedAt)}`);

@@ -26,7 +26,7 @@ export function parseSelectParams(s: Session, t: Token | undefined): { condstore
     else if (name === "QRESYNC") {
       if (!s.qresync) throw new ParseError("QRESYNC must be enabled first (ENABLE QRESYNC)");
       const q = t.v[++i];
-      if (!q || q.t !== "list" || q.v.length < 2 || q.v.length > 4)
+      if (q?.t !== "list" || q.v.length < 2 || q.v.length > 4)
         throw new ParseError("QRESYNC takes (uidvalidity modseq [known-uids [seq-match]])");
       const uv = q.v[0]!.t === "atom" ? q.v[0]!.v : "";
       if (!/^[1-9]\d{0,9}$/.test(uv)) throw new ParseError("Invalid UIDVALIDITY");
@@ -79,5 +79,5 @@ export async function writeVanishedEarlier(s: Session, set: SeqRange[], modseq: 
 }
 
 export async function currentHighest(s: Session, mb: Mailbox): Promise<number> {
-  return (await s.ctx.storage.imapFolders.counts(mb.inboxId, mb.folderId)).highestModseq;
+  return s.ctx.storage.imapFolders.highestModseq(mb.inboxId, mb.folderId);
 }

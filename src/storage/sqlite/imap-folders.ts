@@ -260,6 +260,14 @@ class SqliteImapFolders implements ImapFolderRepository {
     }
   }
 
+  async highestModseq(inboxId: string, folderId: string | null) {
+    const r =
+      folderId === null
+        ? this.c.get<{ h: number }>("SELECT highest_modseq AS h FROM inboxes WHERE id = ?", inboxId)
+        : this.c.get<{ h: number }>("SELECT highest_modseq AS h FROM imap_mailboxes WHERE id = ?", folderId);
+    return r?.h ?? 1;
+  }
+
   async modseqs(inboxId: string, uids: number[]) {
     const out = new Map<number, number>();
     if (uids.length === 0) return out;

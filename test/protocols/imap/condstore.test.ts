@@ -3,7 +3,7 @@
 // imapflow for what a real client does with them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../../support/harness";
-import { connected, newBox, RawImap, sendRawMail, type Box } from "../../support/imap";
+import { connected, imapflow, newBox, RawImap, sendRawMail, type Box } from "../../support/imap";
 import { Pop3Client } from "../../support/pop3-client";
 
 let inst: Instance;
@@ -99,5 +99,132 @@ describe("STORE UNCHANGEDSINCE, SEARCH MODSEQ, ESEARCH", () => {
     expect(await r.cmd("i", `SEARCH RETURN (MAX) MODSEQ ${m3}`)).toContain(`* ESEARCH (TAG "i") MAX 4 MODSEQ ${m4}\r\n`);
     expect(await r.cmd("j", "SEARCH RETURN (SAVE) ALL")).toContain("j BAD");
     r.close();
+  });
+});
+
+describe("QRESYNC", () => {
+  test("raw: SELECT (QRESYNC …) reports VANISHED (EARLIER) and changed flags; VANISHED replaces EXPUNGE; UID FETCH … VANISHED", async () => {
+    const box = await boxWith(4);
+    const a = await raw(box);
+    expect(await a.cmd("q0", "SELECT INBOX (QRESYNC (1 1))")).toContain("q0 BAD");
+    expect(await a.cmd("e", "ENABLE QRESYNC")).toContain("* ENABLED QRESYNC\r\n");
+    const sel = await a.cmd("s", "SELECT INBOX");
+    const uidValidity = num(sel, /\[UIDVALIDITY (\d+)\]/);
+    const h0 = num(sel, /\[HIGHESTMODSEQ (\d+)\]/);
+    const uids = [...(await a.cmd("u", "UID SEARCH ALL")).matchAll(/\d+/g)].map((m) => Number(m[0]));
+    expect(uids.length).toBe(4);
+    // Another session: \Answered on the first, the second expunged.
+    const b = await raw(box);
+    await b.cmd("s", "SELECT INBOX");
+    await b.cmd("a", "STORE 1 +FLAGS (\\Answered)");
+    await b.cmd("d", "STORE 2 +FLAGS (\\Deleted)");
+    expect(await b.cmd("x", "EXPUNGE")).toContain("* 2 EXPUNGE");
+    b.close();
+    // A (QRESYNC on) hears of both: FETCH with MODSEQ, and VANISHED instead of EXPUNGE.
+    const noop = await a.cmd("n", "NOOP");
+    expect(noop).toMatch(new RegExp(`\\* 1 FETCH \\(UID ${uids[0]} FLAGS \\(\\\\Answered\\) MODSEQ \\(\\d+\\)\\)`));
+    expect(noop).toContain(`* VANISHED ${uids[1]}\r\n`);
+    expect(noop).not.toContain("EXPUNGE");
+    // UID FETCH … (CHANGEDSINCE h0 VANISHED): the expunged UID (EARLIER) and the changed message.
+    const f = await a.cmd("f", `UID FETCH 1:* (FLAGS) (CHANGEDSINCE ${h0} VANISHED)`);
+    expect(f).toContain(`* VANISHED (EARLIER) ${uids[1]}\r\n`);
+    expect(f).toMatch(new RegExp(`UID ${uids[0]} .*MODSEQ`));
+    expect(await a.cmd("g", `FETCH 1:* (FLAGS) (CHANGEDSINCE ${h0} VANISHED)`)).toContain("g BAD");
+    // Reselect with the old state: [CLOSED], VANISHED (EARLIER), the changed flags.
+    const re = await a.cmd("r", `SELECT INBOX (QRESYNC (${uidValidity} ${h0} ${uids[0]}:${uids[3]}))`);
+    expect(re).toContain("* OK [CLOSED]");
+    expect(re).toContain(`* VANISHED (EARLIER) ${uids[1]}\r\n`);
+    expect(re).toMatch(new RegExp(`\\* 1 FETCH \\(UID ${uids[0]} FLAGS \\(\\\\Answered\\) MODSEQ \\(\\d+\\)\\)`));
+    expect(re).toContain("r OK [READ-WRITE]");
+    // Up to date: nothing to report.
+    const h1 = num(re, /\[HIGHESTMODSEQ (\d+)\]/);
+    const same = await a.cmd("t", `SELECT INBOX (QRESYNC (${uidValidity} ${h1}))`);
+    expect(same).not.toContain("VANISHED");
+    expect(same).not.toContain("FETCH");
+    // Another UIDVALIDITY: the resync part is ignored.
+    expect(await a.cmd("v", `SELECT INBOX (QRESYNC (${uidValidity + 1} 1))`)).not.toContain("VANISHED");
+    a.close();
+  });
+
+  test("imapflow with qresync: reopening with changedSince/uidValidity yields vanished and flag events", async () => {
+    const box = await boxWith(3);
+    const client = imapflow(inst, box, { qresync: true });
+    await client.connect();
+    const first = await client.mailboxOpen("INBOX");
+    const modseq = first.highestModseq!;
+    expect(typeof modseq).toBe("bigint");
+    const uids: number[] = [];
+    for await (const m of client.fetch("1:*", { uid: true })) uids.push(m.uid);
+    await client.mailboxClose();
+    const other = await connected(inst, box);
+    await other.mailboxOpen("INBOX");
+    await other.messageFlagsAdd({ uid: uids[2]! }, ["$Done"], { uid: true });
+    await other.messageDelete({ uid: uids[0]! }, { uid: true });
+    await other.logout();
+    const vanished: number[] = [];
+    const flags: Array<{ uid: number; flags: Set<string>; modseq?: bigint }> = [];
+    client.on("expunge", (e: any) => e.vanished && vanished.push(e.uid));
+    client.on("flags", (e: any) => flags.push(e));
+    const again = await client.mailboxOpen("INBOX", { changedSince: modseq, uidValidity: first.uidValidity } as any);
+    expect(again.highestModseq! > modseq).toBe(true);
+    expect(vanished).toContain(uids[0]!);
+    const f = flags.find((x) => x.uid === uids[2]);
+    expect(f && [...f.flags]).toContain("$Done");
+    expect(f?.modseq).toBeDefined();
+    // changedSince on FETCH: only the changed message.
+    const changed: number[] = [];
+    for await (const m of client.fetch("1:*", { uid: true, flags: true }, { uid: true, changedSince: modseq })) changed.push(m.uid);
+    expect(changed).toEqual([uids[2]!]);
+    await client.logout();
+  });
+});
+
+describe("announcements across sessions and channels", () => {
+  test("an IDLE session on a non-INBOX mailbox hears APPEND, COPY, keyword, \\Answered and REST changes, with MODSEQ", async () => {
+    const box = await boxWith(1);
+    const a = await raw(box);
+    await a.cmd("c", "CREATE Work");
+    await a.cmd("e", "ENABLE CONDSTORE");
+    await a.cmd("s", "SELECT Work");
+    a.write("i IDLE\r\n");
+    await a.until("+ ");
+    const b = await raw(box);
+    const msg = mail("appended");
+    b.write(`p APPEND Work {${msg.length}+}\r\n${msg}\r\n`);
+    await b.until("p OK");
+    expect(await a.until("* 1 EXISTS")).toContain("* 1 EXISTS");
+    await b.cmd("s", "SELECT INBOX");
+    expect(await b.cmd("k", "COPY 1 Work")).toContain("k OK [COPYUID");
+    expect(await a.until("* 2 EXISTS")).toContain("* 2 EXISTS");
+    await b.cmd("w", "SELECT Work");
+    await b.cmd("x", "STORE 1 +FLAGS (\\Answered $Label1)");
+    expect(await a.until("* 1 FETCH")).toMatch(/\* 1 FETCH \(UID \d+ FLAGS \(\\Answered \$Label1\) MODSEQ \(\d+\)\)/);
+    await b.cmd("y", "STORE 2 +FLAGS (\\Draft)");
+    expect(await a.until("* 2 FETCH")).toMatch(/\* 2 FETCH \(UID \d+ FLAGS \(\\Draft\) MODSEQ \(\d+\)\)/);
+    b.close();
+    // REST marks everything read: \Seen shows up, the extra flags kept in the line.
+    const newest = (await json(inst.api(`/v1/inboxes/${box.id}/messages?limit=1`))).body.data[0].id;
+    const marked = await inst.api(`/v1/inboxes/${box.id}/mark-read`, { method: "POST", json: { last_read_ulid: newest } });
+    expect(marked.status).toBe(200);
+    const seen = await a.until("* 2 FETCH");
+    expect(seen).toMatch(/\* 2 FETCH \(UID \d+ FLAGS \(\\Seen \\Draft\) MODSEQ \(\d+\)\)/);
+    a.write("DONE\r\n");
+    await a.until("i OK");
+    a.close();
+  });
+
+  test("POP3 deletion reaches a selected INBOX as EXPUNGE, and bumps HIGHESTMODSEQ", async () => {
+    const box = await boxWith(2);
+    const a = await raw(box);
+    const h0 = num(await a.cmd("s", "SELECT INBOX"), /\[HIGHESTMODSEQ (\d+)\]/);
+    const p = await Pop3Client.connect(inst.ports.pop3!);
+    await p.line();
+    await p.login(box.address, box.password);
+    expect(await p.cmd("DELE 1")).toMatch(/^\+OK/);
+    expect(await p.cmd("QUIT")).toMatch(/^\+OK/);
+    expect(await a.cmd("n", "NOOP")).toContain("* 1 EXPUNGE");
+    const st = await a.cmd("t", "STATUS INBOX (HIGHESTMODSEQ)");
+    expect(num(st, /HIGHESTMODSEQ (\d+)/)).toBeGreaterThan(h0);
+    a.close();
   });
 });

@@ -111,7 +111,9 @@ export default {
       : null;
     for (const { seq, msg } of targets) {
       const touched = changed.includes(msg) || extraChanged.has(msg.uid);
-      const mod = modseqs ? ` MODSEQ (${modseqs.get(msg.uid) ?? 1})` : "";
+      // A message expunged meanwhile by another session has no modseq any more: it is left out.
+      if (modseqs && !modseqs.has(msg.uid)) continue;
+      const mod = modseqs ? ` MODSEQ (${modseqs.get(msg.uid)})` : "";
       if (silent) {
         // .SILENT: nothing, except the new modseq of what changed under CONDSTORE (and UID STORE's
         // habit here of naming what changed).

@@ -11,7 +11,7 @@ export function parseModseqKey(args: Token[], s: { i: number }): SearchKey {
   if (t && t.t !== "list" && !(t.t === "atom" && /^\d+$/.test(t.v))) {
     // entry-name (a quoted string) and entry-type-req
     const type = args[s.i++];
-    if (!type || type.t !== "atom" || !ENTRY_TYPES.has(type.v.toUpperCase())) throw new ParseError("Invalid MODSEQ entry type");
+    if (type?.t !== "atom" || !ENTRY_TYPES.has(type.v.toUpperCase())) throw new ParseError("Invalid MODSEQ entry type");
     t = args[s.i++];
   }
   const v = t?.t === "atom" ? t.v : "";
