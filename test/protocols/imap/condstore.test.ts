@@ -228,3 +228,44 @@ describe("announcements across sessions and channels", () => {
     a.close();
   });
 });
+
+describe("modseq bookkeeping", () => {
+  test("every mailbox has its own HIGHESTMODSEQ; APPEND, COPY, RENAME INBOX and EXPUNGE move it, reads do not", async () => {
+    const box = await boxWith(2);
+    const r = await raw(box);
+    await r.cmd("e", "ENABLE CONDSTORE");
+    await r.cmd("c", "CREATE Work");
+    const hs = async (name: string) => num(await r.cmd("h", `STATUS ${name} (HIGHESTMODSEQ)`), /HIGHESTMODSEQ (\d+)/);
+    const work0 = await hs("Work");
+    const msg = mail("filed");
+    r.write(`p APPEND Work (\\Flagged) {${msg.length}+}\r\n${msg}\r\n`);
+    await r.until("p OK");
+    const work1 = await hs("Work");
+    expect(work1).toBeGreaterThan(work0);
+    // (An APPEND is delivered through INBOX and then filed, so INBOX's counter moved too: harmless,
+    // a HIGHESTMODSEQ may run ahead of its messages.)
+    const inbox0 = await hs("INBOX");
+    await r.cmd("s", "SELECT Work");
+    // The filed message carries its mailbox's counter, whatever INBOX's is.
+    expect(await r.cmd("f", "FETCH 1 (MODSEQ)")).toContain(`* 1 FETCH (MODSEQ (${work1}))`);
+    await r.cmd("s2", "SELECT INBOX");
+    await r.cmd("k", "COPY 1:2 Work");
+    const work2 = await hs("Work");
+    expect(work2).toBeGreaterThan(work1);
+    await r.cmd("f2", "FETCH 1:2 (BODY.PEEK[HEADER] MODSEQ)");
+    expect(await hs("INBOX")).toBe(inbox0);
+    await r.cmd("d", "STORE 1 +FLAGS.SILENT (\\Deleted)");
+    const inbox1 = await hs("INBOX");
+    await r.cmd("x", "EXPUNGE");
+    expect(await hs("INBOX")).toBeGreaterThan(inbox1);
+    await r.cmd("u", "UNSELECT");
+    // RENAME INBOX moves the rows without setting modseq: the migration's safety-net trigger numbers them.
+    expect(await r.cmd("rn", "RENAME INBOX Old")).toContain("rn OK");
+    await r.cmd("s3", "SELECT Old");
+    const old = await r.cmd("f3", "FETCH 1:* (MODSEQ)");
+    const oldHigh = await hs("Old");
+    expect(old).toContain(`MODSEQ (${oldHigh})`);
+    expect(oldHigh).toBeGreaterThan(1);
+    r.close();
+  });
+});
