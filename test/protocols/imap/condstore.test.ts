@@ -196,7 +196,14 @@ describe("announcements across sessions and channels", () => {
     await b.cmd("s", "SELECT INBOX");
     expect(await b.cmd("k", "COPY 1 Work")).toContain("k OK [COPYUID");
     expect(await a.until("* 2 EXISTS")).toContain("* 2 EXISTS");
+    // MOVE in and out of the mailbox A watches.
+    await sendRawMail(inst, box.address, mail("to move"));
+    await b.cmd("n", "NOOP");
+    expect(await b.cmd("m", "MOVE 2 Work")).toContain("m OK");
+    expect(await a.until("* 3 EXISTS")).toContain("* 3 EXISTS");
     await b.cmd("w", "SELECT Work");
+    expect(await b.cmd("m2", "MOVE 3 INBOX")).toContain("* 3 EXPUNGE");
+    expect(await a.until("* 3 EXPUNGE")).toContain("* 3 EXPUNGE");
     await b.cmd("x", "STORE 1 +FLAGS (\\Answered $Label1)");
     expect(await a.until("* 1 FETCH")).toMatch(/\* 1 FETCH \(UID \d+ FLAGS \(\\Answered \$Label1\) MODSEQ \(\d+\)\)/);
     await b.cmd("y", "STORE 2 +FLAGS (\\Draft)");
@@ -266,6 +273,41 @@ describe("modseq bookkeeping", () => {
     const oldHigh = await hs("Old");
     expect(old).toContain(`MODSEQ (${oldHigh})`);
     expect(oldHigh).toBeGreaterThan(1);
+    r.close();
+  });
+});
+
+describe("bad input", () => {
+  test("malformed CONDSTORE/QRESYNC/ESEARCH arguments answer BAD and the session goes on", async () => {
+    const box = await boxWith(2);
+    const r = await raw(box);
+    await r.cmd("e", "ENABLE QRESYNC");
+    const bad = [
+      "SELECT INBOX (CONDSTORE",
+      "SELECT INBOX (FOO)",
+      "SELECT INBOX (QRESYNC (0 1))",
+      "SELECT INBOX (QRESYNC (1 0))",
+      "SELECT INBOX (QRESYNC (1 1 x:y))",
+      "SELECT INBOX (QRESYNC (1 1 1:* (1 2 3)))",
+      "SELECT INBOX (QRESYNC (1 99999999999999999999))",
+    ];
+    for (const [i, c] of bad.entries()) expect(await r.cmd(`b${i}`, c)).toMatch(new RegExp(`b${i} BAD`));
+    await r.cmd("s", "SELECT INBOX");
+    const badSelected = [
+      "FETCH 1 (FLAGS) (CHANGEDSINCE)",
+      "FETCH 1 (FLAGS) (CHANGEDSINCE -1)",
+      "FETCH 1 (FLAGS) (FOO 1)",
+      "FETCH 1 (FLAGS) (CHANGEDSINCE 1) extra",
+      "STORE 1 (UNCHANGEDSINCE) +FLAGS (\\Seen)",
+      "STORE 1 (FOO 1) +FLAGS (\\Seen)",
+      "SEARCH RETURN ALL",
+      "SEARCH RETURN (FOO) ALL",
+      "SEARCH MODSEQ",
+      'SEARCH MODSEQ "/flags/\\\\seen" bogus 1',
+      "SEARCH MODSEQ 99999999999999999999",
+    ];
+    for (const [i, c] of badSelected.entries()) expect(await r.cmd(`c${i}`, c)).toMatch(new RegExp(`c${i} BAD`));
+    expect(await r.cmd("ok", "FETCH 1:* (UID MODSEQ)")).toContain("ok OK");
     r.close();
   });
 });
