@@ -50,10 +50,11 @@ export function parseSelectParams(s: Session, t: Token | undefined): { condstore
  * After SELECT's usual responses: what vanished and what changed since the client's modseq.
  * Nothing when the mailbox's HIGHESTMODSEQ is still the client's (every change and expunge moves it).
  */
-export async function resync(s: Session, mb: Mailbox, r: Resync): Promise<void> {
+export async function resync(s: Session, mb: Mailbox, r: Resync, uidNext: number): Promise<void> {
   await mb.ready;
   if (r.modseq >= mb.highestModseqAtOpen) return;
-  const gone = missingUids(mb, r.knownUids, mb.uidNext - 1);
+  // Up to the mailbox's own UIDNEXT (not the inbox's counter): no UID above it was ever here.
+  const gone = missingUids(mb, r.knownUids, uidNext - 1);
   if (gone) await s.write(`* VANISHED (EARLIER) ${gone}\r\n`);
   await writeChanged(s, mb, r.modseq, r.knownUids, true);
 }

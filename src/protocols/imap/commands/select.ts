@@ -40,7 +40,7 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
     );
     mb.vanished = s.qresync;
     s.mailbox = mb;
-    if (params.qresync && params.qresync.uidValidity === ref.uidValidity) await resync(s, mb, params.qresync);
+    if (params.qresync && params.qresync.uidValidity === ref.uidValidity) await resync(s, mb, params.qresync, uidNext);
     s.opening = null;
     s.state = "selected";
     ok = readOnly ? "OK [READ-ONLY] EXAMINE completed" : "OK [READ-WRITE] SELECT completed";
