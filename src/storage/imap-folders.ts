@@ -24,6 +24,8 @@ export interface FolderCounts {
   maxUid: number | null;
   /** The inbox's UID counter read with the counts: every message counted has a lower UID. */
   inboxUidNext: number;
+  /** CONDSTORE's HIGHESTMODSEQ of the mailbox, a kept counter (migration 0028). */
+  highestModseq: number;
 }
 
 /** A message copied into a mailbox: its new id and UID beside the source UID (COPYUID). */
@@ -86,6 +88,12 @@ export interface ImapFolderRepository {
   setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
   /** Every keyword used in the inbox (for SELECT's FLAGS). */
   keywords(inboxId: string): Promise<string[]>;
+  /** CONDSTORE: the mailbox's HIGHESTMODSEQ (one row: a kept counter). */
+  highestModseq(inboxId: string, folderId: string | null): Promise<number>;
+  /** CONDSTORE: the modseq of each of these messages (by UID). */
+  modseqs(inboxId: string, uids: number[]): Promise<Map<number, number>>;
+  /** CONDSTORE: UID → modseq of the mailbox's messages changed after `modseq` (index messages_modseq). */
+  changedSince(inboxId: string, folderId: string | null, modseq: number): Promise<Map<number, number>>;
   /** The folder id of each of these messages (null: INBOX); messages that do not exist are left out. */
   foldersOf(ids: string[]): Promise<Map<string, string | null>>;
 }

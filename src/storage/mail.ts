@@ -201,6 +201,8 @@ export interface FlagState {
   read: number;
   flagged: number;
   deleted_flag: number;
+  /** CONDSTORE modification sequence (migration 0028). */
+  modseq: number;
 }
 
 /** A flag write: absent flags keep their value. */

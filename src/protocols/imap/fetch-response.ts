@@ -49,8 +49,16 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
         targets.map((t) => t.msg.uid),
       )
     : new Map<number, string>();
+  // CONDSTORE's MODSEQ item: one read per chunk.
+  const modseqs = items.some((i) => i.kind === "MODSEQ")
+    ? await s.ctx.storage.imapFolders.modseqs(
+        s.inbox!.id,
+        targets.map((t) => t.msg.uid),
+      )
+    : null;
   for (const { seq, msg } of targets) {
-    if (msg.gone) continue;
+    // Deleted meanwhile (its modseq went with the row): left out like any gone message.
+    if (msg.gone || (modseqs && !modseqs.has(msg.uid))) continue;
     let raw: Buffer | null = null;
     let st: Structure | null = null;
     if (needsRaw || (needsStructure && !cachedOnly(msg.blobKey))) {
@@ -78,6 +86,9 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
         case "FLAGS":
           parts.push(`FLAGS ${flagList(msg, extras.get(msg.uid))}`);
           flagsChanged = false;
+          break;
+        case "MODSEQ":
+          parts.push(`MODSEQ (${modseqs!.get(msg.uid)})`);
           break;
         case "INTERNALDATE":
           parts.push(`INTERNALDATE ${internalDate(msg.receivedAt)}`);

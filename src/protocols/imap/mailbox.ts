@@ -19,6 +19,7 @@ import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN, type MailboxDetails, type Mailbo
 import { yieldToLoop } from "../../lib/batches";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";
+import { uidSet } from "./condstore";
 
 /** Deleted elsewhere but not yet announced (EXPUNGE is not allowed during FETCH/STORE/SEARCH). */
 const FLAG_GONE = 8;
@@ -125,6 +126,10 @@ export class Mailbox {
   private recentRanges: Array<[number, number]> = [];
   /** The RECENT count SELECT/EXAMINE announces. */
   recentAtOpen = 0;
+  /** QRESYNC is on for the session: expunges are announced as `* VANISHED uids` (RFC 7162 §3.2.10). */
+  vanished = false;
+  /** HIGHESTMODSEQ at S (CONDSTORE), read with the counts. */
+  highestModseqAtOpen = 1;
   /** Settles when the arrays hold the view (commands that use sequence numbers wait for it). */
   ready: Promise<void> = Promise.resolve();
 
@@ -166,6 +171,7 @@ export class Mailbox {
       if (r.count) mb.recentRanges.push([r.from, upTo]);
       mb.recentAtOpen = r.count;
     }
+    mb.highestModseqAtOpen = c.highestModseq;
     // Refreshes queue behind the load (refresh() runs one at a time), so the bus notes gathered
     // meanwhile are still there when it ends.
     mb.ready = mb.load();
@@ -432,7 +438,9 @@ export class Mailbox {
         for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, [...noted.flagIds])) {
           const i = this.indexOf(r.uid);
           if (i >= 0 && !(this.flags[i]! & FLAG_GONE)) {
-            this.applyFlags(i, (r.read ? FLAG_SEEN : 0) | (r.flagged ? FLAG_FLAGGED : 0) | (r.deleted_flag ? FLAG_DELETED : 0), out);
+            // Announced even when the three column flags are the same: \Answered, \Draft or a
+            // keyword may be what changed (the line gets them in extra-flags.ts).
+            this.applyFlags(i, (r.read ? FLAG_SEEN : 0) | (r.flagged ? FLAG_FLAGGED : 0) | (r.deleted_flag ? FLAG_DELETED : 0), out, true);
           }
         }
       }
@@ -467,9 +475,9 @@ export class Mailbox {
     }
   }
 
-  private applyFlags(i: number, stored: number, out: string[]): void {
+  private applyFlags(i: number, stored: number, out: string[], always = false): void {
     const f = this.flags[i]!;
-    if ((f & 7) === stored) return;
+    if ((f & 7) === stored && !always) return;
     this.flags[i] = (f & FLAG_GONE) | stored;
     out.push(`* ${i + 1} FETCH (UID ${this.uids[i]} FLAGS ${flagList(this.at(i))})`);
   }
@@ -478,7 +486,11 @@ export class Mailbox {
   dropGone(): string[] {
     if (this.goneCount === 0) return [];
     const out: string[] = [];
-    for (let i = this.n - 1; i >= 0; i--) if (this.flags[i]! & FLAG_GONE) out.push(`* ${i + 1} EXPUNGE`);
+    if (this.vanished) {
+      const uids: number[] = [];
+      for (let i = 0; i < this.n; i++) if (this.flags[i]! & FLAG_GONE && this.uids[i]) uids.push(this.uids[i]!);
+      if (uids.length) out.push(`* VANISHED ${uidSet(uids)}`);
+    } else for (let i = this.n - 1; i >= 0; i--) if (this.flags[i]! & FLAG_GONE) out.push(`* ${i + 1} EXPUNGE`);
     let w = 0;
     for (let r = 0; r < this.n; r++) {
       if (this.flags[r]! & FLAG_GONE) {
@@ -493,6 +505,23 @@ export class Mailbox {
     this.n = w;
     this.goneCount = 0;
     return out;
+  }
+
+  /** Entries of the view (gone ones included). */
+  get size(): number {
+    return this.n;
+  }
+
+  /** The 0-based index of the first UID at or above `uid` (size when none). */
+  firstIndexAtOrAbove(uid: number): number {
+    let lo = 0;
+    let hi = this.n;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.uids[mid]! < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** 0-based indexes of the messages a sequence set (or UID set) names, in order. */

@@ -70,6 +70,12 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
       sent.set(r.uid, headerDay(r.date_header) ?? r.sent_at?.slice(0, 10) ?? null);
   }
 
+  // CONDSTORE's MODSEQ key: the messages changed at or after the value (index messages_modseq).
+  const modseqAt = new Map<number, Set<number>>();
+  walk(key, (k) => k.k === "modseq" && modseqAt.set(k.min, new Set()));
+  for (const m of modseqAt.keys())
+    modseqAt.set(m, new Set((await s.ctx.storage.imapFolders.changedSince(mb.inboxId, mb.folderId, m - 1)).keys()));
+
   const maxUid = mb.exists ? mb.at(mb.exists - 1).uid : 0;
   const count = mb.exists;
   const test = (k: SearchKey, msg: Msg, seq: number): boolean => {
@@ -115,6 +121,8 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
         return test(k.a, msg, seq) || test(k.b, msg, seq);
       case "and":
         return k.keys.every((x) => test(x, msg, seq));
+      case "modseq":
+        return modseqAt.get(k.min)!.has(msg.uid);
     }
   };
 

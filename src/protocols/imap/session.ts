@@ -13,6 +13,7 @@ import { ParseError, parseCommand, type Command } from "./parser/tokens";
 import type { Mailbox } from "./mailbox";
 import { forgetRaw } from "./raw-cache";
 import { withExtraFlags } from "./extra-flags";
+import { withModseq } from "./condstore";
 import { commands, type SessionState } from "./commands";
 import type { ImapOptions } from "./options";
 
@@ -71,6 +72,9 @@ export class Session {
   /** When the connection was accepted: log-in must follow within the pre-auth timeout. */
   readonly connectedAt = Date.now();
   idling = false;
+  /** CONDSTORE / QRESYNC enabled (RFC 7162; condstore.ts). */
+  condstore = false;
+  qresync = false;
   /** Whether the connection is encrypted (implicit TLS, or after STARTTLS). */
   secure: boolean;
 
@@ -134,6 +138,9 @@ export class Session {
       "MOVE",
       "SPECIAL-USE",
       "LIST-EXTENDED",
+      "CONDSTORE",
+      "QRESYNC",
+      "ESEARCH",
     ];
     if (this.state === "not-authenticated") {
       if (!this.secure && this.host.startTls) caps.push("STARTTLS", "LOGINDISABLED");
@@ -256,7 +263,7 @@ export class Session {
     this.dirty = false;
     const full = this.fullRefresh;
     this.fullRefresh = false;
-    const lines = await withExtraFlags(this, await mb.refresh(allowExpunge, full));
+    const lines = await withModseq(this, await withExtraFlags(this, await mb.refresh(allowExpunge, full)));
     if (!allowExpunge && mb.hasGone) this.dirty = true;
     for (const l of lines) this.queueOut(l + "\r\n");
   }

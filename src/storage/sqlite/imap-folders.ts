@@ -2,6 +2,7 @@
 import type { CopiedMessage, FolderCounts, ImapFolderRecord, ImapFolderRepositories, ImapFolderRepository } from "../imap-folders";
 import type { SqliteConnection } from "./connection";
 import { newId } from "../../lib/ids";
+import { NEXT_MODSEQ } from "./migrations/0028_condstore";
 
 const fromRow = (r: Record<string, any>): ImapFolderRecord => ({
   id: r.id,
@@ -16,7 +17,7 @@ const fromRow = (r: Record<string, any>): ImapFolderRecord => ({
 
 /** Every column of a message but id, uid and mailbox_id (what a copy keeps). */
 /** A copy's own columns; every other column of `messages` is carried over as it is. */
-const OWN = new Set(["id", "uid", "mailbox_id"]);
+const OWN = new Set(["id", "uid", "mailbox_id", "modseq"]);
 
 /** LIKE pattern for the names under `name` ("name/…"), with LIKE's wildcards escaped. */
 const under = (name: string) => `${name.replace(/[\\%_]/g, "\\$&")}/%`;
@@ -126,8 +127,9 @@ class SqliteImapFolders implements ImapFolderRepository {
         other_bytes: number;
         max_uid: number | null;
         uid_next: number;
+        highest_modseq: number;
       }>(
-        `SELECT i.message_count AS n, i.unread_count AS unseen, i.used_bytes AS bytes, i.uid_next,
+        `SELECT i.message_count AS n, i.unread_count AS unseen, i.used_bytes AS bytes, i.uid_next, i.highest_modseq,
                 (SELECT COALESCE(SUM(size_bytes), 0) FROM messages m INDEXED BY messages_mailbox
                   WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_bytes,
                 (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_n,
@@ -137,24 +139,39 @@ class SqliteImapFolders implements ImapFolderRepository {
          FROM inboxes i WHERE i.id = ?`,
         inboxId,
       );
-      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, inboxUidNext: 1 };
+      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, inboxUidNext: 1, highestModseq: 1 };
       return {
         messages: r.n - r.other_n,
         unseen: r.unseen - r.other_unseen,
         bytes: r.bytes - r.other_bytes,
         maxUid: r.max_uid,
         inboxUidNext: r.uid_next,
+        highestModseq: r.highest_modseq,
       };
     }
-    const r = this.c.get<{ n: number; unseen: number; bytes: number; max_uid: number | null; uid_next: number | null }>(
+    const r = this.c.get<{
+      n: number;
+      unseen: number;
+      bytes: number;
+      max_uid: number | null;
+      uid_next: number | null;
+      highest_modseq: number | null;
+    }>(
       `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
-              (SELECT uid_next FROM inboxes WHERE id = ?) AS uid_next
-       FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id = ?`,
-      inboxId,
+              (SELECT uid_next FROM inboxes WHERE id = ?1) AS uid_next,
+              (SELECT highest_modseq FROM imap_mailboxes WHERE id = ?2) AS highest_modseq
+       FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ?1 AND mailbox_id = ?2`,
       inboxId,
       folderId,
     )!;
-    return { messages: r.n, unseen: r.unseen, bytes: r.bytes, maxUid: r.max_uid, inboxUidNext: r.uid_next ?? 1 };
+    return {
+      messages: r.n,
+      unseen: r.unseen,
+      bytes: r.bytes,
+      maxUid: r.max_uid,
+      inboxUidNext: r.uid_next ?? 1,
+      highestModseq: r.highest_modseq ?? 1,
+    };
   }
 
   private mark(inboxId: string, folderId: string | null): number {
@@ -222,11 +239,15 @@ class SqliteImapFolders implements ImapFolderRepository {
       )!.uid;
       const id = newId();
       const row = this.c.get<{ rowid: number }>(
-        `INSERT INTO messages (id, uid, mailbox_id, ${this.kept}) SELECT ?, ?, ?, ${this.kept} FROM messages WHERE id = ? RETURNING rowid`,
+        `INSERT INTO messages (id, uid, mailbox_id, modseq, ${this.kept})
+         SELECT ?1, ?2, ?3, 1 + COALESCE((SELECT highest_modseq FROM imap_mailboxes WHERE id = ?3),
+                                         (SELECT highest_modseq FROM inboxes WHERE id = ?5)), ${this.kept}
+         FROM messages WHERE id = ?4 RETURNING rowid`,
         id,
         uid,
         folderId,
         src.id,
+        inboxId,
       )!;
       // Attachment rows get ids of their own (the API names them); the blobs are shared.
       for (const a of this.c.all<{ id: string }>("SELECT id FROM attachments WHERE message_id = ? ORDER BY position", src.id)) {
@@ -282,8 +303,47 @@ class SqliteImapFolders implements ImapFolderRepository {
 
   async setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>) {
     for (const ch of changes) {
-      this.c.run("UPDATE messages SET imap_flags = ? WHERE inbox_id = ? AND uid = ?", ch.flags || null, inboxId, ch.uid);
+      this.c.run(
+        `UPDATE messages SET imap_flags = ?1, modseq = ${NEXT_MODSEQ} WHERE inbox_id = ?2 AND uid = ?3 AND imap_flags IS NOT ?1`,
+        ch.flags || null,
+        inboxId,
+        ch.uid,
+      );
     }
+  }
+
+  async highestModseq(inboxId: string, folderId: string | null) {
+    const r =
+      folderId === null
+        ? this.c.get<{ h: number }>("SELECT highest_modseq AS h FROM inboxes WHERE id = ?", inboxId)
+        : this.c.get<{ h: number }>("SELECT highest_modseq AS h FROM imap_mailboxes WHERE id = ?", folderId);
+    return r?.h ?? 1;
+  }
+
+  async modseqs(inboxId: string, uids: number[]) {
+    const out = new Map<number, number>();
+    if (uids.length === 0) return out;
+    for (const r of this.c.all<{ uid: number; modseq: number }>(
+      "SELECT uid, modseq FROM messages WHERE inbox_id = ? AND uid IN (SELECT value FROM json_each(?))",
+      inboxId,
+      JSON.stringify(uids),
+    )) {
+      out.set(r.uid, r.modseq);
+    }
+    return out;
+  }
+
+  async changedSince(inboxId: string, folderId: string | null, modseq: number) {
+    const out = new Map<number, number>();
+    for (const r of this.c.all<{ uid: number; modseq: number }>(
+      "SELECT uid, modseq FROM messages INDEXED BY messages_modseq WHERE inbox_id = ? AND mailbox_id IS ? AND modseq > ?",
+      inboxId,
+      folderId,
+      modseq,
+    )) {
+      out.set(r.uid, r.modseq);
+    }
+    return out;
   }
 
   async keywords(inboxId: string) {

@@ -2,6 +2,7 @@
 // synchronous inside (see connection.ts); the counters (message_count, unread_count, used_bytes of
 // inboxes and teams) are kept by triggers (migrations/0002_mail.ts).
 import { deleteMessageRows } from "./message-rows";
+import { NEXT_MODSEQ } from "./migrations/0028_condstore";
 import type {
   AttachmentRecord,
   AttachmentRepository,
@@ -340,8 +341,9 @@ class SqliteMessages implements MessageRepository {
     const row = this.c.get<{ rowid: number }>(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
          envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, text_z, html_body, html_z, codes, links,
-         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING rowid`,
+         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at, modseq)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, (SELECT highest_modseq + 1 FROM inboxes WHERE id = ?2))
+       RETURNING rowid`,
       m.id,
       m.inbox_id,
       m.project_id,
@@ -382,7 +384,8 @@ class SqliteMessages implements MessageRepository {
     const changed: string[] = [];
     for (const ch of changes) {
       const n = this.c.run(
-        `UPDATE messages SET read = COALESCE(?3, read), flagged = COALESCE(?4, flagged), deleted_flag = COALESCE(?5, deleted_flag)
+        `UPDATE messages SET read = COALESCE(?3, read), flagged = COALESCE(?4, flagged), deleted_flag = COALESCE(?5, deleted_flag),
+           modseq = ${NEXT_MODSEQ}
          WHERE id = ?1 AND inbox_id = ?2
            AND (read IS NOT COALESCE(?3, read) OR flagged IS NOT COALESCE(?4, flagged) OR deleted_flag IS NOT COALESCE(?5, deleted_flag))`,
         ch.id,
@@ -487,7 +490,7 @@ class SqliteMessages implements MessageRepository {
     const out: FlagState[] = [];
     for (const id of ids) {
       const r = this.c.get<FlagState>(
-        "SELECT id, uid, read, flagged, deleted_flag FROM messages WHERE id = ? AND inbox_id = ?",
+        "SELECT id, uid, read, flagged, deleted_flag, modseq FROM messages WHERE id = ? AND inbox_id = ?",
         id,
         inboxId,
       );

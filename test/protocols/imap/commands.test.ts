@@ -119,7 +119,8 @@ describe("authenticated state", () => {
     const r = await RawImap.open(inst.ports.imap!);
     await r.login(box);
     expect(await r.cmd("i1", 'ID ("name" "test-client")')).toMatch(/\* ID \("name" "inboxd"[^\r]*\r\ni1 OK/);
-    expect(await r.cmd("i2", "ENABLE CONDSTORE")).toContain("* ENABLED\r\ni2 OK");
+    expect(await r.cmd("i2", "ENABLE X-UNKNOWN")).toContain("* ENABLED\r\ni2 OK");
+    expect(await r.cmd("i2b", "ENABLE CONDSTORE")).toContain("* ENABLED CONDSTORE\r\ni2b OK");
     expect(await r.cmd("i3", "NAMESPACE")).toContain('* NAMESPACE (("" "/")) NIL NIL\r\ni3 OK');
     expect(await r.cmd("i4", 'LIST "" "*"')).toBe(
       [

@@ -5,11 +5,16 @@ import type { Command } from "../parser/tokens";
 import { folderReply, mailboxName } from "../folders";
 import { flagsLines } from "../extra-flags";
 import { AUTHED, type CommandDef } from "./types";
+import { parseSelectParams, resync } from "../qresync";
 
 export async function openMailbox(s: Session, c: Command, readOnly: boolean): Promise<string> {
-  if (c.args.length !== 1) return `BAD ${c.name} takes one mailbox name`;
+  if (c.args.length !== 1 && c.args.length !== 2) return `BAD ${c.name} takes a mailbox name and optional parameters`;
   const name = mailboxName(c.args[0]);
-  // Selecting again closes the current mailbox first (without expunging).
+  const params = parseSelectParams(s, c.args[1]);
+  if (params.condstore) s.condstore = true;
+  // Selecting again closes the current mailbox first (without expunging); under QRESYNC the
+  // client is told where the old mailbox's responses end (RFC 7162 §3.2.11).
+  if (s.mailbox && s.qresync) await s.write("* OK [CLOSED] Previous mailbox closed\r\n");
   s.mailbox = null;
   s.opening = null;
   s.state = "authenticated";
@@ -29,10 +34,13 @@ export async function openMailbox(s: Session, c: Command, readOnly: boolean): Pr
         ...(firstUnseen > 0 ? [`* OK [UNSEEN ${firstUnseen}] First unseen`] : []),
         `* OK [UIDVALIDITY ${ref.uidValidity}] UIDs valid`,
         `* OK [UIDNEXT ${uidNext}] Predicted next UID`,
+        `* OK [HIGHESTMODSEQ ${mb.highestModseqAtOpen}] Highest`,
         "",
       ].join("\r\n"),
     );
+    mb.vanished = s.qresync;
     s.mailbox = mb;
+    if (params.qresync && params.qresync.uidValidity === ref.uidValidity) await resync(s, mb, params.qresync, uidNext);
     s.opening = null;
     s.state = "selected";
     ok = readOnly ? "OK [READ-ONLY] EXAMINE completed" : "OK [READ-WRITE] SELECT completed";

@@ -20,6 +20,7 @@ export default {
         UIDNEXT: Math.max(mb.uidNext, (counts.maxUid ?? 0) + 1),
         UIDVALIDITY: mb.uidValidity,
         UNSEEN: counts.unseen,
+        HIGHESTMODSEQ: counts.highestModseq,
       };
       const out: string[] = [];
       for (const it of items) {

@@ -1,12 +1,16 @@
 // STORE and UID STORE (RFC 3501 §6.4.6): \Seen, \Flagged and \Deleted go to their columns through
 // persistFlags (announced on the bus); \Answered, \Draft and keywords to the extra flags
-// (extra-flags.ts).
+// (extra-flags.ts), announced too. CONDSTORE (RFC 7162 §3.1.3): `(UNCHANGEDSINCE n)` leaves
+// messages changed after n alone and names them in `[MODIFIED …]`; once CONDSTORE is on, the
+// FETCH responses carry the new MODSEQ, and a .SILENT STORE still reports it (§3.1.3: the client
+// needs the new modseq to keep its cache current).
 import { atomOf, ParseError, type Token } from "../parser/tokens";
 import { parseSequenceSet } from "../parser/sequence";
 import { persistFlags } from "../flags";
 import { flagList } from "../wire";
 import type { Msg } from "../mailbox";
 import { announceKeywords, applyExtra, COLUMN_FLAGS, extraFlagsOf, extraSpelling } from "../extra-flags";
+import { enableCondstore, parseModseq, uidSet } from "../condstore";
 import { SELECTED, type CommandDef } from "./types";
 
 function flagNames(args: Token[]): string[] {
@@ -18,24 +22,47 @@ function flagNames(args: Token[]): string[] {
   });
 }
 
+/** `(UNCHANGEDSINCE n)`, the one STORE modifier (RFC 7162). */
+function unchangedSince(t: Token): number {
+  if (t.t !== "list" || t.v.length !== 2 || atomOf(t.v[0], "STORE modifier").toUpperCase() !== "UNCHANGEDSINCE") {
+    throw new ParseError("Unknown STORE modifier");
+  }
+  return parseModseq(t.v[1]);
+}
+
 export default {
   names: ["STORE", "UID STORE"],
   states: SELECTED,
   async run(s, c) {
-    if (c.args.length < 3) return "BAD STORE takes a sequence set, an item and flags";
-    const set = parseSequenceSet(atomOf(c.args[0], "sequence set"));
-    const m = /^([+-]?)FLAGS(\.SILENT)?$/i.exec(atomOf(c.args[1], "data item"));
+    const args = [...c.args];
+    const limit = args[1]?.t === "list" ? unchangedSince(args.splice(1, 1)[0]!) : null;
+    if (args.length < 3) return "BAD STORE takes a sequence set, an item and flags";
+    const set = parseSequenceSet(atomOf(args[0], "sequence set"));
+    const m = /^([+-]?)FLAGS(\.SILENT)?$/i.exec(atomOf(args[1], "data item"));
     if (!m) return "BAD STORE supports FLAGS, +FLAGS and -FLAGS (optionally .SILENT)";
-    const names = flagNames(c.args.slice(2));
+    const names = flagNames(args.slice(2));
     const mb = s.mailbox!;
     if (mb.readOnly) return "NO [READ-ONLY] The mailbox is open read-only (EXAMINE)";
+    if (limit !== null) await enableCondstore(s);
     const op = m[1] as "" | "+" | "-";
     const silent = !!m[2];
     const upper = names.map((n) => n.toUpperCase());
     const has = (f: string) => upper.includes(f);
     const extra = names.filter((n) => !COLUMN_FLAGS.has(n.toUpperCase())).map((n) => extraSpelling(n)!);
     const changed: Msg[] = [];
-    const targets = mb.select(set, c.uid).filter((t) => !t.msg.gone);
+    let targets = mb.select(set, c.uid).filter((t) => !t.msg.gone);
+    const modified: number[] = [];
+    if (limit !== null) {
+      const before = await s.ctx.storage.imapFolders.modseqs(
+        s.inbox!.id,
+        targets.map((t) => t.msg.uid),
+      );
+      targets = targets.filter((t) => {
+        const ok = (before.get(t.msg.uid) ?? 0) <= limit;
+        if (!ok) modified.push(c.uid ? t.msg.uid : t.seq);
+        return ok;
+      });
+    }
     const extras = await extraFlagsOf(
       s,
       targets.map((t) => t.msg.uid),
@@ -62,15 +89,44 @@ export default {
         else extras.delete(msg.uid);
       }
     }
-    await persistFlags(s, changed);
+    // Extra flags first: the column write's bus event makes other sessions read both.
     if (extraChanges.length) await s.ctx.storage.imapFolders.setExtraFlags(s.inbox!.id, extraChanges);
-    if (!silent || c.uid) {
-      for (const { seq, msg } of targets) {
-        if (silent && !changed.includes(msg) && !extraChanged.has(msg.uid)) continue;
-        await announceKeywords(s, extras.get(msg.uid));
-        await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}FLAGS ${flagList(msg, extras.get(msg.uid))})\r\n`);
-      }
+    await persistFlags(s, changed);
+    if (extraChanges.length) {
+      // Other sessions hear of \Answered, \Draft and keyword changes like of any flag.
+      const msgs = targets.filter((t) => extraChanged.has(t.msg.uid) && !changed.includes(t.msg)).map((t) => t.msg);
+      await mb.withDetails(msgs);
+      const inbox = s.inbox!;
+      s.publishOwn(
+        msgs
+          .filter((x) => mb.detailsOf(x.uid))
+          .map((x) => ({ type: "message.flags" as const, projectId: inbox.projectId, inboxId: inbox.id, messageId: x.id })),
+      );
     }
+    const modseqs = s.condstore
+      ? await s.ctx.storage.imapFolders.modseqs(
+          s.inbox!.id,
+          targets.map((t) => t.msg.uid),
+        )
+      : null;
+    for (const { seq, msg } of targets) {
+      const touched = changed.includes(msg) || extraChanged.has(msg.uid);
+      // A message expunged meanwhile by another session has no modseq any more: it is left out.
+      if (modseqs && !modseqs.has(msg.uid)) continue;
+      const mod = modseqs ? ` MODSEQ (${modseqs.get(msg.uid)})` : "";
+      if (silent) {
+        // .SILENT: nothing, except the new modseq of what changed under CONDSTORE (and UID STORE's
+        // habit here of naming what changed).
+        if (!touched || (!modseqs && !c.uid)) continue;
+        await s.write(
+          `* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}${modseqs ? mod.trim() : `FLAGS ${flagList(msg, extras.get(msg.uid))}`})\r\n`,
+        );
+        continue;
+      }
+      await announceKeywords(s, extras.get(msg.uid));
+      await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}FLAGS ${flagList(msg, extras.get(msg.uid))}${mod})\r\n`);
+    }
+    if (modified.length) return `OK [MODIFIED ${uidSet(modified.sort((a, b) => a - b))}] Conditional STORE failed for some messages`;
     return `OK ${c.name} completed`;
   },
 } satisfies CommandDef;

@@ -11,7 +11,7 @@ export interface Section {
 }
 
 export type FetchItem =
-  | { kind: "FLAGS" | "INTERNALDATE" | "RFC822.SIZE" | "ENVELOPE" | "BODYSTRUCTURE" | "BODY" | "UID" }
+  | { kind: "FLAGS" | "INTERNALDATE" | "RFC822.SIZE" | "ENVELOPE" | "BODYSTRUCTURE" | "BODY" | "UID" | "MODSEQ" }
   | { kind: "RFC822" | "RFC822.HEADER" | "RFC822.TEXT" }
   | { kind: "SECTION"; section: Section; peek: boolean; partial: { start: number; length: number } | null };
 
@@ -32,6 +32,7 @@ const SIMPLE = new Set([
   "RFC822",
   "RFC822.HEADER",
   "RFC822.TEXT",
+  "MODSEQ",
 ]);
 
 /** The argument after the sequence set: one atom/macro or a parenthesised list of items. */

@@ -1,6 +1,7 @@
 // SEARCH criteria (RFC 3501 §6.4.4) → a key tree. Evaluation lives in ../search.ts.
 import { ParseError, type Token } from "./tokens";
 import { isSequenceSet, parseSequenceSet, type SeqRange } from "./sequence";
+import { parseModseqKey } from "./search-modseq";
 
 export type FlagName = "seen" | "flagged" | "deleted" | "answered" | "draft" | "recent" | "new";
 export type TextField = "from" | "to" | "cc" | "bcc" | "subject" | "body" | "text";
@@ -18,7 +19,8 @@ export type SearchKey =
   | { k: "seq"; set: SeqRange[] }
   | { k: "not"; key: SearchKey }
   | { k: "or"; a: SearchKey; b: SearchKey }
-  | { k: "and"; keys: SearchKey[] };
+  | { k: "and"; keys: SearchKey[] }
+  | { k: "modseq"; min: number };
 
 export interface SearchQuery {
   charset: string | null;
@@ -106,6 +108,7 @@ function parseKey(args: Token[], s: { i: number }, depth: number): SearchKey {
     return { k: "or", a, b: parseKey(args, s, depth + 1) };
   }
   if (name === "KEYWORD" || name === "UNKEYWORD") return { k: "keyword", name: str(args[s.i++], "keyword"), set: name === "KEYWORD" };
+  if (name === "MODSEQ") return parseModseqKey(args, s);
   if (isSequenceSet(t.v)) return { k: "seq", set: parseSequenceSet(t.v) };
   throw new ParseError(`Unknown search key ${t.v.slice(0, 30)}`);
 }

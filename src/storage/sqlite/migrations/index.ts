@@ -22,6 +22,7 @@ import m0024 from "./0024_compressed_storage";
 import m0025 from "./0025_imap_mailboxes";
 import m0026 from "./0026_imap_recent";
 import m0027 from "./0027_imap_orphan_subscriptions";
+import m0028 from "./0028_condstore";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -46,4 +47,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 25, name: "imap_mailboxes", sql: m0025 },
   { version: 26, name: "imap_recent", sql: m0026 },
   { version: 27, name: "imap_orphan_subscriptions", sql: m0027 },
+  { version: 28, name: "condstore", sql: m0028 },
 ];
