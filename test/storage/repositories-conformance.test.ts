@@ -1,0 +1,454 @@
+// The repository contract (src/storage/<capability>.ts), asserted once and run against both
+// engines: SQLite (openSqliteStorage) and PostgreSQL (openPostgresRepositories, a real server this
+// file starts). Every repository PostgreSQL implements so far is here: what is written reads back
+// the same, lists keep their order and pages, updates and deletes report what they did, a
+// transaction that throws leaves nothing, a savepoint that throws undoes only its own writes.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DomainRecord } from "../../src/storage/domains";
+import type { EventRecord } from "../../src/storage/events";
+import { openPostgresRepositories, type PostgresRepositories } from "../../src/storage/postgres";
+import { openSqliteStorage } from "../../src/storage/sqlite";
+import type { ApiKeyRecord, ProjectRecord, TeamRecord, UserRecord } from "../../src/storage/tenancy";
+import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
+
+/** What both engines offer today: the Storage of SQLite is one of these too. */
+type Engine = PostgresRepositories;
+
+interface EngineUnderTest {
+  name: string;
+  available: boolean;
+  open(): Promise<Engine>;
+  stop(): Promise<void>;
+}
+
+let pg: PostgresServer | null = null;
+let sqliteDir: string | null = null;
+
+const bin = postgresBinDir();
+if (!bin) {
+  test(postgresMissing, () => {
+    expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
+  });
+}
+
+const ENGINES: EngineUnderTest[] = [
+  {
+    name: "sqlite",
+    available: true,
+    open: async () => {
+      sqliteDir = mkdtempSync(join(tmpdir(), "inboxd-conformance-"));
+      return openSqliteStorage(sqliteDir);
+    },
+    stop: async () => {
+      if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
+    },
+  },
+  {
+    name: "postgres",
+    available: !!bin || postgresRequired,
+    open: async () => {
+      pg = await startPostgres();
+      return openPostgresRepositories(pg.url, { max: 4 });
+    },
+    stop: async () => {
+      await pg?.stop();
+    },
+  },
+];
+
+const T0 = "2026-01-01T00:00:00.000Z";
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
+
+const team = (id: string, name = `team ${id}`): TeamRecord => ({ id, name, plan: "free", usedBytes: 0, createdAt: T0 });
+const user = (id: string, teamId: string, createdAt = T0): UserRecord => ({
+  id,
+  teamId,
+  email: `${id}@example.test`,
+  name: `User ${id}`,
+  passwordHash: `hash-${id}`,
+  role: "owner",
+  createdAt,
+});
+const project = (id: string, teamId: string): ProjectRecord => ({
+  id,
+  teamId,
+  slug: `slug-${id}`,
+  name: `Project ${id}`,
+  environment: "live",
+  settings: { retentionDays: 7, nested: { on: true } },
+  createdAt: T0,
+});
+const apiKey = (id: string, projectId: string): ApiKeyRecord => ({
+  id,
+  projectId,
+  name: `key ${id}`,
+  environment: "live",
+  secretHash: `secret-${id}`,
+  lastFour: id.slice(-4),
+  scopes: ["inboxes:read", "messages:read"],
+  lastUsedAt: null,
+  expiresAt: null,
+  revokedAt: null,
+  createdAt: T0,
+});
+const domain = (id: string, projectId: string, name: string, patch: Partial<DomainRecord> = {}): DomainRecord => ({
+  id,
+  project_id: projectId,
+  domain: name,
+  mode: "normal",
+  status: "pending",
+  dkim_selector: "inboxd1",
+  dkim_private_key_enc: "enc",
+  dkim_public_key: "pub",
+  ownership_token: `tok-${id}`,
+  catch_all_inbox_id: null,
+  verified_at: null,
+  last_checked_at: null,
+  failure_reason: null,
+  record_status: "{}",
+  check_claimed_until: null,
+  created_at: T0,
+  ...patch,
+});
+
+for (const engine of ENGINES) {
+  describe.skipIf(!engine.available)(`repositories on ${engine.name}`, () => {
+    let s: Engine;
+
+    beforeAll(async () => {
+      s = await engine.open();
+      await s.teams.insert(team("tm_a"));
+      await s.teams.insert(team("tm_b"));
+      await s.users.insert(user("us_a1", "tm_a", at(1)));
+      await s.users.insert(user("us_a0", "tm_a", at(1)));
+      await s.users.insert(user("us_b1", "tm_b", at(0)));
+      for (const id of ["pr_a1", "pr_a2", "pr_a3"]) await s.projects.insert(project(id, "tm_a"));
+      await s.projects.insert(project("pr_b1", "tm_b"));
+    });
+
+    afterAll(async () => {
+      await s?.close();
+      await engine.stop();
+    });
+
+    test("check answers for reads and writes", async () => {
+      await s.check(false);
+      await s.check(true);
+    });
+
+    test("teams: insert, read by id and name, any", async () => {
+      expect(await s.teams.any()).toBe(true);
+      expect(await s.teams.byId("tm_a")).toEqual(team("tm_a"));
+      expect(await s.teams.byName("team tm_b")).toEqual(team("tm_b"));
+      expect(await s.teams.byId("tm_none")).toBeNull();
+      await expect(s.teams.insert(team("tm_c", "team tm_a"))).rejects.toThrow();
+    });
+
+    test("users: read back, oldest first with id as tie-break, password change", async () => {
+      expect(await s.users.byEmail("us_a1@example.test")).toEqual(user("us_a1", "tm_a", at(1)));
+      expect((await s.users.all()).map((u) => u.id)).toEqual(["us_b1", "us_a0", "us_a1"]);
+      await s.users.setPasswordHash("us_a1", "new-hash");
+      expect((await s.users.byId("us_a1"))!.passwordHash).toBe("new-hash");
+    });
+
+    test("projects: settings round-trip as JSON, pages newest first, filters, update", async () => {
+      expect(await s.projects.byId("pr_a1")).toEqual(project("pr_a1", "tm_a"));
+      expect(await s.projects.withPlan("pr_b1")).toEqual({ project: project("pr_b1", "tm_b"), plan: "free" });
+      expect(await s.projects.slugTaken("slug-pr_a2")).toBe(true);
+      expect(await s.projects.slugTaken("slug-none")).toBe(false);
+      expect((await s.projects.firstOfTeamNamed("team tm_a"))!.id).toBe("pr_a1");
+      const ids = async (only: string | null, before: string | null, limit: number) =>
+        (await s.projects.listForTeam("tm_a", only, before, limit)).map((p) => p.id);
+      expect(await ids(null, null, 10)).toEqual(["pr_a3", "pr_a2", "pr_a1"]);
+      expect(await ids(null, "pr_a3", 1)).toEqual(["pr_a2"]);
+      expect(await ids("pr_a2", null, 10)).toEqual(["pr_a2"]);
+      expect(await ids("pr_b1", null, 10)).toEqual([]);
+      await s.projects.update("pr_a3", { name: "Renamed", settings: { a: [1, 2] } });
+      const p = await s.projects.byId("pr_a3");
+      expect([p!.name, p!.settings]).toEqual(["Renamed", { a: [1, 2] }]);
+    });
+
+    test("device sessions: lookup by token with the user, pages, touch, expiry and deletes count rows", async () => {
+      for (const [id, created] of [
+        ["ds_1", at(0)],
+        ["ds_2", at(10)],
+        ["ds_3", at(20)],
+      ] as const) {
+        await s.devices.insert({ id, userId: "us_b1", name: id, tokenHash: `th-${id}`, createdAt: created, lastSeenAt: null });
+      }
+      const found = await s.devices.byTokenHash("th-ds_2");
+      expect([found!.session.id, found!.user.id]).toEqual(["ds_2", "us_b1"]);
+      expect(await s.devices.byTokenHash("th-none")).toBeNull();
+      expect((await s.devices.listForUser("us_b1", null, 2)).map((d) => d.id)).toEqual(["ds_3", "ds_2"]);
+      expect((await s.devices.listForUser("us_b1", "ds_2", 5)).map((d) => d.id)).toEqual(["ds_1"]);
+      await s.devices.touch("ds_1", at(30));
+      // ds_1 was seen at 30 (not idle), ds_2 idle since 10, ds_3 idle since 20: idle before 15 drops ds_2 only.
+      expect(await s.devices.deleteExpiredForUser("us_b1", at(15), at(-1))).toBe(1);
+      expect(await s.devices.deleteForUser("us_a1", "ds_1")).toBe(false);
+      expect(await s.devices.deleteForUser("us_b1", "ds_1")).toBe(true);
+      expect(await s.devices.deleteAllForUser("us_b1")).toBe(1);
+      expect(await s.devices.listForUser("us_b1", null, 10)).toEqual([]);
+    });
+
+    test("sign-in tokens: consumed once, never after expiry", async () => {
+      await s.signinTokens.insert({ tokenHash: "st_1", userId: "us_a0", createdAt: at(0), expiresAt: at(15) });
+      await s.signinTokens.insert({ tokenHash: "st_2", userId: "us_a0", createdAt: at(0), expiresAt: at(5) });
+      expect(await s.signinTokens.consume("st_2", at(5))).toBeNull();
+      expect(await s.signinTokens.consume("st_1", at(10))).toBe("us_a0");
+      expect(await s.signinTokens.consume("st_1", at(10))).toBeNull();
+    });
+
+    test("API keys: scopes round-trip, pages, revoke, rotate, touch", async () => {
+      for (const id of ["ak_0001", "ak_0002", "ak_0003"]) await s.apiKeys.insert(apiKey(id, "pr_a1"));
+      expect(await s.apiKeys.bySecretHash("secret-ak_0002")).toEqual({ key: apiKey("ak_0002", "pr_a1"), teamId: "tm_a" });
+      expect(await s.apiKeys.inProject("pr_a2", "ak_0002")).toBeNull();
+      expect((await s.apiKeys.listInProject("pr_a1", null, 2)).map((k) => k.id)).toEqual(["ak_0003", "ak_0002"]);
+      expect((await s.apiKeys.listInProject("pr_a1", "ak_0002", 2)).map((k) => k.id)).toEqual(["ak_0001"]);
+      await s.apiKeys.revoke("ak_0001", at(1));
+      await s.apiKeys.replaceSecret("ak_0002", "secret-rotated", "ated");
+      await s.apiKeys.touch("ak_0003", at(2));
+      expect(await s.apiKeys.secretHashExists("secret-ak_0002")).toBe(false);
+      expect(await s.apiKeys.secretHashExists("secret-rotated")).toBe(true);
+      const k = await s.apiKeys.inProject("pr_a1", "ak_0001");
+      expect(k!.revokedAt).toBe(at(1));
+      expect((await s.apiKeys.inProject("pr_a1", "ak_0003"))!.lastUsedAt).toBe(at(2));
+    });
+
+    test("idempotency keys: found only after `since`, put replaces, prune counts", async () => {
+      const rec = {
+        principalId: "p1",
+        route: "POST /v1/inboxes",
+        key: "k1",
+        bodyHash: "h1",
+        status: 201,
+        body: '{"id":1}',
+        createdAt: at(0),
+      };
+      await s.idempotencyKeys.put(rec);
+      expect(await s.idempotencyKeys.find("p1", "POST /v1/inboxes", "k1", at(-1))).toEqual(rec);
+      expect(await s.idempotencyKeys.find("p1", "POST /v1/inboxes", "k1", at(0))).toBeNull();
+      await s.idempotencyKeys.put({ ...rec, status: 200, body: '{"id":2}', createdAt: at(5) });
+      expect((await s.idempotencyKeys.find("p1", "POST /v1/inboxes", "k1", at(-1)))!.body).toBe('{"id":2}');
+      await s.idempotencyKeys.put({ ...rec, key: "k2", createdAt: at(1) });
+      expect(await s.idempotencyKeys.prune(at(1))).toBe(1);
+      expect(await s.idempotencyKeys.prune(at(1))).toBe(0);
+    });
+
+    test("usage: the real counts of a team and project", async () => {
+      const u = await s.usage.counts("tm_a", "pr_a1");
+      expect(u).toEqual({
+        teamUsedBytes: 0,
+        teamCreatedAt: T0,
+        teamInboxes: 0,
+        projectInboxes: 0,
+        projectMessages: 0,
+        teamMembers: 2,
+        projectStorageBytes: 0,
+        teamCustomDomains: 0,
+        projectApiKeys: 2, // three made, one revoked
+      });
+      expect(await s.usage.counts("tm_none", "pr_a1")).toBeNull();
+    });
+
+    test("a transaction commits all its writes together, and a throw leaves none", async () => {
+      await s.transaction(async (tx) => {
+        await tx.teams.insert(team("tm_tx1"));
+        await tx.users.insert(user("us_tx1", "tm_tx1"));
+      });
+      expect((await s.users.byId("us_tx1"))!.teamId).toBe("tm_tx1");
+      const boom = new Error("boom");
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.teams.insert(team("tm_tx2"));
+          await tx.users.insert(user("us_tx2", "tm_tx2"));
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await s.teams.byId("tm_tx2")).toBeNull();
+      expect(await s.users.byId("us_tx2")).toBeNull();
+      // A failing statement aborts the whole transaction too (the duplicate team name).
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.teams.insert(team("tm_tx3"));
+          await tx.teams.insert(team("tm_tx4", "team tm_tx3"));
+        }),
+      ).rejects.toThrow();
+      expect(await s.teams.byId("tm_tx3")).toBeNull();
+    });
+
+    test("a savepoint that throws undoes only its own writes; the transaction goes on and commits", async () => {
+      const result = await s.transaction(async (tx) => {
+        await tx.teams.insert(team("tm_sp1"));
+        const inner = await tx
+          .savepoint(async (sp) => {
+            await sp.teams.insert(team("tm_sp2"));
+            throw new Error("undo me");
+          })
+          .catch((e: Error) => e.message);
+        const kept = await tx.savepoint(async (sp) => {
+          await sp.teams.insert(team("tm_sp3"));
+          return "kept";
+        });
+        // The transaction's own repositories see its uncommitted writes.
+        return [inner, kept, (await tx.teams.byId("tm_sp3"))?.id];
+      });
+      expect(result).toEqual(["undo me", "kept", "tm_sp3"]);
+      expect((await s.teams.byId("tm_sp1"))?.id).toBe("tm_sp1");
+      expect(await s.teams.byId("tm_sp2")).toBeNull();
+      expect((await s.teams.byId("tm_sp3"))?.id).toBe("tm_sp3");
+    });
+
+    const event = (id: string, projectId: string, userId: string | null, minute: number): EventRecord => ({
+      id,
+      projectId,
+      type: "message.received",
+      inboxId: null,
+      userId,
+      data: JSON.stringify({ id }),
+      occurredAt: at(minute),
+      messageId: null,
+    });
+
+    test("event log: seqs grow, after() pages oldest first and hides other users' events, byId, prune by age", async () => {
+      const base = await s.eventLog.lastSeq("pr_a1");
+      expect(base).toBe(0);
+      const seqs: number[] = [];
+      seqs.push(await s.eventLog.append(event("ev_1", "pr_a1", null, 1)));
+      seqs.push(await s.eventLog.append(event("ev_2", "pr_a1", "us_a0", 2)));
+      seqs.push(await s.eventLog.append(event("ev_3", "pr_a2", null, 3)));
+      seqs.push(await s.eventLog.append(event("ev_4", "pr_a1", "us_a1", 4)));
+      expect([...seqs].sort((x, y) => x - y)).toEqual(seqs);
+      expect(await s.eventLog.lastSeq("pr_a1")).toBe(seqs[3]);
+      const ids = async (seq: number, userId: string | null, limit = 10) =>
+        (await s.eventLog.after("pr_a1", seq, userId, limit)).map((e) => e.id);
+      expect(await ids(0, null)).toEqual(["ev_1"]);
+      expect(await ids(0, "us_a0")).toEqual(["ev_1", "ev_2"]);
+      expect(await ids(seqs[0], "us_a1")).toEqual(["ev_4"]);
+      expect(await ids(0, "us_a0", 1)).toEqual(["ev_1"]);
+      expect(await s.eventLog.byId("ev_2")).toEqual({
+        seq: seqs[1],
+        id: "ev_2",
+        type: "message.received",
+        data: '{"id":"ev_2"}',
+        occurred_at: at(2),
+      });
+      expect(await s.eventLog.byId("ev_none")).toBeNull();
+      expect(await s.eventLog.prune(at(3), 1)).toBe(1);
+      expect(await s.eventLog.prune(at(3), 10)).toBe(1);
+      expect(await s.eventLog.prune(at(3), 10)).toBe(0);
+      expect((await s.eventLog.after("pr_a1", 0, "us_a1", 10)).map((e) => e.id)).toEqual(["ev_4"]);
+    });
+
+    test("event log: appends to one project commit in seq order, so a reader never skips one", async () => {
+      let openGate!: () => void;
+      const gate = new Promise<void>((r) => {
+        openGate = r;
+      });
+      const committed: string[] = [];
+      const first = s.transaction(async (tx) => {
+        const seq = await tx.eventLog.append(event("ev_first", "pr_b1", null, 10));
+        await gate;
+        return seq;
+      });
+      // Let `first` take its seq and hold its transaction open.
+      await Bun.sleep(50);
+      const second = s
+        .transaction((tx) => tx.eventLog.append(event("ev_second", "pr_b1", null, 11)))
+        .then((seq) => {
+          committed.push("second");
+          return seq;
+        });
+      void first.then(() => committed.push("first"));
+      let a: number;
+      let b: number;
+      try {
+        // Give `second` every chance to commit ahead of `first` if the engine allowed it.
+        await Bun.sleep(200);
+        expect(committed).toEqual([]);
+      } finally {
+        openGate();
+        [a, b] = await Promise.all([first, second]);
+      }
+      expect(committed).toEqual(["first", "second"]);
+      expect(b).toBeGreaterThan(a);
+      expect((await s.eventLog.after("pr_b1", 0, null, 10)).map((e) => e.id)).toEqual(["ev_first", "ev_second"]);
+    });
+
+    test("domains: insert, read, pages, count per team, related claims, delete", async () => {
+      await s.domains.insert(domain("dm_1", "pr_a1", "example.test"));
+      await s.domains.insert(domain("dm_2", "pr_a1", "mail.example.test"));
+      await s.domains.insert(domain("dm_3", "pr_b1", "example.test"));
+      await s.domains.insert(domain("dm_4", "pr_a2", "other.test"));
+      expect(await s.domains.inProject("pr_a1", "dm_1")).toEqual(domain("dm_1", "pr_a1", "example.test"));
+      expect(await s.domains.inProject("pr_a2", "dm_1")).toBeNull();
+      expect((await s.domains.listInProject("pr_a1", null, 10)).map((d) => d.id)).toEqual(["dm_2", "dm_1"]);
+      expect((await s.domains.listInProject("pr_a1", "dm_2", 10)).map((d) => d.id)).toEqual(["dm_1"]);
+      expect(await s.domains.countForTeam("tm_a")).toBe(3);
+      await expect(s.domains.insert(domain("dm_dup", "pr_a1", "example.test"))).rejects.toThrow();
+      const related = (await s.domains.related("example.test")).map((r) => `${r.domain}:${r.projectId}:${r.teamId}:${r.status}`).sort();
+      expect(related).toEqual([
+        "example.test:pr_a1:tm_a:pending",
+        "example.test:pr_b1:tm_b:pending",
+        "mail.example.test:pr_a1:tm_a:pending",
+      ]);
+      expect((await s.domains.related("deep.mail.example.test")).map((r) => r.domain).sort()).toEqual([
+        "example.test",
+        "example.test",
+        "mail.example.test",
+      ]);
+      expect((await s.usage.counts("tm_a", "pr_a1"))!.teamCustomDomains).toBe(3);
+      await s.domains.deleteInProject("pr_a2", "dm_4");
+      expect(await s.domains.inProject("pr_a2", "dm_4")).toBeNull();
+      expect(await s.domains.mailboxIds("pr_a1", "dm_1")).toEqual([]);
+      expect(await s.domains.catchAllInbox("example.test")).toBeNull();
+    });
+
+    test("domains: the first claim verified wins the name; checks and failures are recorded", async () => {
+      const check = { at: at(3), recordStatus: '{"mx":"ok"}' };
+      expect(await s.domains.markVerified("dm_3", check)).toBe(true);
+      expect(await s.domains.markVerified("dm_1", check)).toBe(false);
+      expect((await s.domains.inProject("pr_a1", "dm_1"))!.status).toBe("pending");
+      const v = await s.domains.inProject("pr_b1", "dm_3");
+      expect([v!.status, v!.verified_at, v!.record_status]).toEqual(["verified", at(3), '{"mx":"ok"}']);
+      await s.domains.recordCheck("dm_3", { at: at(4), recordStatus: "{}" });
+      expect((await s.domains.inProject("pr_b1", "dm_3"))!.status).toBe("verified");
+      await s.domains.markFailed("dm_1", check, "no MX");
+      const f = await s.domains.inProject("pr_a1", "dm_1");
+      expect([f!.status, f!.failure_reason, f!.last_checked_at]).toEqual(["failed", "no MX", at(3)]);
+    });
+
+    test("domains scheduler: claims never-checked first, never hands one domain to two workers, finish releases", async () => {
+      const ids = Array.from({ length: 12 }, (_, i) => `dq_${String(i).padStart(2, "0")}`);
+      for (const [i, id] of ids.entries()) {
+        await s.domains.insert(domain(id, "pr_a3", `q${i}.test`, { last_checked_at: i < 4 ? null : at(i) }));
+      }
+      await s.domains.markFailed("dm_2", { at: at(5), recordStatus: "{}" }, "out of the way: only dq_* are pending now");
+      const now = at(100);
+      const ids4 = (rs: DomainRecord[]) => rs.map((r) => r.id).sort();
+      // Never-checked first (the order RETURNING gives is no contract, the choice is).
+      const firstFour = await s.domains.claimDue(at(110), at(99), now, 4);
+      expect(ids4(firstFour)).toEqual(ids.slice(0, 4));
+      expect(firstFour.every((r) => r.check_claimed_until === at(110))).toBe(true);
+      // Two workers at once (two connections on PostgreSQL): disjoint claims covering every due domain.
+      const [a, b] = await Promise.all([s.domains.claimDue(at(110), at(99), now, 6), s.domains.claimDue(at(110), at(99), now, 6)]);
+      const all = [...a, ...b].map((r) => r.id);
+      expect(new Set(all).size).toBe(all.length);
+      expect(all.sort()).toEqual(ids.slice(4));
+      // Claimed: nothing more is due until the claim lapses.
+      expect(await s.domains.claimDue(at(110), at(99), now, 50)).toEqual([]);
+      expect(await s.domains.finishClaimedCheck("dq_00", { at: now, recordStatus: "{}" }, { status: "verified", reason: null })).toBe(true);
+      await s.domains.finishClaimedCheck("dq_01", { at: now, recordStatus: "{}" }, { status: "failed", reason: "no TXT" });
+      await s.domains.finishClaimedCheck("dq_02", { at: now, recordStatus: '{"x":1}' }, { status: null, reason: null });
+      const [v, f, p] = await Promise.all(["dq_00", "dq_01", "dq_02"].map((id) => s.domains.inProject("pr_a3", id)));
+      expect([v!.status, v!.check_claimed_until]).toEqual(["verified", null]);
+      expect([f!.status, f!.failure_reason]).toEqual(["failed", "no TXT"]);
+      expect([p!.status, p!.record_status, p!.last_checked_at]).toEqual(["pending", '{"x":1}', now]);
+      // A finished check applies only while pending: a verified domain stays verified.
+      await s.domains.finishClaimedCheck("dq_00", { at: now, recordStatus: "{}" }, { status: "failed", reason: "late" });
+      expect((await s.domains.inProject("pr_a3", "dq_00"))!.status).toBe("verified");
+    });
+  });
+}
