@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DomainRecord } from "../../src/storage/domains";
-import type { EventRecord } from "../../src/storage/events";
+import type { AlertRecord, EventRecord, WebhookRecord } from "../../src/storage/events";
 import { openPostgresRepositories, type PostgresRepositories } from "../../src/storage/postgres";
 import { openSqliteStorage } from "../../src/storage/sqlite";
 import type { ApiKeyRecord, ProjectRecord, TeamRecord, UserRecord } from "../../src/storage/tenancy";
@@ -375,6 +375,202 @@ for (const engine of ENGINES) {
       expect(committed).toEqual(["first", "second"]);
       expect(b).toBeGreaterThan(a);
       expect((await s.eventLog.after("pr_b1", 0, null, 10)).map((e) => e.id)).toEqual(["ev_first", "ev_second"]);
+    });
+
+    const hook = (id: string, projectId: string): WebhookRecord => ({
+      id,
+      project_id: projectId,
+      url: `https://hooks.example.test/${id}`,
+      description: null,
+      event_types: '["message.received"]',
+      inbox_id: null,
+      enabled: 1,
+      secret_enc: "sealed",
+      previous_secret_enc: null,
+      previous_expires_at: null,
+      created_at: T0,
+      updated_at: T0,
+      delivery_seq: 0,
+      paused: 0,
+      consecutive_failures: 0,
+      circuit_open_until: 0,
+      last_success_at: null,
+      last_failure_at: null,
+    });
+    const MS = Date.parse(T0);
+
+    test("webhooks: insert returns the stored row, pages, update, rotate, dispatch state, circuit, pause, delete", async () => {
+      expect(await s.webhooks.insert(hook("wh_1", "pr_a1"))).toEqual(hook("wh_1", "pr_a1"));
+      await s.webhooks.insert(hook("wh_2", "pr_a1"));
+      await s.webhooks.insert(hook("wh_3", "pr_a1"));
+      expect((await s.webhooks.listInProject("pr_a1", "wh_3", 10)).map((w) => w.id)).toEqual(["wh_2", "wh_1"]);
+      expect(await s.webhooks.inProject("pr_a2", "wh_1")).toBeNull();
+      await s.webhooks.update("wh_3", {
+        url: "https://x.test/",
+        event_types: "[]",
+        inbox_id: "ib_x",
+        description: "d",
+        enabled: 0,
+        updated_at: at(1),
+      });
+      expect((await s.webhooks.enabledInProject("pr_a1")).map((w) => w.id).sort()).toEqual(["wh_1", "wh_2"]);
+      const rotated = await s.webhooks.rotateSecret("wh_1", "sealed2", "sealed", at(60), at(2));
+      expect([rotated.secret_enc, rotated.previous_secret_enc, rotated.previous_expires_at]).toEqual(["sealed2", "sealed", at(60)]);
+      expect(await s.webhooks.recordFailure("wh_1", at(3))).toBe(1);
+      expect(await s.webhooks.recordFailure("wh_1", at(4))).toBe(2);
+      await s.webhooks.setCircuit("wh_1", MS + 5_000);
+      expect(await s.webhooks.dispatchState("wh_1")).toEqual({ id: "wh_1", consecutive_failures: 2, circuit_open_until: MS + 5_000 });
+      await s.webhooks.recordSuccess("wh_1", at(5));
+      expect(await s.webhooks.dispatchState("wh_1")).toEqual({ id: "wh_1", consecutive_failures: 0, circuit_open_until: 0 });
+      await s.webhooks.setCircuit("wh_1", MS + 9_000, 7);
+      expect((await s.webhooks.byId("wh_1"))!.consecutive_failures).toBe(7);
+      expect((await s.webhooks.setPaused("pr_a1", "wh_1", true, at(6)))!.paused).toBe(1);
+      expect(await s.webhooks.dispatchState("wh_1")).toBeNull();
+      const resumed = await s.webhooks.setPaused("pr_a1", "wh_1", false, at(7));
+      expect([resumed!.paused, resumed!.consecutive_failures, resumed!.circuit_open_until]).toEqual([0, 0, 0]);
+      expect(await s.webhooks.setPaused("pr_a2", "wh_1", true, at(8))).toBeNull();
+      expect((await s.webhooks.dispatchStates()).map((d) => d.id).sort()).toEqual(["wh_1", "wh_2"]);
+      expect(await s.webhooks.deleteInProject("pr_a1", "wh_3")).toBe(true);
+      expect(await s.webhooks.deleteInProject("pr_a1", "wh_3")).toBe(false);
+    });
+
+    test("webhook deliveries: per-webhook seq, claims only what is due, two claimers never share one, record is conditional", async () => {
+      const rows = Array.from({ length: 10 }, (_, i) => ({
+        id: `dl_${String(i).padStart(2, "0")}`,
+        webhookId: "wh_2",
+        projectId: "pr_a1",
+        eventId: `ev_x${i}`,
+        eventType: "message.received",
+        orderKey: "",
+        maxAttempts: 3,
+        nextAttemptAt: MS + (i < 8 ? i : 60_000),
+        createdAt: at(0),
+      }));
+      await s.webhookDeliveries.enqueue(rows.slice(0, 5));
+      await s.webhookDeliveries.enqueue(rows.slice(5));
+      const listed = await s.webhookDeliveries.listForWebhook("wh_2", "pending", "dl_99", 20);
+      expect(listed.map((d) => [d.id, d.seq])).toEqual(rows.map((r, i) => [r.id, i + 1]).reverse());
+      expect((await s.webhooks.byId("wh_2"))!.delivery_seq).toBe(10);
+      expect(await s.webhookDeliveries.pendingCount("wh_2")).toBe(10);
+      expect(await s.webhookDeliveries.nextDue("wh_2")).toBe(MS);
+      const now = MS + 1_000;
+      const [a, b] = await Promise.all([
+        s.webhookDeliveries.claim("node-a", "wh_2", now, now + 30_000, 5),
+        s.webhookDeliveries.claim("node-b", "wh_2", now, now + 30_000, 5),
+      ]);
+      const claimed = [...a, ...b].map((d) => d.id);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.sort()).toEqual(rows.slice(0, 8).map((r) => r.id));
+      expect(a.map((d) => d.next_attempt_at)).toEqual([...a.map((d) => d.next_attempt_at)].sort((x, y) => x - y));
+      expect(await s.webhookDeliveries.claim("node-c", "wh_2", now, now + 30_000, 5)).toEqual([]);
+      // The earliest due is now the lapse of the claims.
+      expect(await s.webhookDeliveries.nextDue("wh_2")).toBe(now + 30_000);
+      const d0 = [...a, ...b].find((d) => d.id === "dl_00")!;
+      const outcome = {
+        attemptId: "at_1",
+        attempt: 1,
+        status: "succeeded" as const,
+        nextAttemptAt: now,
+        statusCode: 200,
+        error: null,
+        completedAt: at(1),
+        ok: true,
+        excerpt: "ok",
+        startedAt: at(1),
+        durationMs: 12,
+      };
+      expect(await s.webhookDeliveries.record({ id: "dl_00", claimed_by: "someone-else", attempts: 0 }, outcome)).toBe(false);
+      expect(await s.webhookDeliveries.record({ id: d0.id, claimed_by: d0.claimed_by, attempts: d0.attempts }, outcome)).toBe(true);
+      expect(await s.webhookDeliveries.record({ id: d0.id, claimed_by: d0.claimed_by, attempts: d0.attempts }, outcome)).toBe(false);
+      expect(await s.webhookDeliveries.attempts("dl_00")).toEqual([
+        { attempt: 1, started_at: at(1), duration_ms: 12, status_code: 200, ok: 1, error: null, response_excerpt: "ok" },
+      ]);
+      const done = await s.webhookDeliveries.inWebhook("pr_a1", "wh_2", "dl_00");
+      expect([done!.status, done!.claimed_by, done!.claimed_until]).toEqual(["succeeded", null, 0]);
+      // Release hands back only the releasing worker's claims.
+      const mineA = a.map((d) => d.id);
+      await s.webhookDeliveries.release("node-b", mineA);
+      await s.webhookDeliveries.release("node-a", mineA);
+      const again = await s.webhookDeliveries.claim("node-d", "wh_2", now, now + 30_000, 20);
+      expect(again.map((d) => d.id).sort()).toEqual(mineA.filter((id) => id !== "dl_00").sort());
+      // Paused webhook: nothing is claimed.
+      await s.webhookDeliveries.release(
+        "node-d",
+        again.map((d) => d.id),
+      );
+      await s.webhooks.setPaused("pr_a1", "wh_2", true, at(2));
+      expect(await s.webhookDeliveries.claim("node-e", "wh_2", now, now + 30_000, 20)).toEqual([]);
+      await s.webhooks.setPaused("pr_a1", "wh_2", false, at(3));
+      // Redeliver a finished one; then prune the finished ones.
+      const re = await s.webhookDeliveries.redeliver("dl_00", now + 5);
+      expect([re!.status, re!.max_attempts, re!.next_attempt_at, re!.completed_at]).toEqual(["pending", 2, now + 5, null]);
+      expect(await s.webhookDeliveries.redeliver("dl_00", now + 5)).toBeNull();
+      const test = await s.webhookDeliveries.insertClaimed({
+        id: "dl_test",
+        webhookId: "wh_2",
+        projectId: "pr_a1",
+        eventType: "webhook.test",
+        orderKey: "",
+        payload: "{}",
+        maxAttempts: 1,
+        nextAttemptAt: now,
+        claimedUntil: now + 10_000,
+        claimedBy: "node-a",
+        createdAt: at(0),
+      });
+      expect([test.seq, test.claimed_until, test.payload, test.event_id]).toEqual([0, now + 10_000, "{}", null]);
+      await s.webhookDeliveries.record(
+        { id: "dl_test", claimed_by: "node-a", attempts: 0 },
+        { ...outcome, attemptId: "at_2", status: "failed", completedAt: at(2) },
+      );
+      expect((await s.webhookDeliveries.listForWebhook("wh_2", "failed", "dl_zz", 10)).map((d) => d.id)).toEqual(["dl_test"]);
+      expect(await s.webhookDeliveries.prune(at(3), 10)).toBe(1);
+      expect(await s.webhookDeliveries.inWebhook("pr_a1", "wh_2", "dl_test")).toBeNull();
+    });
+
+    const alert = (id: string, userId: string, patch: Partial<AlertRecord> = {}): AlertRecord => ({
+      id,
+      project_id: "pr_a1",
+      user_id: userId,
+      type: "inbox.expiring",
+      channel: "web",
+      severity: "info",
+      title: `alert ${id}`,
+      detail: "d",
+      resource_type: "inbox",
+      resource_id: `ib_${id}`,
+      inbox_id: `ib_${id}`,
+      inbox_address: `${id}@example.test`,
+      count: 1,
+      occurred_at: at(0),
+      read_at: null,
+      ...patch,
+    });
+
+    test("alerts: bump coalesces unread ones, filters, unread count, read marks, team owners", async () => {
+      expect(await s.alerts.insert(alert("al_1", "us_a0"))).toEqual(alert("al_1", "us_a0"));
+      await s.alerts.insert(alert("al_2", "us_a0", { channel: "email", type: "quota" }));
+      await s.alerts.insert(alert("al_3", "us_a1"));
+      const key = { userId: "us_a0", projectId: "pr_a1", type: "inbox.expiring", resourceId: "ib_al_1" };
+      const bumped = await s.alerts.bump(key, { occurredAt: at(5), detail: "again", inboxId: "ib_al_1", inboxAddress: "a@example.test" });
+      expect([bumped!.id, bumped!.count, bumped!.detail, bumped!.occurred_at]).toEqual(["al_1", 2, "again", at(5)]);
+      expect((await s.alerts.setTitle("al_1", "New title")).title).toBe("New title");
+      const list = async (f: { unread: boolean | null; channel: string | null; type: string | null }) =>
+        (await s.alerts.list("us_a0", "pr_a1", f, "al_99", 10)).map((a) => a.id);
+      expect(await list({ unread: null, channel: null, type: null })).toEqual(["al_2", "al_1"]);
+      expect(await list({ unread: null, channel: "email", type: null })).toEqual(["al_2"]);
+      expect(await list({ unread: null, channel: null, type: "inbox.expiring" })).toEqual(["al_1"]);
+      expect(await s.alerts.unreadCount("us_a0", "pr_a1")).toBe(2);
+      expect((await s.alerts.existing("us_a0", "pr_a1", ["al_1", "al_3", "al_none"])).sort()).toEqual(["al_1"]);
+      await s.alerts.markRead("us_a0", "pr_a1", ["al_1", "al_3"], at(6));
+      expect(await list({ unread: true, channel: null, type: null })).toEqual(["al_2"]);
+      expect(await list({ unread: false, channel: null, type: null })).toEqual(["al_1"]);
+      // A read alert no longer coalesces.
+      expect(await s.alerts.bump(key, { occurredAt: at(7), detail: "x", inboxId: "ib_al_1", inboxAddress: "a@example.test" })).toBeNull();
+      await s.alerts.markAllRead("us_a0", "pr_a1", at(8));
+      expect(await s.alerts.unreadCount("us_a0", "pr_a1")).toBe(0);
+      expect(await s.alerts.unreadCount("us_a1", "pr_a1")).toBe(1);
+      expect((await s.alerts.teamOwnerIds("tm_a")).sort()).toEqual(["us_a0", "us_a1"]);
     });
 
     test("domains: insert, read, pages, count per team, related claims, delete", async () => {

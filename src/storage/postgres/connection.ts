@@ -10,7 +10,8 @@
 import { SQL } from "bun";
 import { postgresMigrations } from "./migrations";
 
-export type PgParam = string | number | bigint | boolean | null | Uint8Array;
+// A string[] binds to a text[] parameter (`= ANY($1::text[])`, where SQLite reads json_each).
+export type PgParam = string | number | bigint | boolean | null | Uint8Array | string[];
 
 /** Anything that runs a statement: the pool, a transaction, a savepoint. */
 export interface PgClient {

@@ -7,11 +7,11 @@ import type { EventsRepositories } from "../events";
 import type { TenancyRepositories } from "../tenancy";
 import { PgConnection, type PgClient, type PgConnectionOptions } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
-import { postgresEventLogRepository } from "./events";
+import { postgresEventsRepositories } from "./events";
 import { postgresTenancyRepositories } from "./tenancy";
 
 /** The repositories the PostgreSQL engine implements so far. */
-export interface PostgresPortedRepositories extends TenancyRepositories, DomainsRepositories, Pick<EventsRepositories, "eventLog"> {}
+export interface PostgresPortedRepositories extends TenancyRepositories, DomainsRepositories, EventsRepositories {}
 
 export interface PostgresTransaction extends PostgresPortedRepositories {
   /** As Transaction.savepoint: if fn throws, only its writes are undone and the transaction goes on. */
@@ -27,7 +27,7 @@ export interface PostgresRepositories extends PostgresPortedRepositories {
 }
 
 function repositories(c: PgClient): PostgresPortedRepositories {
-  return { ...postgresTenancyRepositories(c), ...postgresDomainsRepositories(c), ...postgresEventLogRepository(c) };
+  return { ...postgresTenancyRepositories(c), ...postgresDomainsRepositories(c), ...postgresEventsRepositories(c) };
 }
 
 /** Connects to `url` (postgres://…), migrates, and hands out the ported repositories. */
