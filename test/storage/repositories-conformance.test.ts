@@ -1,63 +1,16 @@
 // The repository contract (src/storage/<capability>.ts), asserted once and run against both
 // engines: SQLite (openSqliteStorage) and PostgreSQL (openPostgresRepositories, a real server this
-// file starts). Every repository PostgreSQL implements so far is here: what is written reads back
-// the same, lists keep their order and pages, updates and deletes report what they did, a
-// transaction that throws leaves nothing, a savepoint that throws undoes only its own writes.
+// file starts). Tenancy, domains and events here (automation: automation-conformance.test.ts):
+// what is written reads back the same, lists keep their order and pages, updates and deletes
+// report what they did, a transaction that throws leaves nothing, a savepoint that throws undoes
+// only its own writes, and claims made at once by two callers never overlap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { DomainRecord } from "../../src/storage/domains";
 import type { AlertRecord, EventRecord, WebhookRecord } from "../../src/storage/events";
-import { openPostgresRepositories, type PostgresRepositories } from "../../src/storage/postgres";
-import { openSqliteStorage } from "../../src/storage/sqlite";
 import type { ApiKeyRecord, ProjectRecord, TeamRecord, UserRecord } from "../../src/storage/tenancy";
-import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
+import { type Engine, storageEngines } from "../support/storage-engines";
 
-/** What both engines offer today: the Storage of SQLite is one of these too. */
-type Engine = PostgresRepositories;
-
-interface EngineUnderTest {
-  name: string;
-  available: boolean;
-  open(): Promise<Engine>;
-  stop(): Promise<void>;
-}
-
-let pg: PostgresServer | null = null;
-let sqliteDir: string | null = null;
-
-const bin = postgresBinDir();
-if (!bin) {
-  test(postgresMissing, () => {
-    expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
-  });
-}
-
-const ENGINES: EngineUnderTest[] = [
-  {
-    name: "sqlite",
-    available: true,
-    open: async () => {
-      sqliteDir = mkdtempSync(join(tmpdir(), "inboxd-conformance-"));
-      return openSqliteStorage(sqliteDir);
-    },
-    stop: async () => {
-      if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
-    },
-  },
-  {
-    name: "postgres",
-    available: !!bin || postgresRequired,
-    open: async () => {
-      pg = await startPostgres();
-      return openPostgresRepositories(pg.url, { max: 4 });
-    },
-    stop: async () => {
-      await pg?.stop();
-    },
-  },
-];
+const ENGINES = storageEngines();
 
 const T0 = "2026-01-01T00:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();

@@ -2,16 +2,18 @@
 // ported so far. It is deliberately not a Storage yet (src/storage/index.ts): a half engine must
 // not be selectable by the server, so nothing in src/ outside this folder opens it; the
 // conformance tests do (test/storage/). docs/scaling.md lists what remains.
+import type { AutomationRepositories } from "../automation";
 import type { DomainsRepositories } from "../domains";
 import type { EventsRepositories } from "../events";
 import type { TenancyRepositories } from "../tenancy";
 import { PgConnection, type PgClient, type PgConnectionOptions } from "./connection";
+import { postgresAutomationRepositories } from "./automation";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
 import { postgresTenancyRepositories } from "./tenancy";
 
 /** The repositories the PostgreSQL engine implements so far. */
-export interface PostgresPortedRepositories extends TenancyRepositories, DomainsRepositories, EventsRepositories {}
+export interface PostgresPortedRepositories extends TenancyRepositories, DomainsRepositories, EventsRepositories, AutomationRepositories {}
 
 export interface PostgresTransaction extends PostgresPortedRepositories {
   /** As Transaction.savepoint: if fn throws, only its writes are undone and the transaction goes on. */
@@ -27,7 +29,12 @@ export interface PostgresRepositories extends PostgresPortedRepositories {
 }
 
 function repositories(c: PgClient): PostgresPortedRepositories {
-  return { ...postgresTenancyRepositories(c), ...postgresDomainsRepositories(c), ...postgresEventsRepositories(c) };
+  return {
+    ...postgresTenancyRepositories(c),
+    ...postgresDomainsRepositories(c),
+    ...postgresEventsRepositories(c),
+    ...postgresAutomationRepositories(c),
+  };
 }
 
 /** Connects to `url` (postgres://…), migrates, and hands out the ported repositories. */
