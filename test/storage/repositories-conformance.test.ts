@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { DomainRecord } from "../../src/storage/domains";
 import type { AlertRecord, EventRecord, WebhookRecord } from "../../src/storage/events";
+import type { InboxRecord } from "../../src/storage/mail";
 import type { ApiKeyRecord, ProjectRecord, TeamRecord, UserRecord } from "../../src/storage/tenancy";
 import { type Engine, storageEngines } from "../support/storage-engines";
 
@@ -598,6 +599,101 @@ for (const engine of ENGINES) {
       // A finished check applies only while pending: a verified domain stays verified.
       await s.domains.finishClaimedCheck("dq_00", { at: now, recordStatus: "{}" }, { status: "failed", reason: "late" });
       expect((await s.domains.inProject("pr_a3", "dq_00"))!.status).toBe("verified");
+    });
+
+    const inbox = (id: string, projectId: string, patch: Partial<InboxRecord> = {}): InboxRecord => ({
+      id,
+      projectId,
+      address: `${id}@example.test`,
+      localPart: id,
+      domain: "example.test",
+      domainId: null,
+      name: null,
+      type: "disposable",
+      status: "active",
+      passwordEnc: "sealed",
+      uidValidity: 1_767_225_600,
+      uidNext: 1,
+      expiresAt: null,
+      expiringAlertedAt: null,
+      createdBySession: null,
+      messageCount: 0,
+      unreadCount: 0,
+      usedBytes: 0,
+      createdAt: T0,
+      ...patch,
+    });
+
+    test("inboxes: read back, pages by type, the instance catch-all, partial update, count per team", async () => {
+      await s.inboxes.insert(inbox("ib_1", "pr_a1"));
+      await s.inboxes.insert(inbox("ib_2", "pr_a1", { type: "persistent", domainId: "dm_1", name: "Support" }));
+      await s.inboxes.insert(inbox("ib_3", "pr_a1", { type: "catch_all" }));
+      await s.inboxes.insert(inbox("ib_4", "pr_b1", { type: "persistent", domainId: "dm_3" }));
+      await expect(s.inboxes.insert(inbox("ib_5", "pr_a2", { type: "catch_all", address: "other@example.test" }))).rejects.toThrow();
+      expect(await s.inboxes.byId("ib_1")).toEqual(inbox("ib_1", "pr_a1"));
+      expect((await s.inboxes.byAddress("ib_2@example.test"))!.name).toBe("Support");
+      expect(await s.inboxes.inProject("pr_a2", "ib_1")).toBeNull();
+      expect((await s.inboxes.catchAll())!.id).toBe("ib_3");
+      const ids = async (type: InboxRecord["type"] | null, before: string | null = null) =>
+        (await s.inboxes.listInProject("pr_a1", before, 10, type)).map((i) => i.id);
+      expect(await ids(null)).toEqual(["ib_3", "ib_2", "ib_1"]);
+      expect(await ids("persistent")).toEqual(["ib_2"]);
+      expect(await ids("catch_all")).toEqual(["ib_3"]);
+      expect(await ids(null, "ib_2")).toEqual(["ib_1"]);
+      expect((await s.inboxes.listAll("ib_4", 2)).map((i) => i.id)).toEqual(["ib_3", "ib_2"]);
+      expect(await s.inboxes.countForTeam("tm_a")).toBe(2);
+      await s.inboxes.update("ib_1", { name: "Renamed" });
+      await s.inboxes.update("ib_1", { expiresAt: at(60) });
+      const u = await s.inboxes.byId("ib_1");
+      expect([u!.name, u!.expiresAt, u!.expiringAlertedAt]).toEqual(["Renamed", at(60), null]);
+      await s.inboxes.update("ib_1", { name: null });
+      expect((await s.inboxes.byId("ib_1"))!.name).toBeNull();
+      await s.inboxes.setPassword("ib_1", "sealed2");
+      expect((await s.inboxes.byId("ib_1"))!.passwordEnc).toBe("sealed2");
+      const usage = await s.usage.counts("tm_a", "pr_a1");
+      expect([usage!.teamInboxes, usage!.projectInboxes]).toEqual([2, 3]);
+    });
+
+    test("inboxes: UIDs are handed out once each, in order, however many take at once", async () => {
+      const taken = await Promise.all(Array.from({ length: 12 }, () => s.inboxes.takeUid("ib_2")));
+      expect(taken.map((t) => t!.uid).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+      const inTx = await s.transaction(async (tx) => [(await tx.inboxes.takeUid("ib_2"))!.uid, (await tx.inboxes.takeUid("ib_2"))!.uid]);
+      expect(inTx).toEqual([13, 14]);
+      // A rolled-back transaction gives its UID back.
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.inboxes.takeUid("ib_2");
+          throw new Error("rollback");
+        }),
+      ).rejects.toThrow("rollback");
+      const next = await s.inboxes.takeUid("ib_2");
+      expect([next!.uid, next!.inbox.uidNext]).toEqual([15, 16]);
+      expect(await s.inboxes.takeUid("ib_none")).toBeNull();
+      expect(await s.inboxes.mailboxStatus("ib_2")).toEqual({
+        uidValidity: 1_767_225_600,
+        uidNext: 16,
+        messages: 0,
+        unseen: 0,
+        maxUid: null,
+      });
+    });
+
+    test("inboxes: expiry, expiring alerts claimed once, delete; domains see their mailboxes and catch-all", async () => {
+      expect(await s.domains.mailboxIds("pr_a1", "dm_1")).toEqual(["ib_2"]);
+      await s.domains.setCatchAll("pr_b1", "dm_3", "ib_4");
+      expect((await s.domains.catchAllInbox("example.test"))!.id).toBe("ib_4");
+      // Created at T0, expires at +60 min; lead 1 day: the window is a fifth of the lifetime (12 min).
+      expect(await s.inboxes.claimExpiring(at(40), 1)).toEqual([]);
+      const claimed = await s.inboxes.claimExpiring(at(50), 1);
+      expect(claimed.map((i) => [i.id, i.expiringAlertedAt])).toEqual([["ib_1", at(50)]]);
+      expect(await s.inboxes.claimExpiring(at(55), 1)).toEqual([]);
+      expect(await s.inboxes.expired(at(59), 10)).toEqual([]);
+      expect(await s.inboxes.expired(at(60), 10)).toEqual([
+        { id: "ib_1", project_id: "pr_a1", address: "ib_1@example.test", expires_at: at(60) },
+      ]);
+      expect(await s.inboxes.deleteInProject("pr_a2", "ib_1")).toBeNull();
+      expect(await s.inboxes.deleteInProject("pr_a1", "ib_1")).toEqual([]);
+      expect(await s.inboxes.byId("ib_1")).toBeNull();
     });
   });
 }

@@ -5,15 +5,22 @@
 import type { AutomationRepositories } from "../automation";
 import type { DomainsRepositories } from "../domains";
 import type { EventsRepositories } from "../events";
+import type { MailRepositories } from "../mail";
 import type { TenancyRepositories } from "../tenancy";
 import { PgConnection, type PgClient, type PgConnectionOptions } from "./connection";
 import { postgresAutomationRepositories } from "./automation";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
+import { postgresInboxRepository } from "./inboxes";
 import { postgresTenancyRepositories } from "./tenancy";
 
 /** The repositories the PostgreSQL engine implements so far. */
-export interface PostgresPortedRepositories extends TenancyRepositories, DomainsRepositories, EventsRepositories, AutomationRepositories {}
+export interface PostgresPortedRepositories
+  extends TenancyRepositories,
+    DomainsRepositories,
+    EventsRepositories,
+    AutomationRepositories,
+    Pick<MailRepositories, "inboxes"> {}
 
 export interface PostgresTransaction extends PostgresPortedRepositories {
   /** As Transaction.savepoint: if fn throws, only its writes are undone and the transaction goes on. */
@@ -34,6 +41,7 @@ function repositories(c: PgClient): PostgresPortedRepositories {
     ...postgresDomainsRepositories(c),
     ...postgresEventsRepositories(c),
     ...postgresAutomationRepositories(c),
+    ...postgresInboxRepository(c),
   };
 }
 
