@@ -19,6 +19,11 @@ export interface PgClient {
   row<T = Record<string, any>>(text: string, ...params: PgParam[]): Promise<T | null>;
   /** Runs a statement; resolves with the rows it affected. */
   run(text: string, ...params: PgParam[]): Promise<number>;
+  /**
+   * NOTIFY (pg_notify): inside a transaction it is delivered to every listening node at COMMIT,
+   * in commit order, and never on ROLLBACK (the cross-node wake-ups of docs/scaling.md).
+   */
+  notify(channel: string, payload: string): Promise<void>;
 }
 
 /** A client bound to one open transaction (or savepoint of one). */
@@ -44,6 +49,10 @@ class Client implements PgClient {
   async run(text: string, ...params: PgParam[]): Promise<number> {
     const r = await this.sql.unsafe(text, params);
     return (r as unknown as { count: number }).count ?? 0;
+  }
+
+  notify(channel: string, payload: string): Promise<void> {
+    return this.sql.notify(channel, payload);
   }
 }
 
@@ -107,6 +116,16 @@ export class PgConnection extends Client {
       }
       return applied;
     }) as Promise<number[]>;
+  }
+
+  /**
+   * Calls onPayload for every notification on the channel, from any node, on a dedicated
+   * connection that Bun re-subscribes after a reconnect (onListen runs each time: a missed
+   * wake-up costs latency, so the caller wakes everyone then). Resolves with the unsubscribe.
+   */
+  async listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>> {
+    const sub = await this.pool.listen(channel, onPayload, onListen);
+    return () => sub.unlisten();
   }
 
   close(): Promise<void> {
