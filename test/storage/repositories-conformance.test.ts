@@ -678,6 +678,43 @@ for (const engine of ENGINES) {
       });
     });
 
+    test("inbox watches: idempotent add, per device, per user; chaos rules replaced in order and cleared", async () => {
+      for (const [id, userId] of [
+        ["ds_w1", "us_a0"],
+        ["ds_w2", "us_a0"],
+        ["ds_w3", "us_a1"],
+      ] as const) {
+        await s.devices.insert({ id, userId, name: id, tokenHash: `th-${id}`, createdAt: T0, lastSeenAt: null });
+      }
+      const watch = (inboxId: string, deviceSessionId: string, userId: string) =>
+        s.inboxWatches.add({ inboxId, deviceSessionId, userId, createdAt: T0 });
+      await watch("ib_1", "ds_w1", "us_a0");
+      await watch("ib_1", "ds_w1", "us_a0");
+      await watch("ib_1", "ds_w2", "us_a0");
+      await watch("ib_1", "ds_w3", "us_a1");
+      await watch("ib_2", "ds_w1", "us_a0");
+      expect((await s.inboxWatches.watchedAmong("ds_w1", ["ib_1", "ib_2", "ib_3"])).sort()).toEqual(["ib_1", "ib_2"]);
+      expect(await s.inboxWatches.watchedAmong("ds_w1", [])).toEqual([]);
+      expect((await s.inboxWatches.watcherUserIds("ib_1")).sort()).toEqual(["us_a0", "us_a1"]);
+      await s.inboxWatches.remove("ib_1", "ds_w3");
+      expect(await s.inboxWatches.watcherUserIds("ib_1")).toEqual(["us_a0"]);
+
+      const rules = [
+        { stage: "rcpt" as const, code: 451, message: null, rate: 0.25, delayMs: 0 },
+        { stage: "data" as const, code: 554, message: "rejected by chaos", rate: 1, delayMs: 1500 },
+      ];
+      await s.transaction((tx) => tx.inboxChaos.replace("ib_2", rules, T0));
+      expect(await s.inboxChaos.ofInbox("ib_2")).toEqual(rules);
+      await s.transaction((tx) => tx.inboxChaos.replace("ib_2", [rules[1]], at(1)));
+      expect(await s.inboxChaos.ofInbox("ib_2")).toEqual([rules[1]]);
+      // A rule the CHECK refuses: the transaction rolls back, the old rules stay.
+      await expect(s.transaction((tx) => tx.inboxChaos.replace("ib_2", [{ ...rules[0], code: 200 }], at(2)))).rejects.toThrow();
+      expect(await s.inboxChaos.ofInbox("ib_2")).toEqual([rules[1]]);
+      expect(await s.inboxChaos.clear("ib_2")).toBe(true);
+      expect(await s.inboxChaos.clear("ib_2")).toBe(false);
+      expect(await s.inboxChaos.ofInbox("ib_2")).toEqual([]);
+    });
+
     test("inboxes: expiry, expiring alerts claimed once, delete; domains see their mailboxes and catch-all", async () => {
       expect(await s.domains.mailboxIds("pr_a1", "dm_1")).toEqual(["ib_2"]);
       await s.domains.setCatchAll("pr_b1", "dm_3", "ib_4");

@@ -1,10 +1,20 @@
-// PostgreSQL implementation of the inbox repository (src/storage/mail.ts, InboxRepository), the
-// SQLite one (../sqlite/mail.ts) statement for statement. The rest of the mail capability follows
-// in the next round (docs/scaling.md).
+// PostgreSQL implementation of the inbox repositories of the mail capability (src/storage/mail.ts:
+// inboxes, their watches and chaos rules), the SQLite ones (../sqlite/mail.ts) statement for
+// statement. Messages, attachments, blob references and auth checks follow (docs/scaling.md).
 //
 // takeUid is the IMAP UID allocator: the UPDATE's row lock lives until the transaction ends, so
 // across nodes an inbox's UIDs are handed out, and committed, strictly in order.
-import type { ExpiredInbox, InboxPatch, InboxRecord, InboxRepository, MailboxStatus, MailRepositories } from "../mail";
+import type {
+  ChaosRuleRecord,
+  ExpiredInbox,
+  InboxChaosRepository,
+  InboxPatch,
+  InboxRecord,
+  InboxRepository,
+  InboxWatchRepository,
+  MailboxStatus,
+  MailRepositories,
+} from "../mail";
 import type { PgClient } from "./connection";
 import { inboxFromPgRow, num, type Row } from "./rows";
 
@@ -165,6 +175,72 @@ class PgInboxes implements InboxRepository {
   }
 }
 
-export function postgresInboxRepository(c: PgClient): Pick<MailRepositories, "inboxes"> {
-  return { inboxes: new PgInboxes(c) };
+class PgInboxWatches implements InboxWatchRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async add(w: { inboxId: string; deviceSessionId: string; userId: string; createdAt: string }) {
+    await this.c.run(
+      "INSERT INTO inbox_watches (inbox_id, device_session_id, user_id, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+      w.inboxId,
+      w.deviceSessionId,
+      w.userId,
+      w.createdAt,
+    );
+  }
+
+  async remove(inboxId: string, deviceSessionId: string) {
+    await this.c.run("DELETE FROM inbox_watches WHERE inbox_id = $1 AND device_session_id = $2", inboxId, deviceSessionId);
+  }
+
+  async watchedAmong(deviceSessionId: string, inboxIds: string[]) {
+    if (inboxIds.length === 0) return [];
+    const rows = await this.c.rows<{ inbox_id: string }>(
+      "SELECT inbox_id FROM inbox_watches WHERE device_session_id = $1 AND inbox_id = ANY($2::text[])",
+      deviceSessionId,
+      inboxIds,
+    );
+    return rows.map((r) => r.inbox_id);
+  }
+
+  async watcherUserIds(inboxId: string) {
+    const rows = await this.c.rows<{ user_id: string }>("SELECT DISTINCT user_id FROM inbox_watches WHERE inbox_id = $1", inboxId);
+    return rows.map((r) => r.user_id);
+  }
+}
+
+class PgInboxChaos implements InboxChaosRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async ofInbox(inboxId: string) {
+    const rows = await this.c.rows<Row>(
+      "SELECT stage, code, message, rate, delay_ms FROM inbox_chaos_rules WHERE inbox_id = $1 ORDER BY position",
+      inboxId,
+    );
+    return rows.map((r): ChaosRuleRecord => ({ stage: r.stage, code: r.code, message: r.message, rate: r.rate, delayMs: r.delay_ms }));
+  }
+
+  async replace(inboxId: string, rules: ChaosRuleRecord[], createdAt: string) {
+    await this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = $1", inboxId);
+    for (const [i, r] of rules.entries()) {
+      await this.c.run(
+        "INSERT INTO inbox_chaos_rules (inbox_id, position, stage, code, message, rate, delay_ms, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        inboxId,
+        i,
+        r.stage,
+        r.code,
+        r.message,
+        r.rate,
+        r.delayMs,
+        createdAt,
+      );
+    }
+  }
+
+  async clear(inboxId: string) {
+    return (await this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = $1", inboxId)) > 0;
+  }
+}
+
+export function postgresInboxRepositories(c: PgClient): Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos"> {
+  return { inboxes: new PgInboxes(c), inboxWatches: new PgInboxWatches(c), inboxChaos: new PgInboxChaos(c) };
 }

@@ -11,7 +11,7 @@ import { PgConnection, type PgClient, type PgConnectionOptions } from "./connect
 import { postgresAutomationRepositories } from "./automation";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
-import { postgresInboxRepository } from "./inboxes";
+import { postgresInboxRepositories } from "./inboxes";
 import { postgresTenancyRepositories } from "./tenancy";
 
 /** The repositories the PostgreSQL engine implements so far. */
@@ -20,7 +20,7 @@ export interface PostgresPortedRepositories
     DomainsRepositories,
     EventsRepositories,
     AutomationRepositories,
-    Pick<MailRepositories, "inboxes"> {}
+    Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos"> {}
 
 export interface PostgresTransaction extends PostgresPortedRepositories {
   /** As Transaction.savepoint: if fn throws, only its writes are undone and the transaction goes on. */
@@ -41,7 +41,7 @@ function repositories(c: PgClient): PostgresPortedRepositories {
     ...postgresDomainsRepositories(c),
     ...postgresEventsRepositories(c),
     ...postgresAutomationRepositories(c),
-    ...postgresInboxRepository(c),
+    ...postgresInboxRepositories(c),
   };
 }
 
