@@ -301,14 +301,19 @@ for (const engine of ENGINES) {
       const gate = new Promise<void>((r) => {
         openGate = r;
       });
+      let appended!: () => void;
+      const firstAppended = new Promise<void>((r) => {
+        appended = r;
+      });
       const committed: string[] = [];
       const first = s.transaction(async (tx) => {
         const seq = await tx.eventLog.append(event("ev_first", "pr_b1", null, 10));
+        appended();
         await gate;
         return seq;
       });
-      // Let `first` take its seq and hold its transaction open.
-      await Bun.sleep(50);
+      // `first` has its seq and holds its transaction open.
+      await firstAppended;
       const second = s
         .transaction((tx) => tx.eventLog.append(event("ev_second", "pr_b1", null, 11)))
         .then((seq) => {
