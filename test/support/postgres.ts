@@ -1,0 +1,153 @@
+// A real PostgreSQL server for a test file, started from Debian's binaries (the `postgresql`
+// package: /usr/lib/postgresql/<major>/bin/initdb and postgres). One server per test file, one
+// fresh database in it; stop() in afterAll. fsync stays on: the durability the storage promises is
+// the one these tests exercise.
+//
+// initdb and postgres refuse to run as root, so when the test runs as root both run as the
+// `postgres` system user (the package creates it) through setpriv (which execs, so our signals reach postgres itself).
+//
+// No binaries: postgresBinDir() is null and the caller skips with postgresMissing's message,
+// unless INBOXD_REQUIRE_POSTGRES=1 (CI), where the caller's test fails.
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { freePort, waitForPort } from "./net";
+
+const ROOT = "/usr/lib/postgresql";
+
+/** The newest installed PostgreSQL's bin directory, or null when none is installed. */
+export function postgresBinDir(): string | null {
+  if (!existsSync(ROOT)) return null;
+  const majors = readdirSync(ROOT)
+    .filter((d) => existsSync(join(ROOT, d, "bin", "postgres")) && existsSync(join(ROOT, d, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
+  return majors.length ? join(ROOT, majors[0], "bin") : null;
+}
+
+export const postgresRequired = process.env.INBOXD_REQUIRE_POSTGRES === "1";
+export const postgresMissing = `PostgreSQL binaries not found under ${ROOT}/<major>/bin (apt-get install postgresql): the PostgreSQL half is skipped`;
+
+export interface PostgresServer {
+  /** postgres://… of the fresh database made for this test file. */
+  url: string;
+  port: number;
+  /** Another fresh, empty database on the same server (its URL). */
+  newDatabase(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Who runs initdb and postgres: ourselves, or the postgres system user when we are root. */
+function asServerUser(): { prefix: string[]; uid: number | null; gid: number | null } {
+  if (process.getuid?.() !== 0) return { prefix: [], uid: null, gid: null };
+  const id = (flag: string) => Number(Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim());
+  const uid = id("-u");
+  if (!Number.isInteger(uid) || uid === 0) throw new Error("running as root and no `postgres` system user to run PostgreSQL as");
+  return { prefix: ["setpriv", `--reuid=${uid}`, `--regid=${id("-g")}`, "--init-groups"], uid, gid: id("-g") };
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(postgresMissing);
+  const user = asServerUser();
+  const dir = mkdtempSync(join(tmpdir(), "inboxd-pg-"));
+  const data = join(dir, "data");
+  if (user.uid !== null) chownSync(dir, user.uid, user.gid!);
+  const init = Bun.spawnSync(
+    [...user.prefix, join(bin, "initdb"), "-D", data, "-U", "inboxd", "-A", "trust", "-E", "UTF8", "--no-locale"],
+    {
+      stderr: "pipe",
+      stdout: "pipe",
+    },
+  );
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  const port = await freePort();
+  const server = Bun.spawn(
+    [
+      ...user.prefix,
+      join(bin, "postgres"),
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      `unix_socket_directories=${dir}`,
+      "-c",
+      "fsync=on",
+      "-c",
+      "synchronous_commit=on",
+      "-c",
+      "max_connections=50",
+    ],
+    { stdout: "ignore", stderr: "pipe" },
+  );
+  try {
+    await waitForPort(port, 30_000);
+  } catch (e) {
+    server.kill();
+    throw new Error(`postgres did not start: ${e}`);
+  }
+  const base = `postgres://inboxd@127.0.0.1:${port}`;
+  const admin = new SQL(`${base}/postgres`, { max: 1 });
+  const newDatabase = async () => {
+    const name = `inboxd_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+    return `${base}/${name}`;
+  };
+  // The server accepts TCP a moment before it accepts logins: retry the first statement briefly.
+  let url = "";
+  for (let attempt = 0; ; attempt++) {
+    try {
+      url = await newDatabase();
+      break;
+    } catch (e) {
+      if (attempt > 50) throw e;
+      await Bun.sleep(100);
+    }
+  }
+  return {
+    url,
+    port,
+    newDatabase,
+    stop: async () => {
+      await admin.close();
+      server.kill("SIGINT"); // fast shutdown
+      await server.exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What a database holds, as an outside inspector (psql's \d) sees it: for the schema parity test. */
+export interface Catalogue {
+  /** table -> its column names, sorted. */
+  tables: Record<string, string[]>;
+  /** Named indexes (not those PostgreSQL makes for PRIMARY KEY / UNIQUE constraints). */
+  indexes: string[];
+  triggers: string[];
+}
+
+export async function postgresCatalogue(url: string): Promise<Catalogue> {
+  const sql = new SQL(url, { max: 1 });
+  try {
+    const cols = (await sql.unsafe(
+      "SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'public' ORDER BY 1, 2",
+    )) as { t: string; c: string }[];
+    const tables: Record<string, string[]> = {};
+    for (const r of cols) (tables[r.t] ??= []).push(r.c);
+    const indexes = (
+      (await sql.unsafe(
+        `SELECT i.relname AS name FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+         WHERE n.nspname = 'public' AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = x.indexrelid) ORDER BY 1`,
+      )) as { name: string }[]
+    ).map((r) => r.name);
+    const triggers = (
+      (await sql.unsafe("SELECT DISTINCT trigger_name AS name FROM information_schema.triggers ORDER BY 1")) as { name: string }[]
+    ).map((r) => r.name);
+    return { tables, indexes, triggers };
+  } finally {
+    await sql.close();
+  }
+}

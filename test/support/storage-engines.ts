@@ -1,0 +1,57 @@
+// Both storage engines for the repository conformance tests (test/storage/*-conformance.test.ts):
+// SQLite in a temporary data directory, and PostgreSQL on a server the test file starts itself
+// (test/support/postgres.ts). Each entry opens a fresh, migrated store and stops what it started.
+import { expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPostgresRepositories, type PostgresRepositories } from "../../src/storage/postgres";
+import { openSqliteStorage } from "../../src/storage/sqlite";
+import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "./postgres";
+
+/** What both engines offer today (the ported repositories): SQLite's Storage is one of these too. */
+export type Engine = PostgresRepositories;
+
+export interface EngineUnderTest {
+  name: "sqlite" | "postgres";
+  /** false: skip (no PostgreSQL binaries and INBOXD_REQUIRE_POSTGRES unset). */
+  available: boolean;
+  open(): Promise<Engine>;
+  stop(): Promise<void>;
+}
+
+/** The two engines; call once per test file (it registers the "skipped" notice when PostgreSQL is missing). */
+export function storageEngines(): EngineUnderTest[] {
+  const bin = postgresBinDir();
+  if (!bin) {
+    test(postgresMissing, () => {
+      expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
+    });
+  }
+  let pg: PostgresServer | null = null;
+  let dir: string | null = null;
+  return [
+    {
+      name: "sqlite",
+      available: true,
+      open: async () => {
+        dir = mkdtempSync(join(tmpdir(), "inboxd-conformance-"));
+        return openSqliteStorage(dir);
+      },
+      stop: async () => {
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      },
+    },
+    {
+      name: "postgres",
+      available: !!bin || postgresRequired,
+      open: async () => {
+        pg = await startPostgres();
+        return openPostgresRepositories(pg.url, { max: 4 });
+      },
+      stop: async () => {
+        await pg?.stop();
+      },
+    },
+  ];
+}
