@@ -11,7 +11,7 @@ let srv: InProcess;
 let address: string;
 let inboxId: string;
 beforeAll(async () => {
-  srv = await startInProcess({ INBOXD_CATCH_ALL: "off" });
+  srv = await startInProcess({ INBOXD_CATCH_ALL: "off", INBOXD_SMTP_MAX_BYTES: "100000" });
   const r = await srv.api("/v1/inboxes", {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -74,6 +74,22 @@ test("a client that vanishes mid-DATA ends its announcement, and stores nothing"
   expect(await settled()).toBe(0);
   const after = (await (await srv.api(`/v1/inboxes/${inboxId}`)).json()).data.message_count;
   expect(after).toBe(before);
+});
+
+test("a message refused for its size ends its announcement; the session goes on", async () => {
+  const d = await greeted();
+  try {
+    expect(code(await d.cmd("MAIL FROM:<a@example.com>"))).toBe(250);
+    expect(code(await d.cmd(`RCPT TO:<${address}>`))).toBe(250);
+    expect(code(await d.cmd("DATA"))).toBe(354);
+    expect(announced()).toBe(1);
+    const big = `Subject: big\r\n\r\n${"x".repeat(998)}\r\n`.repeat(150);
+    expect(code(await d.cmd(`${big}.`))).toBe(552);
+    expect(announced()).toBe(0);
+    expect(code(await d.cmd("NOOP"))).toBe(250);
+  } finally {
+    d.close();
+  }
 });
 
 test("a transaction left open without DATA does not hold other senders' messages back", async () => {
