@@ -63,6 +63,8 @@ export class SmtpSession {
   transaction: Transaction | null = null;
   /** The message being received (DATA or BDAT chunks): in memory, or spooled to a temp file when large. */
   incoming: IncomingMessage | null = null;
+  /** Ends the open transaction's announcement to the group commit (see beginTransaction). */
+  private announced: (() => void) | null = null;
   readonly ip: string;
 
   private mode: Mode = "command";
@@ -170,7 +172,16 @@ export class SmtpSession {
 
   // -- Transaction -----------------------------------------------------------------------
 
+  /** Opens a transaction (MAIL FROM), announced to the group commit (IngestService.announce). */
+  beginTransaction(t: NonNullable<SmtpSession["transaction"]>): void {
+    this.resetTransaction();
+    this.transaction = t;
+    this.announced = this.host.services.ingest.announce();
+  }
+
   resetTransaction(): void {
+    this.announced?.();
+    this.announced = null;
     this.transaction = null;
     this.incoming?.done();
     this.incoming = null;
@@ -232,6 +243,8 @@ export class SmtpSession {
     // During STARTTLS the plain socket is handed to TLS; only the outermost socket's close counts.
     if (socket !== this.socket) return;
     this.mode = "closed";
+    this.announced?.();
+    this.announced = null;
     // A client gone mid-DATA: its temp file and budget go now, not with the session object.
     this.incoming?.done();
     this.incoming = null;

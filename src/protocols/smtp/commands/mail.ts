@@ -22,8 +22,7 @@ export default {
       s.refused("mail", 452, c.address);
       return s.reply(OVER_BUDGET);
     }
-    s.resetTransaction();
-    s.transaction = { from: c.address, body: c.body, recipients: [], accepted: [], chaos: [] };
+    s.beginTransaction({ from: c.address, body: c.body, recipients: [], accepted: [], chaos: [] });
     s.state = "mail";
     s.reply("250 2.1.0 Accepted");
   },
