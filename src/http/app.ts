@@ -112,7 +112,9 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     });
   };
 
-  const app = new Elysia({ normalize: true })
+  // Precompiled, the first request to a route does not stop the loop while Elysia builds its
+  // handler and validators (20-150 ms a route); the price is ~1-3 s of start-up (docs/decisions.md).
+  const app = new Elysia({ normalize: true, precompile: ctx.config.httpPrecompile === "on" })
     .use(
       openapi({
         path: "/openapi-ui",

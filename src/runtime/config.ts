@@ -87,6 +87,11 @@ export interface Config {
   linkCheckTimeoutMs: number;
   /** How often the scheduler re-checks a pending domain's DNS records. */
   domainCheckSeconds: number;
+  /**
+   * Compile every HTTP route before listening (INBOXD_HTTP_PRECOMPILE): otherwise each route is
+   * compiled on its first request, holding the event loop 20-150 ms then (issue 19). Tests turn it off.
+   */
+  httpPrecompile: "on" | "off";
   /** How often expiry and retention sweep (INBOXD_SWEEP_INTERVAL_MS; tests shorten it). */
   sweepIntervalMs: number;
   /** Worker threads that parse received mail (INBOXD_PARSE_WORKERS; 0 = in the main thread). */
@@ -452,6 +457,9 @@ export const SETTINGS = [
   ),
   setting("domainCheckSeconds", "INBOXD_DOMAIN_CHECK_INTERVAL", "re-check of pending domains, seconds (default 300)", (e, n) =>
     int(e, n, 300, 1, 86400),
+  ),
+  setting("httpPrecompile", "INBOXD_HTTP_PRECOMPILE", "compile every HTTP route at start-up: on or off (default on)", (e, n) =>
+    oneOf(e, n, "on", ["on", "off"] as const),
   ),
   setting("sweepIntervalMs", "INBOXD_SWEEP_INTERVAL_MS", "expiry and retention sweep, milliseconds (default 5000)", (e, n) =>
     int(e, n, 5000, 50, 3_600_000),

@@ -6,6 +6,8 @@ import nodemailer from "nodemailer";
 
 export class Pop3Client {
   private buf = Buffer.alloc(0);
+  /** Room that `buf` grows into (doubling), so a long answer is copied O(n) times, not O(n²). */
+  private store = Buffer.alloc(0);
   private waiters: (() => void)[] = [];
   private ended = false;
   readonly closed: Promise<void>;
@@ -18,7 +20,7 @@ export class Pop3Client {
 
   private wire(socket: net.Socket) {
     socket.on("data", (d: Buffer) => {
-      this.buf = Buffer.concat([this.buf, d]);
+      this.append(d);
       this.wake();
     });
     const end = () => {
@@ -78,6 +80,20 @@ export class Pop3Client {
     this.wire(t);
   }
 
+  private append(d: Buffer): void {
+    const have = this.buf.length;
+    const end = this.buf.byteOffset + have - this.store.byteOffset;
+    if (this.buf.buffer === this.store.buffer && end + d.length <= this.store.length) {
+      d.copy(this.store, end);
+      this.buf = this.store.subarray(end - have, end + d.length);
+      return;
+    }
+    this.store = Buffer.allocUnsafeSlow(Math.max(65536, (have + d.length) * 2));
+    this.buf.copy(this.store, 0);
+    d.copy(this.store, have);
+    this.buf = this.store.subarray(0, have + d.length);
+  }
+
   private async waitData(timeoutMs: number): Promise<void> {
     if (this.ended) throw new Error(`connection closed; unread: ${JSON.stringify(this.buf.toString("latin1"))}`);
     await new Promise<void>((resolve, reject) => {
@@ -104,9 +120,11 @@ export class Pop3Client {
 
   /** The raw bytes of a multi-line body up to and including ".\r\n" (still dot-stuffed). */
   async multiRaw(timeoutMs = 10_000): Promise<Buffer> {
+    // Searches only what arrived since the last look (a LIST of a million lines comes in hundreds of chunks).
+    let searched = 0;
     for (;;) {
-      const s = this.buf.toString("latin1");
-      const at = s.startsWith(".\r\n") ? 0 : s.indexOf("\r\n.\r\n");
+      const at = this.buf.subarray(0, 3).toString("latin1") === ".\r\n" ? 0 : this.buf.indexOf("\r\n.\r\n", Math.max(0, searched - 4));
+      searched = this.buf.length;
       if (at >= 0) {
         const end = at === 0 ? 3 : at + 5;
         const body = this.buf.subarray(0, end);

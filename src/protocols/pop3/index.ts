@@ -74,6 +74,7 @@ class Connection {
       send: (data) => {
         if (!this.socket.destroyed) this.socket.write(data);
       },
+      writable: () => this.writable(),
       startTls: () => this.startTls(),
       close: () => {
         const s = this.socket;
@@ -153,6 +154,21 @@ class Connection {
     });
   }
 
+  /** Settles when the unsent answer bytes are under MAX_UNSENT_BYTES again, or the socket closed. */
+  private writable(): Promise<void> {
+    const socket = this.socket;
+    if (socket.destroyed || socket.writableLength <= MAX_UNSENT_BYTES) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off("drain", done);
+        socket.off("close", done);
+        resolve();
+      };
+      socket.on("drain", done);
+      socket.on("close", done);
+    });
+  }
+
   /** Runs queued commands strictly in order (PIPELINING), one at a time. */
   private async pump(): Promise<void> {
     if (this.pumping) return;
@@ -160,16 +176,7 @@ class Connection {
     try {
       while (this.queue.length > 0 && !this.session.closed && !this.socket.destroyed) {
         if (this.socket.writableLength > MAX_UNSENT_BYTES) {
-          const socket = this.socket;
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              socket.off("drain", done);
-              socket.off("close", done);
-              resolve();
-            };
-            socket.on("drain", done);
-            socket.on("close", done);
-          });
+          await this.writable();
           continue;
         }
         const item = this.queue.shift()!;
