@@ -1,5 +1,7 @@
 // Versioned SQL migrations, embedded in the binary (no files read at run time).
-// Append only: a released migration is never edited; add the next number instead.
+// Append only: a released migration is never edited; add the next number instead. From 0026 on a
+// migration carries both engines' SQL (./dialects.ts): list it here with `.sqlite` and in
+// ../../postgres/migrations/index.ts with `.postgres`, under the same version and name.
 import m0001 from "./0001_core";
 import m0002 from "./0002_mail";
 import m0003 from "./0003_inline_blobs";
@@ -45,7 +47,7 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 23, name: "mailbox_view_index", sql: m0023 },
   { version: 24, name: "compressed_storage", sql: m0024 },
   { version: 25, name: "imap_mailboxes", sql: m0025 },
-  { version: 26, name: "imap_recent", sql: m0026 },
-  { version: 27, name: "imap_orphan_subscriptions", sql: m0027 },
-  { version: 28, name: "condstore", sql: m0028 },
+  { version: 26, name: "imap_recent", sql: m0026.sqlite },
+  { version: 27, name: "imap_orphan_subscriptions", sql: m0027.sqlite },
+  { version: 28, name: "condstore", sql: m0028.sqlite },
 ];
