@@ -25,6 +25,7 @@ import m0025 from "./0025_imap_mailboxes";
 import m0026 from "./0026_imap_recent";
 import m0027 from "./0027_imap_orphan_subscriptions";
 import m0028 from "./0028_condstore";
+import m0030 from "./0030_condstore_follow_moves";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -50,4 +51,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 26, name: "imap_recent", sql: m0026.sqlite },
   { version: 27, name: "imap_orphan_subscriptions", sql: m0027.sqlite },
   { version: 28, name: "condstore", sql: m0028.sqlite },
+  { version: 30, name: "condstore_follow_moves", sql: m0030.sqlite },
 ];
