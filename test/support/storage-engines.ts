@@ -18,6 +18,8 @@ export interface EngineUnderTest {
   available: boolean;
   open(): Promise<Engine>;
   stop(): Promise<void>;
+  /** Where the open store lives (SQLite: its data directory; PostgreSQL: its URL), for test-side rows (message-rows.ts). */
+  location(): string;
 }
 
 /** The two engines; call once per test file (it registers the "skipped" notice when PostgreSQL is missing). */
@@ -41,6 +43,7 @@ export function storageEngines(): EngineUnderTest[] {
       stop: async () => {
         if (dir) rmSync(dir, { recursive: true, force: true });
       },
+      location: () => dir!,
     },
     {
       name: "postgres",
@@ -52,6 +55,7 @@ export function storageEngines(): EngineUnderTest[] {
       stop: async () => {
         await pg?.stop();
       },
+      location: () => pg!.url,
     },
   ];
 }

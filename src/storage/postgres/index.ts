@@ -5,12 +5,14 @@
 import type { AutomationRepositories } from "../automation";
 import type { DomainsRepositories } from "../domains";
 import type { EventsRepositories } from "../events";
+import type { ImapFolderRepositories } from "../imap-folders";
 import type { MailRepositories } from "../mail";
 import type { TenancyRepositories } from "../tenancy";
 import { PgConnection, type PgClient, type PgConnectionOptions } from "./connection";
 import { postgresAutomationRepositories } from "./automation";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
+import { postgresImapFolderRepositories } from "./imap-folders";
 import { postgresInboxRepositories } from "./inboxes";
 import { postgresTenancyRepositories } from "./tenancy";
 
@@ -20,6 +22,7 @@ export interface PostgresPortedRepositories
     DomainsRepositories,
     EventsRepositories,
     AutomationRepositories,
+    ImapFolderRepositories,
     Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos"> {}
 
 export interface PostgresTransaction extends PostgresPortedRepositories {
@@ -42,6 +45,7 @@ function repositories(c: PgClient): PostgresPortedRepositories {
     ...postgresEventsRepositories(c),
     ...postgresAutomationRepositories(c),
     ...postgresInboxRepositories(c),
+    ...postgresImapFolderRepositories(c),
   };
 }
 

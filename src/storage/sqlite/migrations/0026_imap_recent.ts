@@ -3,7 +3,9 @@
 // session (UIDs ascend in every mailbox), not as a flag per message: a SELECT moves the mark and
 // counts the index range above it, never touching the rows. mailbox '' is INBOX (mailbox_id NULL).
 // A mailbox without a row has handed out nothing yet (INBOX: see imap-folders.ts, recentMark).
-export default /* sql */ `
+import type { TwoDialectMigration } from "./dialects";
+
+const sqlite = /* sql */ `
 CREATE TABLE imap_recent (
   inbox_id TEXT NOT NULL REFERENCES inboxes(id) ON DELETE CASCADE,
   mailbox TEXT NOT NULL,
@@ -11,3 +13,15 @@ CREATE TABLE imap_recent (
   PRIMARY KEY (inbox_id, mailbox)
 ) WITHOUT ROWID;
 `;
+
+// PostgreSQL: the same table; a UID is a BIGINT there (the baseline's mapping).
+const postgres = /* sql */ `
+CREATE TABLE imap_recent (
+  inbox_id TEXT NOT NULL REFERENCES inboxes(id) ON DELETE CASCADE,
+  mailbox TEXT NOT NULL,
+  last_uid BIGINT NOT NULL,
+  PRIMARY KEY (inbox_id, mailbox)
+);
+`;
+
+export default { sqlite, postgres } satisfies TwoDialectMigration;

@@ -3,10 +3,22 @@
 // that name no longer exists"). A subscribed mailbox keeps its flag on imap_mailboxes; when it is
 // deleted its name moves here, LIST (SUBSCRIBED) shows it \NonExistent, UNSUBSCRIBE removes it
 // and a CREATE of the same name takes it back as the new mailbox's flag.
-export default /* sql */ `
+import type { TwoDialectMigration } from "./dialects";
+
+const sqlite = /* sql */ `
 CREATE TABLE imap_orphan_subscriptions (
   inbox_id TEXT NOT NULL REFERENCES inboxes(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   PRIMARY KEY (inbox_id, name)
 ) WITHOUT ROWID;
 `;
+
+const postgres = /* sql */ `
+CREATE TABLE imap_orphan_subscriptions (
+  inbox_id TEXT NOT NULL REFERENCES inboxes(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  PRIMARY KEY (inbox_id, name)
+);
+`;
+
+export default { sqlite, postgres } satisfies TwoDialectMigration;

@@ -1,5 +1,7 @@
 // Versioned SQL migrations, embedded in the binary (no files read at run time).
-// Append only: a released migration is never edited; add the next number instead.
+// Append only: a released migration is never edited; add the next number instead. From 0026 on a
+// migration carries both engines' SQL (./dialects.ts): list it here with `.sqlite` and in
+// ../../postgres/migrations/index.ts with `.postgres`, under the same version and name.
 import m0001 from "./0001_core";
 import m0002 from "./0002_mail";
 import m0003 from "./0003_inline_blobs";
@@ -23,6 +25,7 @@ import m0025 from "./0025_imap_mailboxes";
 import m0026 from "./0026_imap_recent";
 import m0027 from "./0027_imap_orphan_subscriptions";
 import m0028 from "./0028_condstore";
+import m0030 from "./0030_condstore_follow_moves";
 
 export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "core", sql: m0001 },
@@ -45,7 +48,8 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 23, name: "mailbox_view_index", sql: m0023 },
   { version: 24, name: "compressed_storage", sql: m0024 },
   { version: 25, name: "imap_mailboxes", sql: m0025 },
-  { version: 26, name: "imap_recent", sql: m0026 },
-  { version: 27, name: "imap_orphan_subscriptions", sql: m0027 },
-  { version: 28, name: "condstore", sql: m0028 },
+  { version: 26, name: "imap_recent", sql: m0026.sqlite },
+  { version: 27, name: "imap_orphan_subscriptions", sql: m0027.sqlite },
+  { version: 28, name: "condstore", sql: m0028.sqlite },
+  { version: 30, name: "condstore_follow_moves", sql: m0030.sqlite },
 ];
