@@ -11,7 +11,7 @@ import { openSqliteStorage } from "../src/storage/sqlite";
 import { openDatabase } from "../src/storage/sqlite/database";
 import { newId } from "../src/lib/ids";
 import { json, startInboxd } from "../test/support/harness";
-import { undoUidsPerMailbox, withDatabaseFile } from "../test/support/sqlite-file";
+import { shiftFolderUids, undoUidsPerMailbox, withDatabaseFile } from "../test/support/sqlite-file";
 import { arg, machineLine } from "./support";
 
 const N = arg("n", 100_000);
@@ -31,16 +31,18 @@ const box = { id: ib.body.data.id as string, projectId: ib.body.data.project_id 
 if (!box.projectId) box.projectId = (await json(inst.api("/v1/usage"))).body.data.project.id;
 await inst.stop();
 const folderId = newId();
-withDatabaseFile(inst.dataDir, (db) => {
-  db.query("INSERT INTO imap_mailboxes (id, inbox_id, name, uid_validity, uid_next, created_at) VALUES (?, ?, 'Archive', 1, 1, ?)").run(
-    folderId,
-    box.id,
-    new Date().toISOString(),
-  );
-});
-
 const t0 = performance.now();
 const storage = openSqliteStorage(inst.dataDir);
+await storage.imapFolders.insert({
+  id: folderId,
+  inboxId: box.id,
+  name: "Archive",
+  uidValidity: 1,
+  uidNext: 1,
+  subscribed: true,
+  specialUse: null,
+  createdAt: new Date().toISOString(),
+});
 const enc = new TextEncoder();
 for (let done = 0; done < N; ) {
   const batch = Math.min(2000, N - done);
@@ -93,17 +95,12 @@ await storage.close();
 console.log(`seeded ${N.toLocaleString("en")} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 // The previous version's schema; the folder's rows renumbered above the INBOX ones, as its one counter made them.
-withDatabaseFile(inst.dataDir, (db) =>
-  undoUidsPerMailbox(db, () => {
-    db.exec(`UPDATE messages SET uid = uid + ${N} WHERE mailbox_id IS NOT NULL`);
-  }),
-);
+withDatabaseFile(inst.dataDir, (db) => undoUidsPerMailbox(db, () => shiftFolderUids(db, N)));
 const file = join(inst.dataDir, "inboxd.db");
 const mb = statSync(file).size / 1048576;
 const t1 = performance.now();
 const db = openDatabase(file);
 const ms = performance.now() - t1;
-const n = (db.query("SELECT COUNT(*) AS n FROM messages").get() as { n: number }).n;
 db.close();
-console.log(`migration 0029 on ${n.toLocaleString("en")} messages (database ${mb.toFixed(0)} MiB): ${(ms / 1000).toFixed(2)} s`);
+console.log(`migration 0029 on ${N.toLocaleString("en")} messages (database ${mb.toFixed(0)} MiB): ${(ms / 1000).toFixed(2)} s`);
 inst.cleanup();

@@ -47,3 +47,8 @@ export function undoUidsPerMailbox(db: DatabaseFile, before: () => void = () => 
     db.exec("DELETE FROM schema_migrations WHERE version = 29");
   })();
 }
+
+/** Raises the UIDs of every message outside INBOX by `offset` (as one counter per inbox numbered them before 0029). */
+export function shiftFolderUids(db: DatabaseFile, offset: number): void {
+  db.query("UPDATE messages SET uid = uid + ? WHERE mailbox_id IS NOT NULL").run(offset);
+}
