@@ -103,7 +103,7 @@ describe("UIDs per mailbox", () => {
     r.close();
   });
 
-  test("a session on INBOX is not told of Box's expunge of the same UID (IDLE, then NOOP)", async () => {
+  test("a session on INBOX is not told of Box's flag change or expunge of the same UID (IDLE, then NOOP)", async () => {
     const { box, r } = await twoMailboxes();
     const watcher = await session(box);
     await watcher.cmd("s", "SELECT INBOX");
@@ -116,6 +116,8 @@ describe("UIDs per mailbox", () => {
     await sendRawMail(inst, box.address, mail("inbox three"));
     const heard = await watcher.until("* 3 EXISTS");
     expect(heard).not.toContain("EXPUNGE");
+    // Box's STORE of \Deleted on its UID 1 is not INBOX's UID 1 either.
+    expect(heard).not.toContain("FETCH");
     watcher.write("DONE\r\n");
     await watcher.until("i OK");
     const f = await watcher.cmd("f", "UID FETCH 1:* (UID)");
@@ -211,6 +213,8 @@ describe("migration 0029 on a database of the previous version", () => {
           // As the previous version numbered it: the copy took UID 3 from the inbox's one counter.
           db.exec("UPDATE messages SET uid = 3 WHERE mailbox_id IS NOT NULL");
           db.exec("UPDATE inboxes SET uid_next = 4");
+          // and a SELECT of Old raised its \Recent mark to that counter (here: far above).
+          db.exec("INSERT INTO imap_recent (inbox_id, mailbox, last_uid) SELECT inbox_id, id, 100 FROM imap_mailboxes WHERE name = 'Old'");
         });
         return {
           rows: db.query("SELECT rowid AS r, id, uid, mailbox_id FROM messages ORDER BY rowid").all(),
@@ -264,7 +268,8 @@ describe("migration 0029 on a database of the previous version", () => {
       expect(await r2.cmd("st", "STATUS Old (MESSAGES UIDNEXT)")).toContain("(MESSAGES 1 UIDNEXT 4)");
       expect(await append(r2, "a", "INBOX", mail("after"))).toMatch(/a OK \[APPENDUID \d+ 4\]/);
       expect(await append(r2, "a2", "Old", mail("after"))).toMatch(/a2 OK \[APPENDUID \d+ 4\]/);
-      await r2.cmd("s", "SELECT Old");
+      // Old's \Recent mark came down to its own counter: the new message is recent.
+      expect(await r2.cmd("s", "SELECT Old")).toContain("* 1 RECENT");
       expect(await r2.cmd("f", "UID FETCH 1:* (UID BODY.PEEK[HEADER.FIELDS (SUBJECT)])")).toContain("Subject: migrated zebra");
       r2.close();
     } finally {

@@ -40,4 +40,8 @@ export default function uidsPerMailbox(db: Database): void {
   // counter and it was only raised above them; this keeps it so for any row it may have missed).
   db.exec(`UPDATE imap_mailboxes SET uid_next = MAX(uid_next,
              COALESCE((SELECT MAX(uid) + 1 FROM messages m WHERE m.inbox_id = imap_mailboxes.inbox_id AND m.mailbox_id = imap_mailboxes.id), 1))`);
+  // \Recent marks (0026) of other mailboxes were raised to the inbox's counter; their new UIDs come
+  // from their own, lower counter and must land above the mark to be recent.
+  db.exec(`UPDATE imap_recent SET last_uid = MIN(last_uid, (SELECT uid_next - 1 FROM imap_mailboxes f WHERE f.id = imap_recent.mailbox))
+           WHERE mailbox <> ''`);
 }
