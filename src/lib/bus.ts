@@ -5,7 +5,8 @@ import { log } from "./log";
 
 export type BusEvent =
   | { type: "message.received"; projectId: string; inboxId: string; messageId: string }
-  | { type: "message.deleted"; projectId: string; inboxId: string; messageId: string; uid: number }
+  /** mailboxId: the IMAP mailbox the message was in (null: INBOX); its uid is a UID of that mailbox. */
+  | { type: "message.deleted"; projectId: string; inboxId: string; messageId: string; mailboxId: string | null; uid: number }
   | { type: "message.flags"; projectId: string; inboxId: string; messageId: string }
   /** A check after the commit (SPF/DKIM/DMARC) stored its result: searches on it may match now. */
   | { type: "message.analysed"; projectId: string; inboxId: string; messageId: string }

@@ -3,7 +3,7 @@
 // itself; every other mailbox is an imap_mailboxes row (storage/imap-folders.ts).
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
-import type { CopiedMessage, ImapFolderRecord } from "../storage/imap-folders";
+import type { CopiedMessage, ImapFolderRecord, ImapFolderRepository } from "../storage/imap-folders";
 import type { InboxRow } from "./inboxes";
 import type { MailRemoval } from "./removal";
 
@@ -113,15 +113,11 @@ export class FolderService {
     if (bad) throw new FolderError("CANNOT", bad);
     if (name === "INBOX" || (await this.find(inbox, name))) throw new FolderError("ALREADYEXISTS", "Mailbox already exists");
     const have = await this.ctx.storage.imapFolders.ofInbox(inbox.id);
-    // A new mailbox's UIDNEXT starts at the inbox's UID counter: the UID its first message will
-    // most likely get (UIDs come from that counter; docs/imap.md, "UIDs"), so COPYUID and
-    // APPENDUID usually match the UIDNEXT a client saw.
-    const counter = (await this.ctx.storage.inboxes.byId(inbox.id))?.uidNext ?? 1;
     const levels = name.split(DELIMITER);
     for (let i = 1; i <= levels.length; i++) {
       const path = levels.slice(0, i).join(DELIMITER);
       if (path === "INBOX" || have.some((f) => f.name === path)) continue;
-      await this.insert(inbox, path, null, have, counter);
+      await this.insert(inbox, path, null, have);
     }
     // A subscription that outlived an earlier mailbox of this name belongs to the new one.
     if (await this.ctx.storage.imapFolders.setOrphanSubscription(inbox.id, name, false)) {
@@ -174,7 +170,7 @@ export class FolderService {
       if (parent) await this.createIfMissing(inbox, parent);
       await this.ctx.storage.transaction(async (tx) => {
         const have = await tx.imapFolders.ofInbox(inbox.id);
-        const row = this.row(inbox, to, null, have);
+        const row = await this.row(tx.imapFolders, inbox, to, null, have);
         await tx.imapFolders.insert(row);
         await tx.imapFolders.adoptInbox(inbox.id, row.id);
       });
@@ -199,12 +195,13 @@ export class FolderService {
   }
 
   /**
-   * COPY (RFC 3501 §6.4.7, UIDPLUS): new rows in the target mailbox, in one transaction; the
+   * COPY (RFC 3501 §6.4.7, UIDPLUS): the UIDs of mailbox `from` (null: INBOX) as new rows in the
+   * target mailbox with UIDs from its own counter, in one transaction; the
    * inbox's and team's storage counters include the copies (quotas count them).
    */
-  async copy(inbox: InboxRow, uids: number[], target: MailboxRef): Promise<CopiedMessage[]> {
+  async copy(inbox: InboxRow, from: string | null, uids: number[], target: MailboxRef): Promise<CopiedMessage[]> {
     if (uids.length === 0) return [];
-    const copied = await this.ctx.storage.transaction((tx) => tx.imapFolders.copy(inbox.id, uids, target.id));
+    const copied = await this.ctx.storage.transaction((tx) => tx.imapFolders.copy(inbox.id, from, uids, target.id));
     for (const c of copied)
       this.ctx.bus.publish({ type: "message.received", projectId: inbox.projectId, inboxId: inbox.id, messageId: c.id });
     return copied;
@@ -227,16 +224,23 @@ export class FolderService {
     if (!(await this.find(inbox, name))) await this.create(inbox, name);
   }
 
-  private async insert(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[], uidNext = 1): Promise<void> {
+  private async insert(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[]): Promise<void> {
     if (have.length >= MAX_FOLDERS) throw new FolderError("LIMIT", `An inbox holds at most ${MAX_FOLDERS} mailboxes`);
-    const row = { ...this.row(inbox, name, specialUse, have), uidNext };
+    const row = await this.row(this.ctx.storage.imapFolders, inbox, name, specialUse, have);
     if (await this.ctx.storage.imapFolders.insert(row)) have.push(row);
   }
 
-  private row(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[]): ImapFolderRecord {
-    // A mailbox deleted and created again must not reuse its UIDVALIDITY: seconds since the
-    // epoch, above every one of the inbox's mailboxes.
-    const uidValidity = Math.max(Math.floor(Date.now() / 1000), inbox.uidValidity + 1, ...have.map((f) => f.uidValidity + 1)) >>> 0;
+  private async row(
+    repo: ImapFolderRepository,
+    inbox: InboxRow,
+    name: string,
+    specialUse: string | null,
+    have: ImapFolderRecord[],
+  ): Promise<ImapFolderRecord> {
+    // A mailbox deleted and created again must not reuse its UIDVALIDITY (its UIDs start at 1
+    // again): seconds since the epoch, above every one the inbox ever handed out.
+    const atLeast = Math.max(Math.floor(Date.now() / 1000), inbox.uidValidity + 1, ...have.map((f) => f.uidValidity + 1)) >>> 0;
+    const uidValidity = await repo.nextUidValidity(inbox.id, atLeast);
     return {
       id: newId(),
       inboxId: inbox.id,

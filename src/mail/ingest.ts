@@ -415,7 +415,7 @@ export class IngestService {
     for (let ri = 0; ri < w.recipients.length; ri++) {
       const r = w.recipients[ri]!;
       const project = w.projects[ri]!;
-      const bumped = await tx.inboxes.takeUid(r.inbox.id);
+      const bumped = await tx.inboxes.takeUid(r.inbox.id, r.filing?.folderId ?? null);
       // The inbox was deleted between RCPT and commit: the others still get their copy.
       if (!bumped) continue;
       const { inbox, uid } = bumped;
@@ -425,41 +425,43 @@ export class IngestService {
       const now = Date.now();
       const receivedAt = r.filing?.receivedAt ?? new Date(now).toISOString();
       const expiresAt = new Date(now + planOf(project.plan).retentionDays * DAY_MS).toISOString();
-      await tx.messages.insert({
-        id,
-        inbox_id: inbox.id,
-        project_id: project.id,
-        uid,
-        blob_key: w.blobKey,
-        size_bytes: size,
-        logical_size_bytes: p.logicalSizeBytes,
-        envelope_from: w.envelopeFrom,
-        envelope_to: r.address,
-        from_email: p.from.email,
-        from_name: p.from.name,
-        to_json: toJson,
-        cc_json: ccJson,
-        subject: p.subject,
-        preview: p.preview,
-        text_body: p.text,
-        html_body: p.html,
-        codes,
-        links,
-        headers,
-        headers_truncated: p.headersTruncated ? 1 : 0,
-        message_id_header: p.messageId,
-        sent_at: p.sentAt,
-        attachment_count: p.attachments.length,
-        parse_error: p.parseError,
-        received_at: receivedAt,
-        expires_at: expiresAt,
-      });
+      await tx.messages.insert(
+        {
+          id,
+          inbox_id: inbox.id,
+          project_id: project.id,
+          uid,
+          blob_key: w.blobKey,
+          size_bytes: size,
+          logical_size_bytes: p.logicalSizeBytes,
+          envelope_from: w.envelopeFrom,
+          envelope_to: r.address,
+          from_email: p.from.email,
+          from_name: p.from.name,
+          to_json: toJson,
+          cc_json: ccJson,
+          subject: p.subject,
+          preview: p.preview,
+          text_body: p.text,
+          html_body: p.html,
+          codes,
+          links,
+          headers,
+          headers_truncated: p.headersTruncated ? 1 : 0,
+          message_id_header: p.messageId,
+          sent_at: p.sentAt,
+          attachment_count: p.attachments.length,
+          parse_error: p.parseError,
+          received_at: receivedAt,
+          expires_at: expiresAt,
+        },
+        r.filing?.folderId ?? null,
+      );
       const filing = r.filing;
-      if (filing?.folderId) await tx.imapFolders.file(id, filing.folderId, uid);
       if (filing && (filing.flags.read || filing.flags.flagged || filing.flags.deleted)) {
         await tx.messages.setFlags(inbox.id, [{ id, ...filing.flags }]);
       }
-      if (filing?.extraFlags) await tx.imapFolders.setExtraFlags(inbox.id, [{ uid, flags: filing.extraFlags }]);
+      if (filing?.extraFlags) await tx.imapFolders.setExtraFlags(inbox.id, filing.folderId, [{ uid, flags: filing.extraFlags }]);
       const attachmentIds: string[] = [];
       if (p.attachments.length) {
         await tx.attachments.insert(

@@ -61,7 +61,14 @@ export class MailRemoval {
     const { removed, blobKeys } = await this.ctx.storage.deleteMessages(projectId, ids);
     const ms = performance.now() - t;
     for (const m of removed) {
-      this.ctx.bus.publish({ type: "message.deleted", projectId, inboxId: m.inbox_id, messageId: m.id, uid: m.uid });
+      this.ctx.bus.publish({
+        type: "message.deleted",
+        projectId,
+        inboxId: m.inbox_id,
+        messageId: m.id,
+        mailboxId: m.mailbox_id,
+        uid: m.uid,
+      });
     }
     // Each freed blob is a statement of its own (~5 ms on a busy disk) whose awaits resolve
     // without a turn of the loop: a few at a time, then the others' turn.

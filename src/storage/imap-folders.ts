@@ -1,6 +1,7 @@
 // IMAP mailboxes other than INBOX (docs/imap.md, "Mailboxes"). INBOX is the inbox itself: a
 // message whose folder is null is in INBOX. Names are full hierarchical names with "/" between
-// levels ("Archive/2024"); UIDs come from the inbox's one counter (unique per inbox).
+// levels ("Archive/2024"). Each mailbox hands out its own UIDs (migration 0029): a message is named
+// by (inbox, mailbox, UID), and two mailboxes may hold the same UID.
 
 export interface ImapFolderRecord {
   id: string;
@@ -22,8 +23,8 @@ export interface FolderCounts {
   /** Sum of the messages' sizes (what POP3's STAT answers). */
   bytes: number;
   maxUid: number | null;
-  /** The inbox's UID counter read with the counts: every message counted has a lower UID. */
-  inboxUidNext: number;
+  /** The mailbox's UID counter (UIDNEXT) read with the counts: every message counted has a lower UID. */
+  uidNext: number;
   /** CONDSTORE's HIGHESTMODSEQ of the mailbox, a kept counter (migration 0028). */
   highestModseq: number;
 }
@@ -42,6 +43,12 @@ export interface ImapFolderRepository {
   byId(id: string): Promise<ImapFolderRecord | null>;
   /** Names of these folder ids (for message views), as a map id → name. */
   namesOf(ids: string[]): Promise<Map<string, string>>;
+  /**
+   * A UIDVALIDITY for a new mailbox of the inbox: at least `atLeast` and above every one handed
+   * out before (deleted mailboxes' included), so a name created again never repeats a pair of
+   * UIDVALIDITY and UID.
+   */
+  nextUidValidity(inboxId: string, atLeast: number): Promise<number>;
   /** Inserts unless the name exists; whether it was inserted. */
   insert(r: ImapFolderRecord): Promise<boolean>;
   /** Renames the mailbox `from` and every mailbox under it ("from/…") to `to`/"to/…". */
@@ -72,26 +79,25 @@ export interface ImapFolderRepository {
   /** Files every INBOX message of the inbox in the folder (RENAME INBOX); how many moved. */
   adoptInbox(inboxId: string, folderId: string): Promise<number>;
   /**
-   * Copies messages (by UID, within the inbox) into a mailbox (folderId null: INBOX): a new row
-   * each, with a new id and a UID from the inbox's counter, the same blob, flags and internal
-   * date, and copies of the attachment rows. Use inside a transaction.
+   * Copies messages (by UID, within the mailbox `fromFolderId` of the inbox; null: INBOX) into a
+   * mailbox (folderId null: INBOX): a new row each, with a new id and a UID from the target's own
+   * counter, the same blob, flags and internal date, and copies of the attachment rows. Use
+   * inside a transaction.
    */
-  copy(inboxId: string, uids: number[], folderId: string | null): Promise<CopiedMessage[]>;
-  /** Files a stored message (just appended) in a mailbox and raises that mailbox's UIDNEXT above its UID. */
-  file(messageId: string, folderId: string, uid: number): Promise<void>;
+  copy(inboxId: string, fromFolderId: string | null, uids: number[], folderId: string | null): Promise<CopiedMessage[]>;
   /**
    * IMAP flags beyond \Seen, \Flagged and \Deleted (\Answered, \Draft, keywords), space-separated,
-   * of those of the UIDs (null: of the whole inbox) that have any.
+   * of those of the UIDs of the mailbox (null: all of it) that have any.
    */
-  extraFlags(inboxId: string, uids: number[] | null): Promise<Map<number, string>>;
-  /** Replaces the extra flags of messages (null or "": none). */
-  setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
+  extraFlags(inboxId: string, folderId: string | null, uids: number[] | null): Promise<Map<number, string>>;
+  /** Replaces the extra flags of messages of the mailbox (null or "": none). */
+  setExtraFlags(inboxId: string, folderId: string | null, changes: Array<{ uid: number; flags: string | null }>): Promise<void>;
   /** Every keyword used in the inbox (for SELECT's FLAGS). */
   keywords(inboxId: string): Promise<string[]>;
   /** CONDSTORE: the mailbox's HIGHESTMODSEQ (one row: a kept counter). */
   highestModseq(inboxId: string, folderId: string | null): Promise<number>;
   /** CONDSTORE: the modseq of each of these messages (by UID). */
-  modseqs(inboxId: string, uids: number[]): Promise<Map<number, number>>;
+  modseqs(inboxId: string, folderId: string | null, uids: number[]): Promise<Map<number, number>>;
   /** CONDSTORE: UID → modseq of the mailbox's messages changed after `modseq` (index messages_modseq). */
   changedSince(inboxId: string, folderId: string | null, modseq: number): Promise<Map<number, number>>;
   /** The folder id of each of these messages (null: INBOX); messages that do not exist are left out. */

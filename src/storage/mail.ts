@@ -69,7 +69,11 @@ export interface InboxRepository {
   /** Replaces the sealed IMAP/POP3 password (rotation). */
   setPassword(id: string, passwordEnc: string): Promise<void>;
   /** Hands out the inbox's next UID; returns it with the inbox as it is after the bump (null: no such inbox). */
-  takeUid(id: string): Promise<{ uid: number; inbox: InboxRecord } | null>;
+  /**
+   * Takes the next UID of a mailbox of the inbox (folderId null: INBOX, the inbox's counter; else
+   * that mailbox's own, migration 0029) and reads the inbox row; null if either is gone.
+   */
+  takeUid(id: string, folderId?: string | null): Promise<{ uid: number; inbox: InboxRecord } | null>;
   mailboxStatus(id: string): Promise<MailboxStatus | null>;
   /** Deletes the inbox with its messages; the blob keys they referenced, or null when there was no such inbox. */
   deleteInProject(projectId: string, id: string): Promise<string[] | null>;
@@ -216,6 +220,8 @@ export interface FlagChange {
 export interface RemovedMessage {
   id: string;
   inbox_id: string;
+  /** The IMAP mailbox it was in (null: INBOX): a UID names a message within its mailbox. */
+  mailbox_id: string | null;
   uid: number;
 }
 
@@ -227,7 +233,8 @@ export interface MessageRepository {
   /** The oldest message of the inbox with an id above `after`. */
   oldestAfter(inboxId: string, after: string): Promise<MessageRecord | null>;
   exists(id: string): Promise<boolean>;
-  insert(m: NewMessage): Promise<void>;
+  /** Inserts a message into a mailbox of its inbox (folderId absent or null: INBOX) with a UID taken from it. */
+  insert(m: NewMessage, folderId?: string | null): Promise<void>;
   /** Applies the changes (each to a message of the inbox); returns the ids whose flags actually changed. */
   setFlags(inboxId: string, changes: FlagChange[]): Promise<string[]>;
   /** Unread messages of the inbox with an id up to and including lastId. */
@@ -237,8 +244,8 @@ export interface MessageRepository {
    * with a UID above afterUid, in UID order, at most `limit` (from a covering index).
    */
   mailboxPage(inboxId: string, afterUid: number, limit: number, folderId?: string | null): Promise<MailboxPage>;
-  /** Id, arrival time and blob of those of the UIDs that still exist in the inbox. */
-  mailboxDetails(inboxId: string, uids: number[]): Promise<MailboxDetails[]>;
+  /** Id, arrival time and blob of those of the UIDs that still exist in the mailbox (folderId null: INBOX). */
+  mailboxDetails(inboxId: string, folderId: string | null, uids: number[]): Promise<MailboxDetails[]>;
   /**
    * UIDs (ascending) of the inbox's messages whose field contains the value as a case-insensitive
    * substring (IMAP SEARCH text keys; the rule is docs/imap.md, "SEARCH"). `among.words`: the
@@ -249,15 +256,16 @@ export interface MessageRepository {
    */
   uidsWithText(
     inboxId: string,
+    folderId: string | null,
     key: ImapTextKey,
     among: { words: string[] } | { anyTerm: string[] } | { uids: number[] },
   ): Promise<number[]>;
   /** Up to `limit` terms of the full-text index's vocabulary after `after`, in order (all inboxes). */
   indexTermsAfter(after: string, limit: number): Promise<string[]>;
-  /** Current flags of those of the messages that still exist in the inbox. */
-  flagsOf(inboxId: string, ids: string[]): Promise<FlagState[]>;
+  /** Current flags of those of the messages that are still in the mailbox (folderId null: INBOX). */
+  flagsOf(inboxId: string, folderId: string | null, ids: string[]): Promise<FlagState[]>;
   /** Each message's Date header (SENTBEFORE/SENTON/SENTSINCE; the one SEARCH key that reads every row). */
-  sentDates(inboxId: string): Promise<Array<{ uid: number; sent_at: string | null; date_header: string | null }>>;
+  sentDates(inboxId: string, folderId: string | null): Promise<Array<{ uid: number; sent_at: string | null; date_header: string | null }>>;
   /** The messages the search selects, in its order, at most `limit`. */
   search(s: MessageSearch): Promise<MessageRecord[]>;
   /** How many messages the search selects, counting no further than `cap` (the search's limit is ignored). */

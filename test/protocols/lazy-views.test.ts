@@ -44,7 +44,7 @@ const storedUids = (inboxId: string) =>
     },
   );
 const idsOf = async (inboxId: string, uids: number[]) =>
-  (await inst.server.ctx.storage.messages.mailboxDetails(inboxId, uids)).map((d) => d.id);
+  (await inst.server.ctx.storage.messages.mailboxDetails(inboxId, null, uids)).map((d) => d.id);
 
 /** Replays untagged EXISTS / EXPUNGE lines on a client's count, as a client does. */
 function replay(count: number, lines: string[]): number {

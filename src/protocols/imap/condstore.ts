@@ -60,7 +60,7 @@ export async function withModseq(s: Session, lines: string[]): Promise<string[]>
     if (m) uids.push(Number(m[2]));
   }
   if (uids.length === 0) return lines;
-  const mods = await s.ctx.storage.imapFolders.modseqs(s.inbox!.id, uids);
+  const mods = await s.ctx.storage.imapFolders.modseqs(s.inbox!.id, s.mailbox!.folderId, uids);
   return lines.map((l) => {
     const m = UNSOLICITED.exec(l);
     const mod = m ? mods.get(Number(m[2])) : undefined;

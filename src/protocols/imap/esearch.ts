@@ -53,6 +53,7 @@ export async function writeSearchResult(
   if (withModseq && counted.length) {
     const mods = await s.ctx.storage.imapFolders.modseqs(
       s.inbox!.id,
+      s.mailbox!.folderId,
       counted.map((h) => h.msg.uid),
     );
     for (const v of mods.values()) highest = Math.max(highest, v);

@@ -31,7 +31,7 @@ export function applyExtra(current: string | undefined, op: "" | "+" | "-", flag
 }
 
 export function extraFlagsOf(s: Session, uids: number[]): Promise<Map<number, string>> {
-  return s.ctx.storage.imapFolders.extraFlags(s.inbox!.id, uids);
+  return s.ctx.storage.imapFolders.extraFlags(s.inbox!.id, s.mailbox!.folderId, uids);
 }
 
 const SYSTEM_FLAGS = ["\\Answered", "\\Flagged", "\\Deleted", "\\Seen", "\\Draft"];

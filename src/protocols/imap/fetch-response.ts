@@ -53,6 +53,7 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
   const modseqs = items.some((i) => i.kind === "MODSEQ")
     ? await s.ctx.storage.imapFolders.modseqs(
         s.inbox!.id,
+        s.mailbox!.folderId,
         targets.map((t) => t.msg.uid),
       )
     : null;

@@ -155,13 +155,13 @@ export class Mailbox {
     const mb = new Mailbox(ctx, inboxId, readOnly, folderId);
     watch?.(mb);
     // One statement: the mailbox's counts (INBOX: the inbox's counters less the mail filed in other
-    // mailboxes) and the inbox's UID counter, which all mailboxes draw from, at one moment S.
+    // mailboxes) and its own UID counter (migration 0029), at one moment S.
     const c = await ctx.storage.imapFolders.counts(inboxId, folderId);
-    mb.announced = { exists: c.messages, uidNext: c.inboxUidNext, unseen: c.unseen };
+    mb.announced = { exists: c.messages, uidNext: c.uidNext, unseen: c.unseen };
     mb.highestUidAtOpen = c.maxUid ?? 0;
     // \Recent: everything of S above the watermark; SELECT takes it (no other session will see
     // those as recent), EXAMINE only looks (RFC 3501 §6.3.2).
-    const upTo = c.inboxUidNext - 1;
+    const upTo = c.uidNext - 1;
     if (readOnly) {
       const r = await ctx.storage.imapFolders.recentMark(inboxId, folderId);
       mb.recentRanges.push([r.mark, upTo]);
@@ -353,7 +353,8 @@ export class Mailbox {
     if (missing.length === 0) return;
     if (this.details.size + missing.length > DETAILS_CACHE) this.details.clear();
     for (let i = 0; i < missing.length; i += 500) {
-      for (const d of await this.ctx.storage.messages.mailboxDetails(this.inboxId, missing.slice(i, i + 500))) this.details.set(d.uid, d);
+      for (const d of await this.ctx.storage.messages.mailboxDetails(this.inboxId, this.folderId, missing.slice(i, i + 500)))
+        this.details.set(d.uid, d);
     }
     // Rows deleted meanwhile have no details: they are gone (the bus will say so too).
     for (const m of msgs) if (!this.details.has(m.uid)) m.gone = true;
@@ -435,7 +436,7 @@ export class Mailbox {
     } else {
       for (const uid of noted.deletedUids) this.setFlag(uid, FLAG_GONE, true);
       if (noted.flagIds.size) {
-        for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, [...noted.flagIds])) {
+        for (const r of await this.ctx.storage.messages.flagsOf(this.inboxId, this.folderId, [...noted.flagIds])) {
           const i = this.indexOf(r.uid);
           if (i >= 0 && !(this.flags[i]! & FLAG_GONE)) {
             // Announced even when the three column flags are the same: \Answered, \Draft or a

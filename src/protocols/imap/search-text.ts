@@ -52,7 +52,7 @@ export async function textHits(s: Session, mb: Mailbox, key: ImapTextKey): Promi
   const store = s.ctx.storage.messages;
   const words = anchoredWords(key.value);
   if (INDEXED.has(key.field) && words.length > 0) {
-    const hits = new Set(await store.uidsWithText(mb.inboxId, key, { words }));
+    const hits = new Set(await store.uidsWithText(mb.inboxId, mb.folderId, key, { words }));
     // TEXT also covers every header, which the index does not hold: those are scanned (the
     // header column only; bodies are not read).
     if (key.field === "text") for (const u of await scan(s, mb, { ...key, field: "headers" })) hits.add(u);
@@ -62,7 +62,7 @@ export async function textHits(s: Session, mb: Mailbox, key: ImapTextKey): Promi
   if (INDEXED.has(key.field) && tokens.length === 1 && tokens[0] === key.value && mb.exists > SMALL_MAILBOX) {
     const terms = await termsContaining(s, fold(key.value));
     if (terms) {
-      const hits = new Set(terms.length ? await store.uidsWithText(mb.inboxId, key, { anyTerm: terms }) : []);
+      const hits = new Set(terms.length ? await store.uidsWithText(mb.inboxId, mb.folderId, key, { anyTerm: terms }) : []);
       if (key.field === "text") for (const u of await scan(s, mb, { ...key, field: "headers" })) hits.add(u);
       return hits;
     }
@@ -91,7 +91,7 @@ async function scan(s: Session, mb: Mailbox, key: ImapTextKey): Promise<number[]
   for (let i = 0; i < n; i += SCAN_BATCH) {
     const uids: number[] = [];
     for (let j = i; j < Math.min(n, i + SCAN_BATCH); j++) uids.push(mb.uidAt(j));
-    out.push(...(await s.ctx.storage.messages.uidsWithText(mb.inboxId, key, { uids })));
+    out.push(...(await s.ctx.storage.messages.uidsWithText(mb.inboxId, mb.folderId, key, { uids })));
     if (i + SCAN_BATCH < n) await yieldToLoop();
   }
   return out;

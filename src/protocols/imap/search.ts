@@ -60,13 +60,13 @@ export async function runSearch(s: Session, key: SearchKey): Promise<{ seq: numb
   walk(key, (k) => {
     if (k.k === "keyword" || (k.k === "flag" && (k.flag === "answered" || k.flag === "draft"))) extraNeeded = true;
   });
-  const extras = extraNeeded ? await s.ctx.storage.imapFolders.extraFlags(mb.inboxId, null) : new Map<number, string>();
+  const extras = extraNeeded ? await s.ctx.storage.imapFolders.extraFlags(mb.inboxId, mb.folderId, null) : new Map<number, string>();
   const hasExtra = (uid: number, flag: string) => (extras.get(uid) ?? "").toLowerCase().split(" ").includes(flag.toLowerCase());
   // SENT*: the day written in the Date header, in its own time zone (RFC 3501: "disregarding time
   // and timezone"); without a readable one, the UTC day of the parsed date or of the arrival.
   const sent = new Map<number, string | null>();
   if (needsSent) {
-    for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId))
+    for (const r of await s.ctx.storage.messages.sentDates(mb.inboxId, mb.folderId))
       sent.set(r.uid, headerDay(r.date_header) ?? r.sent_at?.slice(0, 10) ?? null);
   }
 

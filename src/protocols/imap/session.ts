@@ -398,7 +398,9 @@ export class Session {
     const mb = this.mailbox ?? this.opening;
     if (e.type === "message.received") mb?.noteArrived();
     else if (e.type === "message.deleted") {
-      mb?.noteDeleted(e.uid);
+      // A UID names a message within its mailbox: another mailbox's deletion of the same UID is not ours.
+      if (!mb || e.mailboxId !== mb.folderId) return;
+      mb.noteDeleted(e.uid);
       const gone = mb?.detailsOf(e.uid);
       if (gone) forgetRaw(gone.blob_key);
     } else if (e.type === "message.flags") mb?.noteFlags(e.messageId);

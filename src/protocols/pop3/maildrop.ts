@@ -43,7 +43,7 @@ export class Maildrop {
   static async open(ctx: AppContext, services: Services, inbox: InboxRow): Promise<Maildrop> {
     // POP3 serves INBOX: the inbox's counters less the mail filed in other IMAP mailboxes.
     const c = await ctx.storage.imapFolders.counts(inbox.id, null);
-    return new Maildrop(ctx, services, inbox, c.messages, c.bytes, c.inboxUidNext);
+    return new Maildrop(ctx, services, inbox, c.messages, c.bytes, c.uidNext);
   }
 
   private async load(last: number): Promise<void> {
@@ -72,7 +72,7 @@ export class Maildrop {
     const byUid = new Map<number, string>();
     for (let i = 0; i < ns.length; i += 500) {
       const uids = ns.slice(i, i + 500).map((n) => this.uids[n - 1]!);
-      for (const d of await this.ctx.storage.messages.mailboxDetails(this.inbox.id, uids)) byUid.set(d.uid, d.id);
+      for (const d of await this.ctx.storage.messages.mailboxDetails(this.inbox.id, null, uids)) byUid.set(d.uid, d.id);
     }
     return ns.map((n) => byUid.get(this.uids[n - 1]!) ?? "");
   }
@@ -82,7 +82,7 @@ export class Maildrop {
     await this.ready;
     if (this.uids[n - 1] === 0) return null;
     // Blobs are shared by identical messages, so the row, not the blob, says whether it still exists.
-    const [d] = await this.ctx.storage.messages.mailboxDetails(this.inbox.id, [this.uids[n - 1]!]);
+    const [d] = await this.ctx.storage.messages.mailboxDetails(this.inbox.id, null, [this.uids[n - 1]!]);
     return d ? this.ctx.storage.blobs.get(d.blob_key) : null;
   }
 

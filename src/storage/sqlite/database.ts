@@ -22,13 +22,24 @@ export function migrate(sqlite: Database): void {
   const applied = new Set((sqlite.query("SELECT version FROM schema_migrations").all() as { version: number }[]).map((r) => r.version));
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    sqlite
-      .transaction(() => {
-        sqlite.exec(m.sql);
-        sqlite
-          .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
-          .run(m.version, m.name, new Date().toISOString());
-      })
-      .immediate();
+    // PRAGMA foreign_keys is a no-op inside a transaction: set around it.
+    const fk = (sqlite.query("PRAGMA foreign_keys").get() as { foreign_keys: number }).foreign_keys;
+    if (m.foreignKeysOff) sqlite.exec("PRAGMA foreign_keys = OFF");
+    try {
+      sqlite
+        .transaction(() => {
+          if (typeof m.sql === "string") sqlite.exec(m.sql);
+          else m.sql(sqlite);
+          if (m.foreignKeysOff && sqlite.query("PRAGMA foreign_key_check").all().length) {
+            throw new Error(`migration ${m.version}: foreign keys broken`);
+          }
+          sqlite
+            .query("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)")
+            .run(m.version, m.name, new Date().toISOString());
+        })
+        .immediate();
+    } finally {
+      if (m.foreignKeysOff) sqlite.exec(`PRAGMA foreign_keys = ${fk ? "ON" : "OFF"}`);
+    }
   }
 }

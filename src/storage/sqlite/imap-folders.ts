@@ -63,6 +63,17 @@ class SqliteImapFolders implements ImapFolderRepository {
     return out;
   }
 
+  async nextUidValidity(inboxId: string, atLeast: number) {
+    return (
+      this.c.get<{ v: number }>(
+        `UPDATE inboxes SET last_folder_uid_validity = MAX(last_folder_uid_validity + 1, ?) WHERE id = ?
+         RETURNING last_folder_uid_validity AS v`,
+        atLeast,
+        inboxId,
+      )?.v ?? atLeast
+    );
+  }
+
   async insert(r: ImapFolderRecord) {
     return (
       this.c.run(
@@ -139,13 +150,13 @@ class SqliteImapFolders implements ImapFolderRepository {
          FROM inboxes i WHERE i.id = ?`,
         inboxId,
       );
-      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, inboxUidNext: 1, highestModseq: 1 };
+      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, uidNext: 1, highestModseq: 1 };
       return {
         messages: r.n - r.other_n,
         unseen: r.unseen - r.other_unseen,
         bytes: r.bytes - r.other_bytes,
         maxUid: r.max_uid,
-        inboxUidNext: r.uid_next,
+        uidNext: r.uid_next,
         highestModseq: r.highest_modseq,
       };
     }
@@ -158,7 +169,7 @@ class SqliteImapFolders implements ImapFolderRepository {
       highest_modseq: number | null;
     }>(
       `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
-              (SELECT uid_next FROM inboxes WHERE id = ?1) AS uid_next,
+              (SELECT uid_next FROM imap_mailboxes WHERE id = ?2) AS uid_next,
               (SELECT highest_modseq FROM imap_mailboxes WHERE id = ?2) AS highest_modseq
        FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ?1 AND mailbox_id = ?2`,
       inboxId,
@@ -169,7 +180,7 @@ class SqliteImapFolders implements ImapFolderRepository {
       unseen: r.unseen,
       bytes: r.bytes,
       maxUid: r.max_uid,
-      inboxUidNext: r.uid_next ?? 1,
+      uidNext: r.uid_next ?? 1,
       highestModseq: r.highest_modseq ?? 1,
     };
   }
@@ -228,15 +239,27 @@ class SqliteImapFolders implements ImapFolderRepository {
     return n;
   }
 
-  async copy(inboxId: string, uids: number[], folderId: string | null) {
+  async copy(inboxId: string, fromFolderId: string | null, uids: number[], folderId: string | null) {
     const out: CopiedMessage[] = [];
     for (const sourceUid of uids) {
-      const src = this.c.get<{ id: string }>("SELECT id FROM messages WHERE inbox_id = ? AND uid = ?", inboxId, sourceUid);
-      if (!src) continue;
-      const uid = this.c.get<{ uid: number }>(
-        "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid",
+      const src = this.c.get<{ id: string }>(
+        "SELECT id FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id IS ? AND uid = ?",
         inboxId,
-      )!.uid;
+        fromFolderId,
+        sourceUid,
+      );
+      if (!src) continue;
+      // The target's own counter (migration 0029): its next UID is the UIDNEXT it announced.
+      const taken =
+        folderId === null
+          ? this.c.get<{ uid: number }>("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid", inboxId)
+          : this.c.get<{ uid: number }>(
+              "UPDATE imap_mailboxes SET uid_next = uid_next + 1 WHERE id = ? AND inbox_id = ? RETURNING uid_next - 1 AS uid",
+              folderId,
+              inboxId,
+            );
+      if (!taken) break;
+      const uid = taken.uid;
       const id = newId();
       const row = this.c.get<{ rowid: number }>(
         `INSERT INTO messages (id, uid, mailbox_id, modseq, ${this.kept})
@@ -261,18 +284,12 @@ class SqliteImapFolders implements ImapFolderRepository {
           a.id,
         );
       }
-      if (folderId) this.bumpUidNext(folderId, uid);
       this.c.search.enqueued(
         this.c.get<{ seq: number }>("INSERT INTO search_queue (msg_rowid, op) VALUES (?, 1) RETURNING seq", row.rowid)!.seq,
       );
       out.push({ sourceUid, id, uid });
     }
     return out;
-  }
-
-  async file(messageId: string, folderId: string, uid: number) {
-    this.c.run("UPDATE messages SET mailbox_id = ? WHERE id = ?", folderId, messageId);
-    this.bumpUidNext(folderId, uid);
   }
 
   async foldersOf(ids: string[]) {
@@ -287,27 +304,30 @@ class SqliteImapFolders implements ImapFolderRepository {
     return out;
   }
 
-  async extraFlags(inboxId: string, uids: number[] | null) {
+  async extraFlags(inboxId: string, folderId: string | null, uids: number[] | null) {
     const out = new Map<number, string>();
     if (uids?.length === 0) return out;
     for (const r of this.c.all<{ uid: number; imap_flags: string }>(
       `SELECT uid, imap_flags FROM messages INDEXED BY messages_imap_flags
-       WHERE inbox_id = ? AND imap_flags IS NOT NULL AND (?2 IS NULL OR uid IN (SELECT value FROM json_each(?2)))`,
+       WHERE inbox_id = ?1 AND imap_flags IS NOT NULL AND mailbox_id IS ?3 AND (?2 IS NULL OR uid IN (SELECT value FROM json_each(?2)))`,
       inboxId,
       uids ? JSON.stringify(uids) : null,
+      folderId,
     )) {
       out.set(r.uid, r.imap_flags);
     }
     return out;
   }
 
-  async setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>) {
+  async setExtraFlags(inboxId: string, folderId: string | null, changes: Array<{ uid: number; flags: string | null }>) {
     for (const ch of changes) {
       this.c.run(
-        `UPDATE messages SET imap_flags = ?1, modseq = ${NEXT_MODSEQ} WHERE inbox_id = ?2 AND uid = ?3 AND imap_flags IS NOT ?1`,
+        `UPDATE messages INDEXED BY messages_mailbox SET imap_flags = ?1, modseq = ${NEXT_MODSEQ}
+         WHERE inbox_id = ?2 AND mailbox_id IS ?4 AND uid = ?3 AND imap_flags IS NOT ?1`,
         ch.flags || null,
         inboxId,
         ch.uid,
+        folderId,
       );
     }
   }
@@ -320,12 +340,13 @@ class SqliteImapFolders implements ImapFolderRepository {
     return r?.h ?? 1;
   }
 
-  async modseqs(inboxId: string, uids: number[]) {
+  async modseqs(inboxId: string, folderId: string | null, uids: number[]) {
     const out = new Map<number, number>();
     if (uids.length === 0) return out;
     for (const r of this.c.all<{ uid: number; modseq: number }>(
-      "SELECT uid, modseq FROM messages WHERE inbox_id = ? AND uid IN (SELECT value FROM json_each(?))",
+      "SELECT uid, modseq FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ? AND mailbox_id IS ? AND uid IN (SELECT value FROM json_each(?))",
       inboxId,
+      folderId,
       JSON.stringify(uids),
     )) {
       out.set(r.uid, r.modseq);
@@ -355,10 +376,6 @@ class SqliteImapFolders implements ImapFolderRepository {
       for (const f of r.imap_flags.split(" ")) if (f && !f.startsWith("\\")) out.add(f);
     }
     return [...out].sort();
-  }
-
-  private bumpUidNext(folderId: string, uid: number): void {
-    this.c.run("UPDATE imap_mailboxes SET uid_next = MAX(uid_next, ? + 1) WHERE id = ?", uid, folderId);
   }
 }
 

@@ -165,7 +165,17 @@ class SqliteInboxes implements InboxRepository {
     this.c.run("UPDATE inboxes SET password_enc = ? WHERE id = ?", passwordEnc, id);
   }
 
-  async takeUid(id: string) {
+  async takeUid(id: string, folderId: string | null = null) {
+    if (folderId !== null) {
+      // Another mailbox's own counter (migration 0029); the inbox row is read beside it.
+      const t = this.c.get<{ uid: number }>(
+        "UPDATE imap_mailboxes SET uid_next = uid_next + 1 WHERE id = ? AND inbox_id = ? RETURNING uid_next - 1 AS uid",
+        folderId,
+        id,
+      );
+      const inbox = t && this.c.get<Record<string, any>>("SELECT * FROM inboxes WHERE id = ?", id);
+      return t && inbox ? { uid: t.uid, inbox: inboxFromRow(inbox) } : null;
+    }
     const r = this.c.get<Record<string, any>>(
       "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = ? RETURNING uid_next - 1 AS uid, * ",
       id,
@@ -177,7 +187,7 @@ class SqliteInboxes implements InboxRepository {
     const r = this.c.get<{ uid_validity: number; uid_next: number; n: number; unseen: number; max_uid: number | null }>(
       // The counters the triggers keep (migrations/0002_mail.ts), not a count of a million rows.
       `SELECT i.uid_validity, i.uid_next, i.message_count AS n, i.unread_count AS unseen,
-              (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id) AS max_uid
+              (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id AND m.mailbox_id IS NULL) AS max_uid
        FROM inboxes i WHERE i.id = ?`,
       id,
     );
@@ -335,14 +345,15 @@ class SqliteMessages implements MessageRepository {
     return this.c.get("SELECT 1 FROM messages WHERE id = ?", id) !== null;
   }
 
-  async insert(m: NewMessage) {
+  async insert(m: NewMessage, folderId: string | null = null) {
     const [text, textZ] = packBody(m.text_body);
     const [html, htmlZ] = packBody(m.html_body);
     const row = this.c.get<{ rowid: number }>(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
          envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, text_z, html_body, html_z, codes, links,
-         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at, modseq)
-       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, (SELECT highest_modseq + 1 FROM inboxes WHERE id = ?2))
+         headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at, mailbox_id, modseq)
+       VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, ?30,
+         1 + COALESCE((SELECT highest_modseq FROM imap_mailboxes WHERE id = ?30), (SELECT highest_modseq FROM inboxes WHERE id = ?2)))
        RETURNING rowid`,
       m.id,
       m.inbox_id,
@@ -373,6 +384,7 @@ class SqliteMessages implements MessageRepository {
       m.parse_error,
       m.received_at,
       m.expires_at,
+      folderId,
     )!;
     // Indexed for search after the commit, off this thread (search-index.ts).
     this.c.search.enqueued(
@@ -423,12 +435,13 @@ class SqliteMessages implements MessageRepository {
     return page;
   }
 
-  async mailboxDetails(inboxId: string, uids: number[]) {
+  async mailboxDetails(inboxId: string, folderId: string | null, uids: number[]) {
     if (uids.length === 0) return [];
     return this.c.all<MailboxDetails>(
-      `SELECT uid, id, received_at, blob_key FROM messages
-       WHERE inbox_id = ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
+      `SELECT uid, id, received_at, blob_key FROM messages INDEXED BY messages_mailbox
+       WHERE inbox_id = ? AND mailbox_id IS ? AND uid IN (SELECT value FROM json_each(?)) ORDER BY uid`,
       inboxId,
+      folderId,
       JSON.stringify(uids),
     );
   }
@@ -440,7 +453,12 @@ class SqliteMessages implements MessageRepository {
       .map((r) => r[0] as string);
   }
 
-  async uidsWithText(inboxId: string, key: ImapTextKey, among: { words: string[] } | { anyTerm: string[] } | { uids: number[] }) {
+  async uidsWithText(
+    inboxId: string,
+    folderId: string | null,
+    key: ImapTextKey,
+    among: { words: string[] } | { anyTerm: string[] } | { uids: number[] },
+  ) {
     const { sql: check, params } = imapTextTest(key);
     // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
     // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
@@ -461,9 +479,11 @@ class SqliteMessages implements MessageRepository {
       if (among.uids.length === 0) return [];
       return keep(
         this.c.all<Row>(
-          `SELECT ${cols} FROM messages m WHERE m.inbox_id = ? AND m.uid IN (SELECT value FROM json_each(?)) AND ${where} ORDER BY m.uid`,
+          `SELECT ${cols} FROM messages m
+           WHERE m.inbox_id = ? AND m.mailbox_id IS ? AND m.uid IN (SELECT value FROM json_each(?)) AND ${where} ORDER BY m.uid`,
           ...colParams,
           inboxId,
+          folderId,
           JSON.stringify(among.uids),
           ...params,
         ),
@@ -477,34 +497,37 @@ class SqliteMessages implements MessageRepository {
     return keep(
       this.c.allOnce<Row>(
         `SELECT ${cols} FROM search.messages_fts f JOIN messages m ON m.rowid = f.rowid
-         WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND ${where} ORDER BY m.uid`,
+         WHERE f.messages_fts MATCH ? AND m.inbox_id = ? AND m.mailbox_id IS ? AND ${where} ORDER BY m.uid`,
         ...colParams,
         match,
         inboxId,
+        folderId,
         ...params,
       ),
     );
   }
 
-  async flagsOf(inboxId: string, ids: string[]) {
+  async flagsOf(inboxId: string, folderId: string | null, ids: string[]) {
     const out: FlagState[] = [];
     for (const id of ids) {
       const r = this.c.get<FlagState>(
-        "SELECT id, uid, read, flagged, deleted_flag, modseq FROM messages WHERE id = ? AND inbox_id = ?",
+        "SELECT id, uid, read, flagged, deleted_flag, modseq FROM messages WHERE id = ? AND inbox_id = ? AND mailbox_id IS ?",
         id,
         inboxId,
+        folderId,
       );
       if (r) out.push(r);
     }
     return out;
   }
 
-  async sentDates(inboxId: string) {
+  async sentDates(inboxId: string, folderId: string | null) {
     return this.c.all<{ uid: number; sent_at: string | null; date_header: string | null }>(
       `SELECT uid, sent_at, (SELECT json_extract(h.value, '$.value') FROM json_each(m.headers) h
                              WHERE json_extract(h.value, '$.name') LIKE 'date' LIMIT 1) AS date_header
-       FROM messages m WHERE inbox_id = ?`,
+       FROM messages m WHERE inbox_id = ? AND mailbox_id IS ?`,
       inboxId,
+      folderId,
     );
   }
 

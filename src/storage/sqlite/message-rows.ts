@@ -11,7 +11,7 @@ export function deleteMessageRows(
 ): { removed: RemovedMessage[]; blobKeys: string[] } {
   const removed: RemovedMessage[] = [];
   const blobKeys: string[] = [];
-  const row = prepare("SELECT id, inbox_id, uid, blob_key FROM messages WHERE id = ? AND project_id = ?");
+  const row = prepare("SELECT id, inbox_id, mailbox_id, uid, blob_key FROM messages WHERE id = ? AND project_id = ?");
   const attachments = prepare("SELECT blob_key FROM attachments WHERE message_id = ?");
   const del = prepare("DELETE FROM messages WHERE id = ?");
   for (const id of ids) {
@@ -19,7 +19,7 @@ export function deleteMessageRows(
     if (!m) continue;
     blobKeys.push(m.blob_key, ...(attachments.all(id) as { blob_key: string }[]).map((a) => a.blob_key));
     del.run(id);
-    removed.push({ id: m.id, inbox_id: m.inbox_id, uid: m.uid });
+    removed.push({ id: m.id, inbox_id: m.inbox_id, mailbox_id: m.mailbox_id, uid: m.uid });
   }
   return { removed, blobKeys };
 }

@@ -40,6 +40,7 @@ export async function copyTo(s: Session, c: Command, checkRoom: boolean): Promis
   if (checkRoom && (await s.services.ingest.checkRoom(s.inbox!))) throw new QuotaError();
   const copied = await s.services.folders.copy(
     s.inbox!,
+    s.mailbox!.folderId,
     msgs.map((m) => m.uid),
     target,
   );

@@ -55,6 +55,7 @@ export default {
     if (limit !== null) {
       const before = await s.ctx.storage.imapFolders.modseqs(
         s.inbox!.id,
+        s.mailbox!.folderId,
         targets.map((t) => t.msg.uid),
       );
       targets = targets.filter((t) => {
@@ -90,7 +91,7 @@ export default {
       }
     }
     // Extra flags first: the column write's bus event makes other sessions read both.
-    if (extraChanges.length) await s.ctx.storage.imapFolders.setExtraFlags(s.inbox!.id, extraChanges);
+    if (extraChanges.length) await s.ctx.storage.imapFolders.setExtraFlags(s.inbox!.id, mb.folderId, extraChanges);
     await persistFlags(s, changed);
     if (extraChanges.length) {
       // Other sessions hear of \Answered, \Draft and keyword changes like of any flag.
@@ -106,6 +107,7 @@ export default {
     const modseqs = s.condstore
       ? await s.ctx.storage.imapFolders.modseqs(
           s.inbox!.id,
+          s.mailbox!.folderId,
           targets.map((t) => t.msg.uid),
         )
       : null;

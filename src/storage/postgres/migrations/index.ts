@@ -11,6 +11,7 @@
 import m0026 from "../../sqlite/migrations/0026_imap_recent";
 import m0027 from "../../sqlite/migrations/0027_imap_orphan_subscriptions";
 import m0028 from "../../sqlite/migrations/0028_condstore";
+import m0029 from "../../sqlite/migrations/0029_uids_per_mailbox";
 import m0030 from "../../sqlite/migrations/0030_condstore_follow_moves";
 import baseline from "./0025_baseline";
 
@@ -19,5 +20,6 @@ export const postgresMigrations: { version: number; name: string; sql: string }[
   { version: 26, name: "imap_recent", sql: m0026.postgres },
   { version: 27, name: "imap_orphan_subscriptions", sql: m0027.postgres },
   { version: 28, name: "condstore", sql: m0028.postgres },
+  { version: 29, name: "uids_per_mailbox", sql: m0029.postgres },
   { version: 30, name: "condstore_follow_moves", sql: m0030.postgres },
 ];

@@ -3,7 +3,10 @@
 // `.postgres`, under the same version. The SQLite text of a released migration is never edited
 // (the runner records versions only, so an edit would never run where it already ran); a
 // PostgreSQL half is written next to it.
+import type { Database } from "bun:sqlite";
+
 export interface TwoDialectMigration {
-  sqlite: string;
+  /** SQL, or a function for a table rebuild that reads the stored schema (see index.ts). */
+  sqlite: string | ((db: Database) => void);
   postgres: string;
 }

@@ -25,9 +25,22 @@ import m0025 from "./0025_imap_mailboxes";
 import m0026 from "./0026_imap_recent";
 import m0027 from "./0027_imap_orphan_subscriptions";
 import m0028 from "./0028_condstore";
+import m0029 from "./0029_uids_per_mailbox";
 import m0030 from "./0030_condstore_follow_moves";
+import type { Database } from "bun:sqlite";
 
-export const migrations: { version: number; name: string; sql: string }[] = [
+/**
+ * A migration is SQL, or (a table rebuild that reads the schema) a function; `foreignKeysOff`
+ * runs it with PRAGMA foreign_keys off (checked with foreign_key_check before its commit).
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string | ((db: Database) => void);
+  foreignKeysOff?: boolean;
+}
+
+export const migrations: Migration[] = [
   { version: 1, name: "core", sql: m0001 },
   { version: 2, name: "mail", sql: m0002 },
   { version: 3, name: "inline_blobs", sql: m0003 },
@@ -51,5 +64,6 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 26, name: "imap_recent", sql: m0026.sqlite },
   { version: 27, name: "imap_orphan_subscriptions", sql: m0027.sqlite },
   { version: 28, name: "condstore", sql: m0028.sqlite },
+  { version: 29, name: "uids_per_mailbox", sql: m0029.sqlite, foreignKeysOff: true },
   { version: 30, name: "condstore_follow_moves", sql: m0030.sqlite },
 ];
