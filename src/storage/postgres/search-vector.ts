@@ -32,11 +32,16 @@ const MAX_POSITION = 16383;
 const MAX_LEXEME_BYTES = 2047;
 const MAX_VECTOR_BYTES = 900_000;
 
-/** unicode61 remove_diacritics 2: letters and digits, case folded, accents removed; all else separates. */
+/**
+ * unicode61 remove_diacritics 2: letters and digits, case folded, the accents of Latin letters
+ * removed (FTS5 keeps Greek's, and other scripts' marks separate words); anything else separates.
+ * test/storage/search-tokens-parity.test.ts holds it to FTS5's own vocabulary.
+ */
 export function tokens(text: string): string[] {
   const folded = text
     .normalize("NFD")
-    .replace(/\p{M}+/gu, "")
+    .replace(/(\p{Script=Latin})[\u0300-\u036f]+/gu, "$1")
+    .normalize("NFC")
     .toLowerCase();
   return folded.split(/[^\p{L}\p{N}\p{Co}]+/u).filter((t) => t.length > 0);
 }
