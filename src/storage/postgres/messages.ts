@@ -83,15 +83,16 @@ export class PgMessages implements MessageRepository {
   }
 
   async insert(m: NewMessage) {
-    // INBOX's next modseq, as SQLite's insert (the PostgreSQL triggers of 0028 then move the counter).
+    // Into INBOX, as SQLite's insert (a folder files it afterwards: imapFolders.file), with INBOX's
+    // next modseq (the PostgreSQL triggers of 0028 then move the counter).
     const modseq = this.modseq ? [", modseq", ", (SELECT highest_modseq + 1 FROM inboxes WHERE id = $2)"] : ["", ""];
     await this.c.run(
       `INSERT INTO messages (id, inbox_id, project_id, uid, blob_key, size_bytes, logical_size_bytes, envelope_from,
          envelope_to, from_email, from_name, to_json, cc_json, subject, preview, text_body, html_body, codes, links,
          headers, headers_truncated, message_id_header, sent_at, attachment_count, parse_error, received_at, expires_at,
-         mailbox_id, search_vector${modseq[0]})
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,$28,
-         $29::tsvector${modseq[1]})`,
+         search_vector${modseq[0]})
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26,$27,
+         $28::tsvector${modseq[1]})`,
       m.id,
       m.inbox_id,
       m.project_id,
@@ -119,7 +120,6 @@ export class PgMessages implements MessageRepository {
       m.parse_error,
       m.received_at,
       m.expires_at,
-      m.mailbox_id ?? null,
       searchVectorOf(m),
     );
   }
