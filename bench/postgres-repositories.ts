@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPostgresRepositories } from "../src/storage/postgres";
+import { openPostgresStorage } from "../src/storage/postgres";
 import { openSqliteStorage } from "../src/storage/sqlite";
 import { startPostgres } from "../test/support/postgres";
 import type { Engine } from "../test/support/storage-engines";
@@ -107,7 +107,7 @@ await measure("sqlite", lite);
 await lite.close();
 rmSync(dir, { recursive: true, force: true });
 const pg = await startPostgres();
-const post = await openPostgresRepositories(pg.url, { max: C + 2 });
+const post = await openPostgresStorage(pg.url, { max: C + 2 });
 await measure("postgres", post);
 await post.close();
 await pg.stop();

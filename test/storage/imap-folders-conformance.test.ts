@@ -2,11 +2,12 @@
 // both engines: mailboxes and their renames, subscriptions that outlive their mailbox, counts,
 // \Recent marks (claims made at once never hand one UID to two sessions), COPY (every column
 // carried over), and CONDSTORE's modseqs (kept counters that move with every change, and on
-// PostgreSQL stay distinct when changes arrive at once). Message rows are written with plain SQL
-// (test/support/message-rows.ts) until both engines have a message repository.
+// PostgreSQL stay distinct when changes arrive at once), and UIDs per mailbox (migration 0029: two
+// mailboxes of an inbox may hold the same UID). Message rows are written with plain SQL
+// (test/support/message-rows.ts), so these tests need no message repository.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ImapFolderRecord } from "../../src/storage/imap-folders";
-import { openPostgresRepositories } from "../../src/storage/postgres";
+import { openPostgresStorage } from "../../src/storage/postgres";
 import type { InboxRecord } from "../../src/storage/mail";
 import { insertMessageRows, sqlOn } from "../support/message-rows";
 import { type Engine, storageEngines } from "../support/storage-engines";
@@ -52,7 +53,7 @@ for (const engine of ENGINES) {
   describe.skipIf(!engine.available)(`IMAP folders on ${engine.name}`, () => {
     let s: Engine;
 
-    /** Delivers messages the way ingest does: a UID from the inbox's counter, then the row, then filed. */
+    /** Delivers messages the way ingest does: a UID from the mailbox's own counter, then the row in that mailbox. */
     const deliver = async (
       inboxId: string,
       n: number,
@@ -61,10 +62,9 @@ for (const engine of ENGINES) {
     ) => {
       const out: { id: string; uid: number }[] = [];
       for (let i = 0; i < n; i++) {
-        const uid = (await s.inboxes.takeUid(inboxId))!.uid;
-        const id = `ms_${inboxId}_${uid}`;
-        await insertMessageRows(engine, [{ id, inboxId, projectId: "pr_1", uid, ...patch }]);
-        if (mailboxId) await s.imapFolders.file(id, mailboxId, uid);
+        const uid = (await s.inboxes.takeUid(inboxId, mailboxId))!.uid;
+        const id = `ms_${inboxId}_${mailboxId ?? "inbox"}_${uid}`;
+        await insertMessageRows(engine, [{ id, inboxId, projectId: "pr_1", uid, mailboxId, ...patch }]);
         out.push({ id, uid });
       }
       return out;
@@ -131,32 +131,47 @@ for (const engine of ENGINES) {
       expect(await s.imapFolders.orphanSubscriptions("ib_a")).toEqual(["Also/Gone"]);
     });
 
-    test("counts: INBOX is the inbox's counters less the other mailboxes; filing raises UIDNEXT; adopt; ids; folders of", async () => {
+    test("counts: INBOX is the inbox's counters less the other mailboxes; UIDs and UIDNEXT per mailbox; adopt; ids; folders of", async () => {
       await s.imapFolders.insert(folder("mb_c1", "ib_c", "Work"));
       const inInbox = await deliver("ib_c", 3, null, { sizeBytes: 10 });
       const inWork = await deliver("ib_c", 2, "mb_c1", { sizeBytes: 1000, read: 1 });
       await deliver("ib_c", 1, "mb_c1", { sizeBytes: 1000 });
+      // Each mailbox counts from 1 on its own counter: INBOX and Work both hold UIDs 1..3.
+      expect(inInbox.map((m) => m.uid)).toEqual([1, 2, 3]);
+      expect(inWork.map((m) => m.uid)).toEqual([1, 2]);
       const inboxCounts = await s.imapFolders.counts("ib_c", null);
       expect({ ...inboxCounts, highestModseq: 0 }).toEqual({
         messages: 3,
         unseen: 3,
         bytes: 30,
         maxUid: 3,
-        inboxUidNext: 7,
+        uidNext: 4,
         highestModseq: 0,
       });
       const work = await s.imapFolders.counts("ib_c", "mb_c1");
-      expect({ ...work, highestModseq: 0 }).toEqual({ messages: 3, unseen: 1, bytes: 3000, maxUid: 6, inboxUidNext: 7, highestModseq: 0 });
-      expect((await s.imapFolders.byId("mb_c1"))!.uidNext).toBe(7);
+      expect({ ...work, highestModseq: 0 }).toEqual({ messages: 3, unseen: 1, bytes: 3000, maxUid: 3, uidNext: 4, highestModseq: 0 });
+      expect((await s.imapFolders.byId("mb_c1"))!.uidNext).toBe(4);
+      expect((await s.inboxes.byId("ib_c"))!.uidNext).toBe(4);
+      // A UID names a message within its mailbox: the same UID, two messages.
+      expect((await s.messages.mailboxDetails("ib_c", null, [1])).map((d) => d.id)).toEqual([inInbox[0]!.id]);
+      expect((await s.messages.mailboxDetails("ib_c", "mb_c1", [1])).map((d) => d.id)).toEqual([inWork[0]!.id]);
+      // The unique key is per mailbox: a second UID 1 in Work is refused, in INBOX of another inbox it is not.
+      await expect(
+        insertMessageRows(engine, [{ id: "ms_dup", inboxId: "ib_c", projectId: "pr_1", uid: 1, mailboxId: "mb_c1" }]),
+      ).rejects.toThrow();
       expect(await s.imapFolders.counts("ib_none", null)).toEqual({
         messages: 0,
         unseen: 0,
         bytes: 0,
         maxUid: null,
-        inboxUidNext: 1,
+        uidNext: 1,
         highestModseq: 1,
       });
-      expect((await s.imapFolders.messageIds("ib_c", "mb_c1", 10)).sort()).toEqual(["ms_ib_c_4", "ms_ib_c_5", "ms_ib_c_6"]);
+      expect((await s.imapFolders.messageIds("ib_c", "mb_c1", 10)).sort()).toEqual([
+        "ms_ib_c_mb_c1_1",
+        "ms_ib_c_mb_c1_2",
+        "ms_ib_c_mb_c1_3",
+      ]);
       expect((await s.imapFolders.messageIds("ib_c", "mb_c1", 2)).length).toBe(2);
       expect(await s.imapFolders.foldersOf([inInbox[0]!.id, inWork[0]!.id, "ms_none"])).toEqual(
         new Map([
@@ -186,7 +201,7 @@ for (const engine of ENGINES) {
       await s.imapFolders.insert(folder("mb_d1", "ib_d", "Drafts"));
       await deliver("ib_d", 2, "mb_d1");
       expect(await s.imapFolders.recentMark("ib_d", "mb_d1")).toEqual({ mark: 0, above: 2 });
-      // The INBOX range (4, 7] holds only UID 5: the others are filed in Drafts.
+      // The INBOX range (4, 7] holds only UID 5; Drafts counts its own UIDs 1 and 2.
       expect(await s.imapFolders.claimRecent("ib_d", null, 7)).toEqual({ from: 4, count: 1 });
       expect(await s.imapFolders.claimRecent("ib_d", "mb_d1", 7)).toEqual({ from: 0, count: 2 });
       // Removing the mailbox takes its mark: a new one of the same id starts from 0 again.
@@ -208,10 +223,10 @@ for (const engine of ENGINES) {
       expect((await s.imapFolders.recentMark("ib_e", "mb_e1")).mark).toBe(20);
     });
 
-    test("COPY: new ids and UIDs from the inbox's counter, every other column carried over, attachments copied", async () => {
+    test("COPY: new ids and UIDs from the target's own counter, every other column carried over, attachments copied", async () => {
       await s.imapFolders.insert(folder("mb_b1", "ib_b", "Copies"));
       const [m1, m2] = await deliver("ib_b", 2, null, { sizeBytes: 321, read: 1 });
-      await s.imapFolders.setExtraFlags("ib_b", [{ uid: m1!.uid, flags: "\\Answered $Label1" }]);
+      await s.imapFolders.setExtraFlags("ib_b", null, [{ uid: m1!.uid, flags: "\\Answered $Label1" }]);
       await sqlOn(engine, [
         [
           `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type, size_bytes, sha256, blob_key)
@@ -219,13 +234,14 @@ for (const engine of ENGINES) {
           ["at_1", m1!.id],
         ],
       ]);
-      const copied = await s.transaction((tx) => tx.imapFolders.copy("ib_b", [m1!.uid, 999, m2!.uid], "mb_b1"));
+      const copied = await s.transaction((tx) => tx.imapFolders.copy("ib_b", null, [m1!.uid, 999, m2!.uid], "mb_b1"));
       expect(copied.map((c) => [c.sourceUid, c.uid])).toEqual([
-        [m1!.uid, 3],
-        [m2!.uid, 4],
+        [m1!.uid, 1],
+        [m2!.uid, 2],
       ]);
       expect(new Set(copied.map((c) => c.id)).size).toBe(2);
-      expect((await s.imapFolders.byId("mb_b1"))!.uidNext).toBe(5);
+      expect((await s.imapFolders.byId("mb_b1"))!.uidNext).toBe(3);
+      expect((await s.inboxes.byId("ib_b"))!.uidNext).toBe(3);
       expect((await s.imapFolders.counts("ib_b", "mb_b1")).messages).toBe(2);
       expect((await s.imapFolders.counts("ib_b", null)).messages).toBe(2);
 
@@ -236,14 +252,18 @@ for (const engine of ENGINES) {
       const rest = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !own.includes(k)));
       expect(rest(copy)).toEqual(rest(src));
       expect(Object.keys(rest(copy)).length).toBeGreaterThan(30);
-      expect([copy.uid, copy.mailbox_id]).toEqual([3, "mb_b1"]);
+      expect([copy.uid, copy.mailbox_id]).toEqual([1, "mb_b1"]);
+      // Source and copy share UID 1, each in its own mailbox; flags are read per mailbox.
+      expect((await s.messages.flagsOf("ib_b", "mb_b1", [copied[0]!.id, m1!.id])).map((f) => [f.id, f.uid])).toEqual([[copied[0]!.id, 1]]);
+      expect((await s.messages.flagsOf("ib_b", null, [copied[0]!.id, m1!.id])).map((f) => [f.id, f.uid])).toEqual([[m1!.id, 1]]);
 
       const [atts] = await sqlOn(engine, [["SELECT id, filename, blob_key FROM attachments WHERE message_id = $1", [copied[0]!.id]]]);
       expect(atts!.map((a) => [a.filename, a.blob_key])).toEqual([["a.pdf", "blob-att"]]);
       expect(atts![0]!.id).not.toBe("at_1");
-      // A copy into INBOX: mailbox null, the next UID.
-      const back = await s.imapFolders.copy("ib_b", [3], null);
-      expect(back.map((c) => c.uid)).toEqual([5]);
+      // A copy back into INBOX, by the UID the message has in Copies: mailbox null, INBOX's next UID.
+      const back = await s.imapFolders.copy("ib_b", "mb_b1", [2], null);
+      expect(back.map((c) => c.uid)).toEqual([3]);
+      expect((await s.messages.mailboxDetails("ib_b", null, [3]))[0]!.blob_key).toBe(`blob-${m2!.id}`);
       expect((await s.imapFolders.foldersOf([back[0]!.id])).get(back[0]!.id)).toBeNull();
     });
 
@@ -254,19 +274,19 @@ for (const engine of ENGINES) {
       const msgs = await deliver("ib_m", 3);
       const afterArrival = await s.imapFolders.highestModseq("ib_m", null);
       expect(afterArrival).toBe(start + 3);
-      const arrived = await s.imapFolders.modseqs("ib_m", [1, 2, 3, 99]);
+      const arrived = await s.imapFolders.modseqs("ib_m", null, [1, 2, 3, 99]);
       expect([...arrived.entries()]).toEqual([
         [1, start + 1],
         [2, start + 2],
         [3, start + 3],
       ]);
 
-      await s.imapFolders.setExtraFlags("ib_m", [
+      await s.imapFolders.setExtraFlags("ib_m", null, [
         { uid: 2, flags: "\\Draft kw1" },
         { uid: 3, flags: "kw2 \\Answered" },
       ]);
       // Writing the same flags again changes nothing, so no modseq moves.
-      await s.imapFolders.setExtraFlags("ib_m", [{ uid: 2, flags: "\\Draft kw1" }]);
+      await s.imapFolders.setExtraFlags("ib_m", null, [{ uid: 2, flags: "\\Draft kw1" }]);
       expect(await s.imapFolders.highestModseq("ib_m", null)).toBe(afterArrival + 2);
       expect(await s.imapFolders.changedSince("ib_m", null, afterArrival)).toEqual(
         new Map([
@@ -274,24 +294,32 @@ for (const engine of ENGINES) {
           [3, afterArrival + 2],
         ]),
       );
-      expect(await s.imapFolders.extraFlags("ib_m", null)).toEqual(
+      expect(await s.imapFolders.extraFlags("ib_m", null, null)).toEqual(
         new Map([
           [2, "\\Draft kw1"],
           [3, "kw2 \\Answered"],
         ]),
       );
-      expect(await s.imapFolders.extraFlags("ib_m", [1, 3])).toEqual(new Map([[3, "kw2 \\Answered"]]));
-      expect(await s.imapFolders.extraFlags("ib_m", [])).toEqual(new Map());
+      expect(await s.imapFolders.extraFlags("ib_m", null, [1, 3])).toEqual(new Map([[3, "kw2 \\Answered"]]));
+      expect(await s.imapFolders.extraFlags("ib_m", null, [])).toEqual(new Map());
       expect(await s.imapFolders.keywords("ib_m")).toEqual(["kw1", "kw2"]);
-      await s.imapFolders.setExtraFlags("ib_m", [{ uid: 3, flags: null }]);
+      await s.imapFolders.setExtraFlags("ib_m", null, [{ uid: 3, flags: null }]);
       expect(await s.imapFolders.keywords("ib_m")).toEqual(["kw1"]);
 
-      // Filing a message in another mailbox gives it that mailbox's next modseq.
+      // A message delivered into another mailbox takes that mailbox's next modseq (and its UID 1).
       const otherStart = await s.imapFolders.highestModseq("ib_m", "mb_m1");
-      await s.imapFolders.file(msgs[0]!.id, "mb_m1", msgs[0]!.uid);
+      const inboxBefore = await s.imapFolders.highestModseq("ib_m", null);
+      expect((await deliver("ib_m", 1, "mb_m1"))[0]!.uid).toBe(1);
       expect(await s.imapFolders.highestModseq("ib_m", "mb_m1")).toBe(otherStart + 1);
+      expect(await s.imapFolders.highestModseq("ib_m", null)).toBe(inboxBefore);
       expect(await s.imapFolders.changedSince("ib_m", "mb_m1", otherStart)).toEqual(new Map([[1, otherStart + 1]]));
       expect((await s.imapFolders.counts("ib_m", "mb_m1")).highestModseq).toBe(otherStart + 1);
+      // UID 1 of each mailbox: flags and modseqs are per mailbox.
+      await s.imapFolders.setExtraFlags("ib_m", "mb_m1", [{ uid: 1, flags: "kw3" }]);
+      expect(await s.imapFolders.extraFlags("ib_m", "mb_m1", null)).toEqual(new Map([[1, "kw3"]]));
+      expect(await s.imapFolders.extraFlags("ib_m", null, [1])).toEqual(new Map());
+      expect(await s.imapFolders.modseqs("ib_m", "mb_m1", [1])).toEqual(new Map([[1, otherStart + 2]]));
+      expect(await s.imapFolders.modseqs("ib_m", null, [1])).toEqual(new Map([[1, start + 1]]));
 
       // An expunge leaves no row behind but moves the mailbox's counter (a client's HIGHESTMODSEQ goes stale).
       const beforeExpunge = await s.imapFolders.highestModseq("ib_m", null);
@@ -305,7 +333,7 @@ for (const engine of ENGINES) {
       await s.inboxes.insert(inbox("ib_n"));
       await deliver("ib_n", 10);
       const before = await s.imapFolders.highestModseq("ib_n", null);
-      await Promise.all(Array.from({ length: 10 }, (_, i) => s.imapFolders.setExtraFlags("ib_n", [{ uid: i + 1, flags: `k${i}` }])));
+      await Promise.all(Array.from({ length: 10 }, (_, i) => s.imapFolders.setExtraFlags("ib_n", null, [{ uid: i + 1, flags: `k${i}` }])));
       const changed = await s.imapFolders.changedSince("ib_n", null, before);
       expect([...changed.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => before + i + 1));
       expect(await s.imapFolders.highestModseq("ib_n", null)).toBe(before + 10);
@@ -313,7 +341,7 @@ for (const engine of ENGINES) {
 
     // Two nodes on one database: what only PostgreSQL can be asked (SQLite has one writer).
     test.skipIf(engine.name !== "postgres")("two nodes: \\Recent claims, COPYs and flag writes into one mailbox at once", async () => {
-      const other = await openPostgresRepositories(engine.location(), { max: 4 });
+      const other = await openPostgresStorage(engine.location(), { max: 4 });
       try {
         await s.inboxes.insert(inbox("ib_2n"));
         await s.imapFolders.insert(folder("mb_2n", "ib_2n", "Shared"));
@@ -330,14 +358,16 @@ for (const engine of ENGINES) {
           .sort((a, b) => a - b);
         expect(uids).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
 
-        // COPY locks the inbox (UID) then the mailbox (modseq); a flag write in the mailbox takes the
+        // COPY locks the inbox then the mailbox (its UID counter, then its modseq); a flag write in the mailbox takes the
         // same order (0028's trigger locks the inbox first, though \Seen's counter would lock it
         // after the row), so these never deadlock, and every change gets its own modseq.
         const before = await s.imapFolders.highestModseq("ib_2n", "mb_2n");
         await Promise.all([
-          ...Array.from({ length: 6 }, (_, i) => nodes[i % 2]!.transaction((tx) => tx.imapFolders.copy("ib_2n", [i + 1], "mb_2n"))),
+          ...Array.from({ length: 6 }, (_, i) =>
+            nodes[i % 2]!.transaction((tx) => tx.imapFolders.copy("ib_2n", "mb_2n", [i + 1], "mb_2n")),
+          ),
           ...Array.from({ length: 3 }, (_, i) =>
-            nodes[(i + 1) % 2]!.transaction((tx) => tx.imapFolders.setExtraFlags("ib_2n", [{ uid: i + 10, flags: "kw" }])),
+            nodes[(i + 1) % 2]!.transaction((tx) => tx.imapFolders.setExtraFlags("ib_2n", "mb_2n", [{ uid: i + 10, flags: "kw" }])),
           ),
           // \Seen as the mail repository writes it: the unread counter locks the inbox after the row.
           ...Array.from({ length: 3 }, (_, i) =>

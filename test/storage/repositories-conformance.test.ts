@@ -1,5 +1,5 @@
 // The repository contract (src/storage/<capability>.ts), asserted once and run against both
-// engines: SQLite (openSqliteStorage) and PostgreSQL (openPostgresRepositories, a real server this
+// engines: SQLite (openSqliteStorage) and PostgreSQL (openPostgresStorage, a real server this
 // file starts). Tenancy, domains and events here (automation: automation-conformance.test.ts):
 // what is written reads back the same, lists keep their order and pages, updates and deletes
 // report what they did, a transaction that throws leaves nothing, a savepoint that throws undoes

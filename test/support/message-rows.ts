@@ -1,5 +1,5 @@
 // Message rows written behind the repositories, for conformance tests of repositories that read
-// messages (IMAP folders) while the PostgreSQL message repository is ported on another branch:
+// messages (IMAP folders) without going through the message repository (any UID, any mailbox):
 // one plain INSERT, the same text on both engines, as the mail repository writes the columns the
 // readers look at. SQLite is reached as an outside inspector (sqlite-file.ts), PostgreSQL as a
 // second client; both see the store's committed state.

@@ -5,12 +5,13 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPostgresRepositories, type PostgresRepositories } from "../../src/storage/postgres";
+import type { Storage } from "../../src/storage";
+import { openPostgresStorage } from "../../src/storage/postgres";
 import { openSqliteStorage } from "../../src/storage/sqlite";
 import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "./postgres";
 
-/** What both engines offer today (the ported repositories): SQLite's Storage is one of these too. */
-export type Engine = PostgresRepositories;
+/** Both engines are a whole Storage. */
+export type Engine = Storage;
 
 export interface EngineUnderTest {
   name: "sqlite" | "postgres";
@@ -50,7 +51,7 @@ export function storageEngines(): EngineUnderTest[] {
       available: !!bin || postgresRequired,
       open: async () => {
         pg = await startPostgres();
-        return openPostgresRepositories(pg.url, { max: 4 });
+        return openPostgresStorage(pg.url, { max: 4 });
       },
       stop: async () => {
         await pg?.stop();

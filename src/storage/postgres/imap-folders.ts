@@ -10,6 +10,7 @@
 import { newId } from "../../lib/ids";
 import type { CopiedMessage, FolderCounts, ImapFolderRecord, ImapFolderRepositories, ImapFolderRepository } from "../imap-folders";
 import type { PgClient } from "./connection";
+import { takeMailboxUid } from "./inboxes";
 import { num, type Row } from "./rows";
 
 const fromRow = (r: Row): ImapFolderRecord => ({
@@ -74,6 +75,16 @@ class PgImapFolders implements ImapFolderRepository {
       out.set(r.id, r.name);
     }
     return out;
+  }
+
+  async nextUidValidity(inboxId: string, atLeast: number) {
+    const r = await this.c.row<{ v: string }>(
+      `UPDATE inboxes SET last_folder_uid_validity = GREATEST(last_folder_uid_validity + 1, $1::bigint) WHERE id = $2
+       RETURNING last_folder_uid_validity AS v`,
+      atLeast,
+      inboxId,
+    );
+    return r ? num(r.v) : atLeast;
   }
 
   async insert(r: ImapFolderRecord) {
@@ -148,19 +159,19 @@ class PgImapFolders implements ImapFolderRepository {
          WHERE i.id = $1`,
         inboxId,
       );
-      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, inboxUidNext: 1, highestModseq: 1 };
+      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, uidNext: 1, highestModseq: 1 };
       return {
         messages: num(r.n) - num(r.other_n),
         unseen: num(r.unseen) - num(r.other_unseen),
         bytes: num(r.bytes) - num(r.other_bytes),
         maxUid: num(r.max_uid),
-        inboxUidNext: num(r.uid_next),
+        uidNext: num(r.uid_next),
         highestModseq: num(r.highest_modseq),
       };
     }
     const r = (await this.c.row<Row>(
       `SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE read = 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
-              (SELECT uid_next FROM inboxes WHERE id = $1) AS uid_next,
+              (SELECT uid_next FROM imap_mailboxes WHERE id = $2) AS uid_next,
               (SELECT highest_modseq FROM imap_mailboxes WHERE id = $2) AS highest_modseq
        FROM messages WHERE inbox_id = $1 AND mailbox_id = $2`,
       inboxId,
@@ -171,7 +182,7 @@ class PgImapFolders implements ImapFolderRepository {
       unseen: num(r.unseen),
       bytes: num(r.bytes),
       maxUid: num(r.max_uid),
-      inboxUidNext: num(r.uid_next ?? 1),
+      uidNext: num(r.uid_next ?? 1),
       highestModseq: num(r.highest_modseq ?? 1),
     };
   }
@@ -250,18 +261,21 @@ class PgImapFolders implements ImapFolderRepository {
     return n;
   }
 
-  async copy(inboxId: string, uids: number[], folderId: string | null) {
+  async copy(inboxId: string, fromFolderId: string | null, uids: number[], folderId: string | null) {
     const kept = (await copiedMessageColumns(this.c)).join(", ");
     const out: CopiedMessage[] = [];
     for (const sourceUid of uids) {
-      const src = await this.c.row<{ id: string }>("SELECT id FROM messages WHERE inbox_id = $1 AND uid = $2", inboxId, sourceUid);
-      if (!src) continue;
-      // The inbox's UID allocator (its row lock lives until COMMIT, so UIDs commit in order).
-      const taken = await this.c.row<{ uid: string }>(
-        "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = $1 RETURNING uid_next - 1 AS uid",
+      const src = await this.c.row<{ id: string }>(
+        `SELECT id FROM messages WHERE inbox_id = $1 AND ${inMailbox(fromFolderId, 3)} AND uid = $2`,
         inboxId,
+        sourceUid,
+        ...(fromFolderId === null ? [] : [fromFolderId]),
       );
-      const uid = num(taken!.uid);
+      if (!src) continue;
+      // The target's own counter (migration 0029); its row lock lives until COMMIT, so UIDs commit in order.
+      const taken = await takeMailboxUid(this.c, inboxId, folderId);
+      if (!taken) break;
+      const uid = taken;
       const id = newId();
       // modseq: the insert trigger gives the copy the next value of its new mailbox's counter.
       await this.c.run(
@@ -283,15 +297,9 @@ class PgImapFolders implements ImapFolderRepository {
           a.id,
         );
       }
-      if (folderId) await this.bumpUidNext(folderId, uid);
       out.push({ sourceUid, id, uid });
     }
     return out;
-  }
-
-  async file(messageId: string, folderId: string, uid: number) {
-    await this.c.run("UPDATE messages SET mailbox_id = $1 WHERE id = $2", folderId, messageId);
-    await this.bumpUidNext(folderId, uid);
   }
 
   async foldersOf(ids: string[]) {
@@ -306,31 +314,37 @@ class PgImapFolders implements ImapFolderRepository {
     return out;
   }
 
-  async extraFlags(inboxId: string, uids: number[] | null) {
+  async extraFlags(inboxId: string, folderId: string | null, uids: number[] | null) {
     const out = new Map<number, string>();
     if (uids?.length === 0) return out;
+    const folder = folderId === null ? [] : [folderId];
     const rows = uids
       ? await this.c.rows<{ uid: number; imap_flags: string }>(
-          "SELECT uid, imap_flags FROM messages WHERE inbox_id = $1 AND imap_flags IS NOT NULL AND uid = ANY($2::text[]::int[])",
+          `SELECT uid, imap_flags FROM messages
+           WHERE inbox_id = $1 AND ${inMailbox(folderId, 3)} AND imap_flags IS NOT NULL AND uid = ANY($2::text[]::int[])`,
           inboxId,
           uidList(uids),
+          ...folder,
         )
       : await this.c.rows<{ uid: number; imap_flags: string }>(
-          "SELECT uid, imap_flags FROM messages WHERE inbox_id = $1 AND imap_flags IS NOT NULL",
+          `SELECT uid, imap_flags FROM messages WHERE inbox_id = $1 AND ${inMailbox(folderId, 2)} AND imap_flags IS NOT NULL`,
           inboxId,
+          ...folder,
         );
     for (const r of rows) out.set(num(r.uid), r.imap_flags);
     return out;
   }
 
-  async setExtraFlags(inboxId: string, changes: Array<{ uid: number; flags: string | null }>) {
+  async setExtraFlags(inboxId: string, folderId: string | null, changes: Array<{ uid: number; flags: string | null }>) {
     // modseq: messages_modseq_net (migration 0028) gives each changed row the next value.
     for (const ch of changes) {
       await this.c.run(
-        "UPDATE messages SET imap_flags = $1::text WHERE inbox_id = $2 AND uid = $3 AND imap_flags IS DISTINCT FROM $1::text",
+        `UPDATE messages SET imap_flags = $1::text
+         WHERE inbox_id = $2 AND ${inMailbox(folderId, 4)} AND uid = $3 AND imap_flags IS DISTINCT FROM $1::text`,
         ch.flags || null,
         inboxId,
         ch.uid,
+        ...(folderId === null ? [] : [folderId]),
       );
     }
   }
@@ -343,13 +357,14 @@ class PgImapFolders implements ImapFolderRepository {
     return r ? num(r.h) : 1;
   }
 
-  async modseqs(inboxId: string, uids: number[]) {
+  async modseqs(inboxId: string, folderId: string | null, uids: number[]) {
     const out = new Map<number, number>();
     if (uids.length === 0) return out;
     for (const r of await this.c.rows<{ uid: number; modseq: string }>(
-      "SELECT uid, modseq FROM messages WHERE inbox_id = $1 AND uid = ANY($2::text[]::int[])",
+      `SELECT uid, modseq FROM messages WHERE inbox_id = $1 AND ${inMailbox(folderId, 3)} AND uid = ANY($2::text[]::int[])`,
       inboxId,
       uidList(uids),
+      ...(folderId === null ? [] : [folderId]),
     )) {
       out.set(num(r.uid), num(r.modseq));
     }
@@ -378,10 +393,6 @@ class PgImapFolders implements ImapFolderRepository {
       for (const f of r.imap_flags.split(" ")) if (f && !f.startsWith("\\")) out.add(f);
     }
     return [...out].sort();
-  }
-
-  private async bumpUidNext(folderId: string, uid: number): Promise<void> {
-    await this.c.run("UPDATE imap_mailboxes SET uid_next = GREATEST(uid_next, $1::bigint + 1) WHERE id = $2", uid, folderId);
   }
 }
 

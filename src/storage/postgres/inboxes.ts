@@ -20,6 +20,33 @@ import { inboxFromPgRow, num, type Row } from "./rows";
 
 const orNull = (r: Row | null) => (r ? inboxFromPgRow(r) : null);
 
+async function takeFolderUid(c: PgClient, inboxId: string, folderId: string): Promise<number | null> {
+  const r = await c.row<{ uid: string }>(
+    "UPDATE imap_mailboxes SET uid_next = uid_next + 1 WHERE id = $1 AND inbox_id = $2 RETURNING uid_next - 1 AS uid",
+    folderId,
+    inboxId,
+  );
+  return r ? num(r.uid) : null;
+}
+
+/**
+ * The next UID of a mailbox of the inbox (null: INBOX, the inbox's counter; else the mailbox's own,
+ * migration 0029), or null when it is gone. The counter row's lock lives until COMMIT, so a
+ * mailbox's UIDs commit in order across nodes. Lock order inbox row, then mailbox row, as 0028's
+ * modseq trigger and the counter triggers take them: otherwise a COPY and a STORE deadlock.
+ */
+export async function takeMailboxUid(c: PgClient, inboxId: string, folderId: string | null): Promise<number | null> {
+  if (folderId === null) {
+    const r = await c.row<{ uid: string }>(
+      "UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = $1 RETURNING uid_next - 1 AS uid",
+      inboxId,
+    );
+    return r ? num(r.uid) : null;
+  }
+  if (!(await c.row("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId))) return null;
+  return takeFolderUid(c, inboxId, folderId);
+}
+
 class PgInboxes implements InboxRepository {
   constructor(private readonly c: PgClient) {}
 
@@ -122,7 +149,14 @@ class PgInboxes implements InboxRepository {
     await this.c.run("UPDATE inboxes SET password_enc = $1 WHERE id = $2", passwordEnc, id);
   }
 
-  async takeUid(id: string) {
+  async takeUid(id: string, folderId: string | null = null) {
+    if (folderId !== null) {
+      // Another mailbox's own counter (migration 0029), taken after the inbox row's lock (the
+      // lock order of every writer, see takeMailboxUid); the inbox row is read under that lock.
+      const inbox = await this.c.row<Row>("SELECT * FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", id);
+      const uid = inbox && (await takeFolderUid(this.c, id, folderId));
+      return inbox && uid ? { uid, inbox: inboxFromPgRow(inbox) } : null;
+    }
     const r = await this.c.row<Row>("UPDATE inboxes SET uid_next = uid_next + 1 WHERE id = $1 RETURNING uid_next - 1 AS uid, *", id);
     return r ? { uid: num(r.uid), inbox: inboxFromPgRow(r) } : null;
   }
@@ -131,7 +165,7 @@ class PgInboxes implements InboxRepository {
     const r = await this.c.row<Row>(
       // The counters the triggers keep (migrations/0025_baseline.ts), not a count of a million rows.
       `SELECT i.uid_validity, i.uid_next, i.message_count AS n, i.unread_count AS unseen,
-              (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id) AS max_uid
+              (SELECT MAX(uid) FROM messages m WHERE m.inbox_id = i.id AND m.mailbox_id IS NULL) AS max_uid
        FROM inboxes i WHERE i.id = $1`,
       id,
     );

@@ -1,70 +1,64 @@
-// The PostgreSQL engine, round 1 of issue 20: the connection, the schema and the repositories
-// ported so far. It is deliberately not a Storage yet (src/storage/index.ts): a half engine must
-// not be selectable by the server, so nothing in src/ outside this folder opens it; the
-// conformance tests do (test/storage/). docs/scaling.md lists what remains.
-import type { AutomationRepositories } from "../automation";
-import type { DomainsRepositories } from "../domains";
-import type { EventsRepositories } from "../events";
-import type { ImapFolderRepositories } from "../imap-folders";
-import type { MailRepositories } from "../mail";
-import type { TenancyRepositories } from "../tenancy";
-import { PgConnection, type PgClient, type PgConnectionOptions } from "./connection";
+// The PostgreSQL engine (issue 20, docs/scaling.md): one database shared by every node, blobs in
+// it too (blobs.ts). openPostgresStorage hands out the whole Storage (src/storage/index.ts). The
+// server does not select it yet (INBOXD_DATABASE_URL is the next round, docs/scaling.md); the
+// conformance tests open it (test/storage/).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Repositories, Storage, Transaction } from "..";
 import { postgresAutomationRepositories } from "./automation";
+import { PgBlobStore, putPgBlob } from "./blobs";
+import { PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
 import { postgresImapFolderRepositories } from "./imap-folders";
-import { postgresInboxRepositories } from "./inboxes";
+import { postgresMailRepositories } from "./mail";
+import { deletePgMessageRows } from "./message-rows";
+import { num } from "./rows";
 import { postgresTenancyRepositories } from "./tenancy";
 
-/** The repositories the PostgreSQL engine implements so far. */
-export interface PostgresPortedRepositories
-  extends TenancyRepositories,
-    DomainsRepositories,
-    EventsRepositories,
-    AutomationRepositories,
-    ImapFolderRepositories,
-    Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos"> {}
-
-export interface PostgresTransaction extends PostgresPortedRepositories {
-  /** As Transaction.savepoint: if fn throws, only its writes are undone and the transaction goes on. */
-  savepoint<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T>;
+export interface PostgresStorageOptions extends PgConnectionOptions {
+  /** Where this node spools large incoming messages (default: a new directory under the OS temp dir). */
+  spoolDir?: string;
 }
 
-export interface PostgresRepositories extends PostgresPortedRepositories {
-  /** As Storage.transaction: resolves with fn's result once the COMMIT is durable. */
-  transaction<T>(fn: (tx: PostgresTransaction) => Promise<T>): Promise<T>;
-  /** As Storage.check. */
-  check(write: boolean): Promise<void>;
-  close(): Promise<void>;
-}
-
-function repositories(c: PgClient): PostgresPortedRepositories {
+function repositories(c: PgClient): Repositories {
   return {
     ...postgresTenancyRepositories(c),
+    ...postgresMailRepositories(c),
+    ...postgresImapFolderRepositories(c),
     ...postgresDomainsRepositories(c),
     ...postgresEventsRepositories(c),
     ...postgresAutomationRepositories(c),
-    ...postgresInboxRepositories(c),
-    ...postgresImapFolderRepositories(c),
   };
 }
 
-/** Connects to `url` (postgres://…), migrates, and hands out the ported repositories. */
-export async function openPostgresRepositories(url: string, options: PgConnectionOptions = {}): Promise<PostgresRepositories> {
+/** Connects to `url` (postgres://…), migrates (once, whatever the number of nodes starting), and opens the Storage. */
+export async function openPostgresStorage(url: string, options: PostgresStorageOptions = {}): Promise<Storage> {
   const c = await PgConnection.open(url, options);
+  const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
+  const bind = (tx: PgTransaction): Transaction => ({
+    ...repositories(tx),
+    savepoint: (fn) => tx.savepoint((sp) => fn(bind(sp))),
+    putInlineBlob: (key, bytes) => putPgBlob(tx, key, bytes),
+  });
   return {
     ...repositories(c),
-    transaction: (fn) =>
-      c.transaction((pg) => {
-        const bind = (client: typeof pg): PostgresTransaction => ({
-          ...repositories(client),
-          savepoint: (inner) => client.savepoint((sp) => inner(bind(sp))),
-        });
-        return fn(bind(pg));
-      }),
+    blobs,
+    transaction: (fn) => c.transaction((tx) => fn(bind(tx))),
+    deleteMessages: (projectId, ids) => c.transaction((tx) => deletePgMessageRows(tx, projectId, ids)),
+    // Indexed in the transaction that stores the message (search-vector.ts): nothing to wait for.
+    searchable: async () => {},
     check: async (write) => {
       if (write) await c.transaction(async (tx) => tx.run("SELECT 1"));
       else await c.run("SELECT 1");
+    },
+    stats: async () => {
+      const r = await c.row<{ messages: string; bytes: string; pending: string }>(
+        `SELECT (SELECT COUNT(*) FROM messages) AS messages, pg_database_size(current_database()) AS bytes,
+                (SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'pending') AS pending`,
+      );
+      return { messages: num(r!.messages), databaseBytes: num(r!.bytes), webhookPending: num(r!.pending) };
     },
     close: () => c.close(),
   };

@@ -16,7 +16,7 @@
 // A missing search database (deleted, or a data directory from before migration 0018) is rebuilt
 // from every message. Should the worker be unavailable, the queue is applied on this thread.
 import { log } from "../../lib/log";
-import type { Database } from "bun:sqlite";
+import { Database as DatabaseClass, type Database } from "bun:sqlite";
 import { searchBodyOfStored } from "../../mime/search-text";
 import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
@@ -45,6 +45,22 @@ export function createSearchSchema(db: Database, schema: string): void {
     CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.messages_fts_terms USING fts5vocab(messages_fts, 'row');
     CREATE TABLE IF NOT EXISTS ${schema}.search_progress (id INTEGER PRIMARY KEY CHECK (id = 1), last_seq INTEGER NOT NULL);
   `);
+}
+
+/**
+ * The words the index makes of a text, in byte order (its vocabulary after indexing only that
+ * text): the reference the PostgreSQL engine's tokenizer is tested against
+ * (test/storage/search-tokens-parity.test.ts, postgres/search-vector.ts).
+ */
+export function indexWordsOf(text: string): string[] {
+  const db = new DatabaseClass(":memory:");
+  try {
+    createSearchSchema(db, "main");
+    db.query("INSERT INTO messages_fts (rowid, subject, body, sender, recipients) VALUES (1, ?, '', '', '')").run(text);
+    return (db.query("SELECT term FROM messages_fts_terms ORDER BY term").all() as { term: string }[]).map((r) => r.term);
+  } finally {
+    db.close();
+  }
 }
 
 interface QueueEntry {

@@ -1,0 +1,102 @@
+// PostgreSQL implementation of the attachment, blob-reference and auth-check repositories
+// (src/storage/mail.ts), ../sqlite/mail.ts and ../sqlite/message-auth.ts statement for statement.
+import type {
+  AttachmentRecord,
+  AttachmentRepository,
+  BlobRefRepository,
+  MessageAuthRecord,
+  MessageAuthRepository,
+  PendingAuth,
+} from "../mail";
+import type { PgClient } from "./connection";
+import { num, type Row } from "./rows";
+
+const attachment = (r: Row): AttachmentRecord => ({ ...(r as AttachmentRecord), size_bytes: num(r.size_bytes) });
+
+export class PgAttachments implements AttachmentRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async ofMessages(messageIds: string[]) {
+    if (messageIds.length === 0) return [];
+    const rows = await this.c.rows<Row>(
+      "SELECT * FROM attachments WHERE message_id = ANY($1::text[]) ORDER BY message_id, position",
+      messageIds,
+    );
+    return rows.map(attachment);
+  }
+
+  async byId(messageId: string, id: string) {
+    const r = await this.c.row<Row>("SELECT * FROM attachments WHERE id = $1 AND message_id = $2", id, messageId);
+    return r ? attachment(r) : null;
+  }
+
+  async insert(records: AttachmentRecord[]) {
+    for (const a of records) {
+      await this.c.run(
+        `INSERT INTO attachments (id, message_id, position, filename, declared_content_type, served_content_type,
+           disposition, content_id, size_bytes, sha256, blob_key) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+        a.id,
+        a.message_id,
+        a.position,
+        a.filename,
+        a.declared_content_type,
+        a.served_content_type,
+        a.disposition,
+        a.content_id,
+        a.size_bytes,
+        a.sha256,
+        a.blob_key,
+      );
+    }
+  }
+}
+
+export class PgBlobRefs implements BlobRefRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async isReferenced(key: string) {
+    const r = await this.c.row<{ used: boolean }>(
+      "SELECT EXISTS (SELECT 1 FROM messages WHERE blob_key = $1) OR EXISTS (SELECT 1 FROM attachments WHERE blob_key = $1) AS used",
+      key,
+    );
+    return r!.used;
+  }
+}
+
+export class PgMessageAuth implements MessageAuthRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async enqueue(messageId: string, clientIp: string | null, helo: string | null) {
+    await this.c.run("INSERT INTO message_auth (message_id, client_ip, helo) VALUES ($1, $2, $3)", messageId, clientIp, helo);
+  }
+
+  pending(limit: number) {
+    // A read, like SQLite's: the checker (mail/auth-check.ts) records results with an upsert, so
+    // two nodes checking one message at once store the same verdict twice, never a wrong one.
+    return this.c.rows<PendingAuth>(
+      `SELECT a.message_id, m.project_id, m.inbox_id, a.client_ip, a.helo, m.blob_key, m.envelope_from
+         FROM message_auth a JOIN messages m ON m.id = a.message_id
+        WHERE a.verdict IS NULL ORDER BY a.message_id LIMIT $1`,
+      limit,
+    );
+  }
+
+  ofMessage(messageId: string) {
+    return this.c.row<MessageAuthRecord>("SELECT * FROM message_auth WHERE message_id = $1", messageId);
+  }
+
+  async record(r: Omit<MessageAuthRecord, "verdict"> & { verdict: "pass" | "fail" | "none" }) {
+    await this.c.run(
+      `INSERT INTO message_auth (message_id, client_ip, helo, verdict, result_json, checked_at)
+       SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1)
+       ON CONFLICT (message_id) DO UPDATE SET verdict = excluded.verdict, result_json = excluded.result_json,
+         checked_at = excluded.checked_at`,
+      r.message_id,
+      r.client_ip,
+      r.helo,
+      r.verdict,
+      r.result_json,
+      r.checked_at,
+    );
+  }
+}
