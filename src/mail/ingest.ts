@@ -196,12 +196,15 @@ export class IngestService {
 
   /**
    * Refusal when the inbox or its team has no room left at all (RCPT time, before the bytes are
-   * known). Raises the quotaRefused hooks; returns null when there is room.
+   * known), or, given bytes, no room for that many more. Raises the quotaRefused hooks; returns
+   * null when there is room.
    */
-  async checkRoom(inbox: InboxRow): Promise<QuotaRefusal | null> {
+  async checkRoom(inbox: InboxRow, bytes = 0): Promise<QuotaRefusal | null> {
     const project = await this.projectOf(inbox.projectId);
     if (!project) return null;
-    const refusal = await this.quotaCheck(this.ctx.storage.inboxes, inbox, project, 0);
+    // With bytes (IMAP COPY) the caller's row may be a session's old copy: the usage is read again.
+    const current = bytes > 0 ? ((await this.ctx.storage.inboxes.byId(inbox.id)) ?? inbox) : inbox;
+    const refusal = await this.quotaCheck(this.ctx.storage.inboxes, current, project, bytes);
     if (refusal) this.raiseQuota(refusal);
     return refusal;
   }

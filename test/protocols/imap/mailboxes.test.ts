@@ -7,6 +7,7 @@ import { json, startInboxd, type Instance } from "../../support/harness";
 import { connected, newBox, RawImap, sendRawMail, type Box } from "../../support/imap";
 import { Pop3Client } from "../../support/pop3-client";
 import type { ImapFlow } from "imapflow";
+import { withDatabaseFile } from "../../support/sqlite-file";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -361,5 +362,39 @@ describe("a Thunderbird-like session", () => {
       ["welcome", "INBOX"],
     ]);
     expect(all.find((m) => m.folder === "Sent").read).toBe(true);
+  });
+});
+
+describe("quotas count IMAP writes", () => {
+  let free: Instance;
+  beforeAll(async () => {
+    free = await startInboxd({ INBOXD_PLAN: "free" });
+  });
+  afterAll(async () => {
+    await free.stop();
+    free.cleanup();
+  });
+
+  test("APPEND and COPY into a full inbox answer NO [OVERQUOTA] and store nothing; usage counts what was appended", async () => {
+    const box = await newBox(free);
+    const r = await RawImap.open(free.ports.imap!);
+    await r.login(box);
+    expect(await r.cmd("c", "CREATE Kept")).toContain("c OK");
+    const msg = mail("appended");
+    r.write(`a APPEND INBOX {${msg.length}+}\r\n${msg}\r\n`);
+    expect(await r.until("a ")).toContain("a OK [APPENDUID");
+    const before = (await json(free.api(`/v1/inboxes/${box.id}`))).body.data;
+    expect(before.message_count).toBe(1);
+    expect(before.storage.inbox.used_bytes).toBe(msg.length);
+    // Fill the inbox up to 10 bytes short of its quota (the free plan's).
+    const quota = before.storage.inbox.quota_bytes as number;
+    withDatabaseFile(free.dataDir, (db) => db.run("UPDATE inboxes SET used_bytes = ? WHERE id = ?", [quota - 10, box.id]));
+    r.write(`b APPEND Kept {${msg.length}+}\r\n${msg}\r\n`);
+    expect(await r.until("b ")).toContain("b NO [OVERQUOTA]");
+    expect(await r.cmd("s", "SELECT INBOX")).toContain("* 1 EXISTS");
+    expect(await r.cmd("k", "COPY 1 Kept")).toContain("k NO [OVERQUOTA]");
+    expect(await r.cmd("t", "STATUS Kept (MESSAGES)")).toContain("(MESSAGES 0)");
+    expect((await json(free.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(1);
+    r.close();
   });
 });

@@ -37,7 +37,9 @@ export async function copyTo(s: Session, c: Command, checkRoom: boolean): Promis
     .filter((t) => !t.msg.gone)
     .map((t) => t.msg);
   if (msgs.length === 0) return { code: "", moved: [] };
-  if (checkRoom && (await s.services.ingest.checkRoom(s.inbox!))) throw new QuotaError();
+  // The copies count against the quotas like new mail: room for all of them, or none is made.
+  const bytes = msgs.reduce((n, m) => n + m.size, 0);
+  if (checkRoom && (await s.services.ingest.checkRoom(s.inbox!, bytes))) throw new QuotaError();
   const copied = await s.services.folders.copy(
     s.inbox!,
     s.mailbox!.folderId,
