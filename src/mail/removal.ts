@@ -20,7 +20,7 @@ const TARGET_MS = 40;
  * The ceiling whatever the measure says: a row's cost varies tenfold with the page cache (a batch
  * of 500 after fast ones took 294 ms at 100k messages), so the batch never bets on the best case.
  */
-const MAX_BATCH = 100;
+export const MAX_BATCH = 100;
 /**
  * Blobs freed between two turns of the event loop. Each inline blob's DELETE is an autocommit on
  * the main connection (synchronous=FULL: a WAL fsync on the event loop), so a group of 8 held it
