@@ -42,7 +42,9 @@ export class MailRemoval {
   async deleteMessages(projectId: string, ids: string[]): Promise<number> {
     let total = 0;
     for (let i = 0; i < ids.length; ) {
-      if (i > 0) await yieldToLoop();
+      // Before every batch, the first too: callers that loop (a bulk delete's slices, expiry's
+      // rounds) then never run two delete transactions without a turn of the loop between them.
+      await yieldToLoop();
       const part = ids.slice(i, i + this.batch);
       i += part.length;
       const { n, ms } = await this.deleteBatch(projectId, part);

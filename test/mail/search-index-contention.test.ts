@@ -7,12 +7,12 @@
 // messages already acknowledged. Now a transaction locks inboxd.db only. Real processes, threads
 // and files: an inboxd, SMTP, HTTP, a second thread writing the search database.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqliteStorage } from "../../src/storage/sqlite";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
+import { openDataFile } from "../support/sqlite-file";
 
 let inst: Instance;
 let inbox: { id: string; address: string };
@@ -89,7 +89,7 @@ test("a transaction held open on inboxd.db does not lock the index: the worker a
     await held;
   });
   await isOpen;
-  const other = new Database(searchFile, { readwrite: true, create: false });
+  const other = openDataFile(searchFile);
   try {
     // Another writer gets the index's write lock at once: the open transaction does not hold it.
     other.exec("PRAGMA busy_timeout = 0");

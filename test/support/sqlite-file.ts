@@ -17,3 +17,12 @@ export function withDatabaseFile<T>(dataDir: string, fn: (db: DatabaseFile) => T
     db.close();
   }
 }
+
+/**
+ * Opens another database file of the data directory (e.g. "inboxd-search.db") as a second
+ * connection that stays open: a competing writer or reader, as a backup tool or the sqlite3 shell
+ * would be. The caller closes it.
+ */
+export function openDataFile(path: string): DatabaseFile {
+  return new Database(path, { readwrite: true, create: false });
+}

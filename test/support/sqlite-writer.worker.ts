@@ -2,7 +2,7 @@
 // lets go for `gapMs`, again and again until told "stop" (then reports how many times it held
 // the lock). Its transaction changes nothing (`SET x = x`): it stands for a backup tool, the
 // sqlite3 shell or a second indexer touching the file while inboxd runs.
-import { Database } from "bun:sqlite";
+import { openDataFile } from "./sqlite-file";
 
 declare const self: Worker;
 
@@ -13,7 +13,7 @@ self.onmessage = async (e: MessageEvent<"stop" | { file: string; sql: string; ho
     return;
   }
   const { file, sql, holdMs, gapMs } = e.data;
-  const db = new Database(file, { readwrite: true, create: false });
+  const db = openDataFile(file);
   db.exec("PRAGMA busy_timeout = 5000");
   let held = 0;
   self.postMessage({ started: true });
