@@ -1,16 +1,19 @@
 // Issue 19 as specifications: counters that usage and IMAP STATUS read stay equal to a recount
 // across every way a message comes and goes; the IMAP view (column-wise, details fetched lazily)
 // numbers messages right after expunges; SEARCH text keys through the full-text index find what
-// the substring scan found; and deleting an inbox or expiring thousands of messages leaves the
-// server answering /healthz meanwhile (a lag bound with a wide margin: the old one-statement
-// cascade stood the server still for seconds) and still deletes everything. The lag tests run a
-// second inboxd inside this process, so that their timer shares the server's event loop.
+// the substring scan found; and deleting an inbox, expiring thousands of messages or pruning the
+// event log goes in bounded batches with the event loop turning between them, the delete
+// statements on the storage's deletion thread (asserted as mechanism, plus a wide loop-lag
+// backstop), and still deletes everything. Those tests run a second inboxd inside this process,
+// so that they can reach into it and time its event loop.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { newBox, RawImap, type Box } from "../support/imap";
 import { startInProcess, type InProcess } from "../support/in-process";
 import { Pop3Client } from "../support/pop3-client";
 import { withDatabaseFile } from "../support/sqlite-file";
+import { MAX_BATCH } from "../../src/mail/removal";
+import { EVENT_RETENTION_MS } from "../../src/events/event-stream";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -216,16 +219,17 @@ describe("IMAP SEARCH text keys through the full-text index", () => {
   }, 60_000);
 });
 
-// In process: the prober is a timer on the server's own event loop, so what it measures is the
-// time the loop was held, not HTTP or a disk's fsync (which run off it).
+// In process: the checks reach into the running server. What keeps the event loop free during
+// deletes, expiry, retention and pruning is asserted as mechanism, which does not depend on the
+// machine's load: every delete transaction takes at most MAX_BATCH messages, the event loop turns
+// between two of them, and the statements run on the storage's deletion thread (the rows go while
+// the loop's thread is held). A loop-lag bound stays as a backstop, wide enough for
+// a loaded 2-core box (the issue's goal is ~50 ms; the bench prints the figures: bench/scale.ts).
 describe("nothing blocks the event loop for long (server in this process)", () => {
   const N = 1500;
-  // The goal is ~50 ms. Deletions run on the storage's deletion thread, so what is left on the loop
-  // is blob release (an fsync per inline blob), bus events and the collector: runs here measured
-  // 18–104 ms at a load average of 4–6 on 2 cores, but up to 302 ms at 8+ (a million-message bench
-  // seeding alongside), where an idle timer alone showed gaps of ~95 ms. So the bound stays where
-  // it was; before the deletion thread 130–314 ms at load 4–6, before the batching ~1 s.
-  const BOUND_MS = 300;
+  // Runs here measured 18–104 ms at a load average of 4–6 on 2 cores and up to 302 ms at 8+;
+  // one statement for all (before the batching) held it ~1 s at this size, seconds at 10,000.
+  const LAG_BACKSTOP_MS = 1000;
   let inst: InProcess;
   const api = (path: string, init?: RequestInit) => inst.api(path, init);
 
@@ -253,21 +257,48 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     return id;
   }
 
-  /** The longest gap between 5 ms timer ticks while `work` runs, minus the 5 ms. */
-  async function worstLag<T>(work: () => Promise<T>): Promise<{ result: T; lagMs: number }> {
+  /**
+   * Records every delete transaction the server makes while `work` runs (a pass-through around
+   * the real Storage.deleteMessages: the rows really go) and whether the event loop turned since
+   * the previous one ended.
+   */
+  async function deletions<T>(work: () => Promise<T>): Promise<{ result: T; batches: number[]; turnedBetween: boolean[]; lagMs: number }> {
+    const storage = inst.server.ctx.storage;
+    const real = storage.deleteMessages;
+    const batches: number[] = [];
+    const turnedBetween: boolean[] = [];
+    let turned = true;
+    storage.deleteMessages = async (projectId, ids) => {
+      if (batches.length > 0) turnedBetween.push(turned);
+      batches.push(ids.length);
+      try {
+        return await real.call(storage, projectId, ids);
+      } finally {
+        turned = false;
+        setImmediate(() => (turned = true));
+      }
+    };
     let last = performance.now();
-    let worst = 0;
+    let lagMs = 0;
     const timer = setInterval(() => {
       const now = performance.now();
-      worst = Math.max(worst, now - last - 5);
+      lagMs = Math.max(lagMs, now - last - 5);
       last = now;
     }, 5);
     try {
-      const result = await work();
-      return { result, lagMs: worst };
+      return { result: await work(), batches, turnedBetween, lagMs };
     } finally {
       clearInterval(timer);
+      storage.deleteMessages = real;
     }
+  }
+
+  /** The mechanism, whatever the machine's load: bounded batches, a turn of the loop between them. */
+  function expectBoundedBatches(r: { batches: number[]; turnedBetween: boolean[] }, total: number): void {
+    expect(r.batches.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(Math.max(...r.batches)).toBeLessThanOrEqual(MAX_BATCH);
+    expect(r.batches.length).toBeGreaterThanOrEqual(Math.ceil(total / MAX_BATCH));
+    expect(r.turnedBetween.every(Boolean)).toBe(true);
   }
 
   const count = (inboxId: string) =>
@@ -280,33 +311,89 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     );
   const usageMessages = async () => (await (await api("/v1/usage")).json()).data.usage.messages as number;
 
-  test(`DELETE of an inbox of ${N} messages: the loop is never held long; everything goes`, async () => {
+  test(`DELETE of an inbox of ${N} messages: bounded batches with the loop turning between them; everything goes`, async () => {
     const id = await inboxWith(N);
     const before = await usageMessages();
-    const { result, lagMs } = await worstLag(() => api(`/v1/inboxes/${id}`, { method: "DELETE" }));
-    console.log(`longest event-loop stall during the DELETE: ${lagMs.toFixed(0)} ms`);
-    expect(result.status).toBe(204);
-    expect(lagMs).toBeLessThan(BOUND_MS);
+    const r = await deletions(() => api(`/v1/inboxes/${id}`, { method: "DELETE" }));
+    console.log(
+      `DELETE: ${r.batches.length} transactions of at most ${Math.max(...r.batches)}; longest loop stall ${r.lagMs.toFixed(0)} ms`,
+    );
+    expect(r.result.status).toBe(204);
+    expectBoundedBatches(r, N);
+    expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
     expect(await usageMessages()).toBe(before - N);
     expect(count(id)).toBe(0);
     expect((await api(`/v1/inboxes/${id}`)).status).toBe(404);
   }, 120_000);
 
-  test(`expiry of ${N} messages: the loop is never held long; counts via REST and the file agree`, async () => {
+  test(`expiry of ${N} messages: bounded batches with the loop turning between them; counts via REST and the file agree`, async () => {
     const id = await inboxWith(N + 3);
     const before = await usageMessages();
-    const { lagMs } = await worstLag(async () => {
+    const r = await deletions(async () => {
       withDatabaseFile(inst.dataDir, (db) =>
         db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE inbox_id = ? AND uid <= ?", [id, N]),
       );
       for (let i = 0; i < 600 && count(id) !== 3; i++) await Bun.sleep(100);
     });
-    console.log(`longest event-loop stall during the expiry: ${lagMs.toFixed(0)} ms`);
-    expect(lagMs).toBeLessThan(BOUND_MS);
+    console.log(
+      `expiry: ${r.batches.length} transactions of at most ${Math.max(...r.batches)}; longest loop stall ${r.lagMs.toFixed(0)} ms`,
+    );
+    expectBoundedBatches(r, N);
+    expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
     expect(count(id)).toBe(3);
     expect(await usageMessages()).toBe(before - N);
     const list = await (await api(`/v1/inboxes/${id}/messages?limit=10`)).json();
     expect(list.data.length).toBe(3);
-    expect(inst.project).not.toBe("");
   }, 180_000);
+
+  test("the delete statements run on the deletion thread: the rows go while this thread never returns to its event loop", async () => {
+    const id = await inboxWith(21);
+    const ids = ((await (await api(`/v1/inboxes/${id}/messages?limit=50`)).json()).data as Array<{ id: string }>).map((m) => m.id);
+    expect(ids).toHaveLength(21);
+    const storage = inst.server.ctx.storage;
+    // One deletion first, so the deletion thread (started on first use) is running.
+    expect((await storage.deleteMessages(inst.project, ids.slice(0, 1))).removed).toHaveLength(1);
+    const deletion = storage.deleteMessages(inst.project, ids.slice(1));
+    // From here on this thread (the server's event loop) stays busy, synchronously, until the rows
+    // are gone: statements run on this loop could not start before it is free again.
+    let left = count(id);
+    for (let waited = 0; left > 0 && waited < 20_000; waited += 20) {
+      Bun.sleepSync(20);
+      left = count(id);
+    }
+    expect(left).toBe(0);
+    expect((await deletion).removed).toHaveLength(20);
+  }, 120_000);
+
+  test("pruning the event log: batches of at most 500 with the loop turning between them", async () => {
+    await inboxWith(700); // a delivery event each
+    const events = inst.server.ctx.storage.eventLog;
+    const real = events.prune;
+    const sizes: number[] = [];
+    const turnedBetween: boolean[] = [];
+    let turned = true;
+    events.prune = async (before, limit) => {
+      if (sizes.length > 0) turnedBetween.push(turned);
+      try {
+        const n = await real.call(events, before, limit);
+        sizes.push(n);
+        expect(limit).toBeLessThanOrEqual(500);
+        return n;
+      } finally {
+        turned = false;
+        setImmediate(() => (turned = true));
+      }
+    };
+    try {
+      // The scheduler's job, as if the retention of every event had passed.
+      const total = await inst.server.services.events.prune(Date.now() + EVENT_RETENTION_MS + 86_400_000);
+      console.log(`event pruning: ${total} events in ${sizes.length} batches`);
+      expect(total).toBeGreaterThanOrEqual(700);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(total);
+      expect(sizes.length).toBeGreaterThanOrEqual(Math.ceil(total / 500));
+      expect(turnedBetween.every(Boolean)).toBe(true);
+    } finally {
+      events.prune = real;
+    }
+  }, 120_000);
 });

@@ -52,3 +52,12 @@ export function undoUidsPerMailbox(db: DatabaseFile, before: () => void = () => 
 export function shiftFolderUids(db: DatabaseFile, offset: number): void {
   db.query("UPDATE messages SET uid = uid + ? WHERE mailbox_id IS NOT NULL").run(offset);
 }
+
+/**
+ * Opens another database file of the data directory (e.g. "inboxd-search.db") as a second
+ * connection that stays open: a competing writer or reader, as a backup tool or the sqlite3 shell
+ * would be. The caller closes it.
+ */
+export function openDataFile(path: string): DatabaseFile {
+  return new Database(path, { readwrite: true, create: false });
+}

@@ -3,7 +3,7 @@
 //
 // - Statements are prepared once and cached by their text (bun:sqlite's own cache hashes the
 //   whole SQL on every call; a literal's hash is cached by the engine).
-// - A transaction holds the connection: BEGIN IMMEDIATE, the caller's async function, COMMIT.
+// - A transaction holds the connection: BEGIN + LOCK_MAIN, the caller's async function, COMMIT.
 //   Calls through the storage's own repositories (not the transaction's) wait while one is open,
 //   so nothing joins a transaction by accident. The transaction's repositories run directly.
 // - Therefore every SQLite repository method is synchronous inside (declared async for the
@@ -16,6 +16,15 @@ import type { Database, Statement } from "bun:sqlite";
 import { WalSyncer } from "./wal-sync";
 
 type Params = Array<string | number | bigint | boolean | null | Uint8Array>;
+
+/**
+ * The first statement of every transaction: takes inboxd.db's write lock (waiting busy_timeout),
+ * as BEGIN IMMEDIATE did, but on `main` only. BEGIN IMMEDIATE write-locks every attached database,
+ * so each transaction also locked inboxd-search.db against the index worker, its only writer:
+ * back-to-back commits (a burst, a bulk seeding) starved the worker past its busy_timeout
+ * (SQLITE_BUSY, the index minutes behind, issue 19). A write statement that changes nothing.
+ */
+const LOCK_MAIN = "DELETE FROM main.schema_migrations WHERE 0";
 
 export class SqliteConnection {
   private readonly statements = new Map<string, Statement>();
@@ -88,8 +97,9 @@ export class SqliteConnection {
     let out: T;
     try {
       this.db.exec("PRAGMA synchronous = NORMAL");
-      this.prepare("BEGIN IMMEDIATE").run();
+      this.prepare("BEGIN").run();
       try {
+        this.prepare(LOCK_MAIN).run();
         out = await fn();
         for (const hook of this.beforeCommit) hook();
         this.prepare("COMMIT").run();

@@ -64,7 +64,7 @@ export function openSqliteStorage(dataDir: string): Storage {
         webhookPending: c.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
       })),
     close: async () => {
-      search.close();
+      await search.close();
       await c.wal.close();
       sqlite.close();
     },

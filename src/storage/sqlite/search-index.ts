@@ -20,6 +20,7 @@ import { Database as DatabaseClass, type Database } from "bun:sqlite";
 import { searchBodyOfStored } from "../../mime/search-text";
 import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
+import type { SearchWorkerReport } from "./search-worker";
 
 /** Applied queue entries deleted per transaction of the main connection at most. */
 const PRUNE_MAX = 2000;
@@ -27,6 +28,8 @@ const PRUNE_MAX = 2000;
 const BATCH = 500;
 /** A search never waits longer than this for the index; it then runs on what is indexed. */
 const SETTLE_LIMIT_MS = 5000;
+/** close() waits this long for the worker to close its connection before terminating it. */
+const CLOSE_WAIT_MS = 2000;
 
 const WORKER_SPEC = import.meta.path.includes("$bunfs")
   ? "./storage/sqlite/search-worker.ts"
@@ -144,6 +147,8 @@ export class SearchIndex {
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   private drainingHere = false;
   private closed = false;
+  /** Index batches that failed and rolled back (each is applied again): 0 on a healthy server. */
+  failures = 0;
 
   constructor(
     private readonly c: SqliteConnection,
@@ -192,12 +197,25 @@ export class SearchIndex {
     });
   }
 
-  close(): void {
+  /** Stops the worker after it closed its connection, so a storage reopened in this process meets no lock of it. */
+  async close(): Promise<void> {
     this.closed = true;
-    this.worker?.terminate();
-    this.worker = null;
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
+    const worker = this.worker;
+    this.worker = null;
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      const give = setTimeout(resolve, CLOSE_WAIT_MS);
+      worker.addEventListener("message", (e: MessageEvent<SearchWorkerReport>) => {
+        if ("closed" in e.data) {
+          clearTimeout(give);
+          resolve();
+        }
+      });
+      worker.postMessage("close");
+    });
+    worker.terminate();
   }
 
   private startWorker(): void {
@@ -217,7 +235,10 @@ export class SearchIndex {
       worker.terminate();
       this.wake();
     };
-    worker.onmessage = (e: MessageEvent<{ applied: number }>) => this.advance(e.data.applied);
+    worker.onmessage = (e: MessageEvent<SearchWorkerReport>) => {
+      if ("applied" in e.data) this.advance(e.data.applied);
+      else if ("failed" in e.data) this.failed(e.data.failed);
+    };
     worker.onerror = (e) => fallBack(e);
     worker.addEventListener("close", () => fallBack("exited"));
     this.worker = worker;
@@ -243,11 +264,16 @@ export class SearchIndex {
         this.advance(next);
       }
     } catch (e) {
-      log.error({ err: e }, "search: indexing failed");
+      this.failed(String(e));
     } finally {
       this.drainingHere = false;
       this.woken = this.applied;
     }
+  }
+
+  private failed(why: string): void {
+    this.failures++;
+    log.warn({ err: why }, "search: an index batch failed; it is applied again");
   }
 
   private advance(applied: number): void {

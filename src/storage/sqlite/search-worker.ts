@@ -8,6 +8,10 @@ declare const self: Worker;
 
 /** Deletions are queued by a trigger and wake nobody: look for them this often when idle. */
 const IDLE_MS = 1000;
+/** After a failed batch (a lock held past busy_timeout): try again this soon, not at the idle tick. */
+const RETRY_MS = 50;
+
+export type SearchWorkerReport = { applied: number } | { failed: string } | { closed: true };
 
 let db: Database | null = null;
 let applied = 0;
@@ -23,27 +27,40 @@ function drain(): void {
   }
   draining = true;
   if (idle) clearTimeout(idle);
+  let next = IDLE_MS;
   try {
     do {
       again = false;
       for (;;) {
-        const next = applySearchQueue(db, { mail: "mail", search: "main" }, applied);
-        if (next === applied) break;
-        applied = next;
-        self.postMessage({ applied });
+        const n = applySearchQueue(db, { mail: "mail", search: "main" }, applied);
+        if (n === applied) break;
+        applied = n;
+        self.postMessage({ applied } satisfies SearchWorkerReport);
       }
     } while (again);
   } catch (e) {
-    // A busy database or a closing one: the next wake or the idle timer tries again.
-    console.error("search worker: indexing failed", e);
+    // The batch rolled back and `applied` did not move: nothing is lost, it is applied again.
+    // The main thread logs it (and counts it: a test asserts none under a competing writer).
+    self.postMessage({ failed: String(e) } satisfies SearchWorkerReport);
+    next = RETRY_MS;
   } finally {
     draining = false;
-    idle = setTimeout(drain, IDLE_MS);
+    if (db) idle = setTimeout(drain, next);
   }
 }
 
-self.onmessage = (e: MessageEvent<"wake" | { mailFile: string; searchFile: string; after: number }>) => {
+self.onmessage = (e: MessageEvent<"wake" | "close" | { mailFile: string; searchFile: string; after: number }>) => {
   if (e.data === "wake") return drain();
+  if (e.data === "close") {
+    // Between batches (drain is synchronous): no transaction is open. Closing here, rather than
+    // being terminated, lets the next owner of the file (a reopened storage in this process)
+    // never meet a connection of this one still holding the write lock.
+    if (idle) clearTimeout(idle);
+    db?.close();
+    db = null;
+    self.postMessage({ closed: true } satisfies SearchWorkerReport);
+    return;
+  }
   if (db) return;
   db = new Database(e.data.searchFile, { readwrite: true, create: false });
   db.exec("PRAGMA busy_timeout = 5000");
