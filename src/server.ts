@@ -11,7 +11,8 @@ import type { AppContext } from "./runtime/context";
 import { openSqliteStorage } from "./storage/sqlite";
 import { lockDataDir } from "./storage/lock";
 import { makeDataDirPrivate } from "./storage/private-files";
-import { LocalBus } from "./lib/bus";
+import { ClusterBus } from "./runtime/cluster-bus";
+import { secretKeyMismatch } from "./runtime/secret-check";
 import { Sealer } from "./lib/crypto";
 import { loadTls } from "./tls";
 import { buildServices, type Services } from "./services";
@@ -60,15 +61,23 @@ export async function startServer(config: Config, say?: (line: string) => void):
     // never acknowledged): only now, under the data directory's lock, is none of them live.
     storage.blobs.removeTemp();
     const metrics = new Metrics();
+    const sealer = Sealer.fromDataDir(dataDir, config.secretKey);
+    const mismatch = await secretKeyMismatch(storage, sealer);
+    if (mismatch) {
+      await storage.close();
+      throw new StartupError(mismatch);
+    }
+    const workerId = newId();
+    const bus = await ClusterBus.open(storage.signals, workerId);
     const ctx: AppContext = {
       config: { ...config, dataDir },
       storage,
-      bus: new LocalBus(),
-      sealer: Sealer.fromDataDir(dataDir, config.secretKey),
+      bus,
+      sealer,
       tls: await loadTls({ ...config, dataDir }),
       metrics,
       egress: egressPolicies(config),
-      workerId: newId(),
+      workerId,
       ports: { http: config.httpPort, smtp: config.smtpPort, imap: config.imapPort, pop3: config.pop3Port },
     };
     const services = buildServices(ctx);
@@ -119,6 +128,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
         services.analyses.auth.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
+        await bus.close();
         await storage.close();
         unlock();
         logger.info("stopped");
