@@ -23,6 +23,8 @@ const DNS_TIMEOUT_MS = 1_500;
 /** A whole check (SPF may follow up to ten lookups); past it, the result is a temperror. */
 const CHECK_TIMEOUT_MS = 15_000;
 const BATCH = 32;
+/** How long a claimed batch is this node's: longer than its DNS timeouts; a dead node's claims lapse after it. */
+const CLAIM_MS = 120_000;
 /** Checks in flight at once: each mostly waits on DNS. */
 const PARALLEL = 8;
 /**
@@ -134,7 +136,13 @@ export class AuthCheckService {
     do {
       this.again = false;
       for (;;) {
-        const batch = await this.ctx.storage.messageAuth.pending(BATCH);
+        // Claimed for CLAIM_MS, so another node's checker takes other messages (docs/scaling.md).
+        const now = Date.now();
+        const batch = await this.ctx.storage.messageAuth.claimPending(
+          BATCH,
+          new Date(now).toISOString(),
+          new Date(now + CLAIM_MS).toISOString(),
+        );
         if (batch.length === 0 || this.stopped) break;
         const started = performance.now();
         const done: Array<[PendingAuth, AuthAnalysis]> = [];
