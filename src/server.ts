@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { type Config, SETTINGS } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
-import { openSqliteStorage } from "./storage/sqlite";
+import { openStorage } from "./storage/open";
 import { lockDataDir } from "./storage/lock";
 import { makeDataDirPrivate } from "./storage/private-files";
 import { ClusterBus } from "./runtime/cluster-bus";
@@ -56,7 +56,9 @@ export async function startServer(config: Config, say?: (line: string) => void):
     throw e;
   }
   try {
-    const storage = openSqliteStorage(dataDir);
+    const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl }).catch((e) => {
+      throw config.databaseUrl ? new StartupError(`INBOXD_DATABASE_URL: cannot open the database (${e?.message ?? e})`) : e;
+    });
     // Temp files of messages being received when the last process died (never committed, so
     // never acknowledged): only now, under the data directory's lock, is none of them live.
     storage.blobs.removeTemp();
