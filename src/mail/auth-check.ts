@@ -7,6 +7,8 @@
 // wakes the checker, which checks a batch at a time (DNS answers cached, a bounded number at once)
 // and stores the results. A restart picks up what was left (the scheduler's catch-up). Asking for
 // a message still queued checks it at once. The stored verdict is what `auth:` searches.
+import { hostname } from "node:os";
+import { resolve } from "node:path";
 import { authenticate, type AuthenticateResult } from "mailauth";
 import { CachedDnsLookup } from "../lib/dns";
 import { InFlight } from "../lib/ttl-cache";
@@ -61,12 +63,16 @@ export class AuthCheckService {
   private again = false;
   private stopped = false;
   private lastArrival = 0;
+  private readonly node: string;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly messages: MessageService,
   ) {
     this.dns = new CachedDnsLookup(ctx.config.dnsServers, DNS_TIMEOUT_MS);
+    // Stable across restarts of this node (one process per data directory: storage/lock.ts), so a
+    // restarted node takes back the checks it had claimed instead of waiting for the lease.
+    this.node = `${hostname()}:${resolve(ctx.config.dataDir)}`;
     if (this.enabled) {
       ctx.bus.subscribe((e) => {
         if (e.type === "message.received") {
@@ -142,6 +148,7 @@ export class AuthCheckService {
           BATCH,
           new Date(now).toISOString(),
           new Date(now + CLAIM_MS).toISOString(),
+          this.node,
         );
         if (batch.length === 0 || this.stopped) break;
         const started = performance.now();

@@ -9,13 +9,15 @@ export class SqliteMessageAuth implements MessageAuthRepository {
     this.c.run("INSERT INTO message_auth (message_id, client_ip, helo) VALUES (?, ?, ?)", messageId, clientIp, helo);
   }
 
-  async claimPending(limit: number, now: string, until: string) {
+  async claimPending(limit: number, now: string, until: string, by: string) {
     const ids = this.c
       .all<{ message_id: string }>(
-        `UPDATE message_auth SET check_claimed_until = ? WHERE message_id IN (SELECT message_id FROM message_auth
-           WHERE verdict IS NULL AND (check_claimed_until IS NULL OR check_claimed_until <= ?) ORDER BY message_id LIMIT ?)
+        `UPDATE message_auth SET check_claimed_until = ?1, check_claimed_by = ?2 WHERE message_id IN (SELECT message_id
+           FROM message_auth WHERE verdict IS NULL AND (check_claimed_until IS NULL OR check_claimed_until <= ?3 OR check_claimed_by = ?2)
+           ORDER BY message_id LIMIT ?4)
          RETURNING message_id`,
         until,
+        by,
         now,
         limit,
       )
