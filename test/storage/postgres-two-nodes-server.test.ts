@@ -2,7 +2,8 @@
 // through their listeners with real clients. What it proves: mail taken in by node A wakes a
 // long-poll and an IMAP IDLE parked on node B (the bus crosses nodes through LISTEN/NOTIFY); a
 // message deleted through B's POP3 is gone from A's REST; with both nodes dispatching, every
-// webhook delivery arrives exactly once; a node with another INBOXD_SECRET_KEY refuses to start;
+// webhook delivery arrives exactly once; an API key revoked on A is refused by B at once (its credential
+// cache is cleared through the bus); a node with another INBOXD_SECRET_KEY refuses to start;
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -124,6 +125,22 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     expect(got.length).toBe(n);
     expect(new Set(got.map((x) => x.headers["webhook-id"])).size).toBe(n);
     expect(ids.length).toBe(n);
+  });
+
+  test("an API key revoked on A is refused by B at once, though B had it in its 5 s credential cache", async () => {
+    const key = (await json(a.api("/v1/api-keys", { method: "POST", json: { name: "cross-node", scopes: ["inboxes:read"] } }))).body.data;
+    expect((await b.api("/v1/inboxes", { token: key.secret })).status).toBe(200); // now cached on B
+    const box = await newBox(a);
+    const waiting = nextMessage(b, box.id);
+    const revokedAt = performance.now();
+    expect((await json(a.api(`/v1/api-keys/${key.id}/revoke`, { method: "POST" }))).status).toBe(200);
+    // A's signals reach B in the order A sent them: once B has seen this later mail, it has
+    // processed the revocation before it.
+    await sendMail(a, { from: "sender@example.com", to: box.address, subject: "after the revocation", text: "x" });
+    await waiting;
+    const r = await b.api("/v1/inboxes", { token: key.secret });
+    console.log(`B refused the revoked key ${(performance.now() - revokedAt).toFixed(0)} ms after the revocation began`);
+    expect(r.status).toBe(401);
   });
 
   test("a node with another INBOXD_SECRET_KEY refuses to start, naming the setting", async () => {
