@@ -8,10 +8,11 @@ import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { type Config, SETTINGS } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
-import { openSqliteStorage } from "./storage/sqlite";
+import { openStorage } from "./storage/open";
 import { lockDataDir } from "./storage/lock";
 import { makeDataDirPrivate } from "./storage/private-files";
-import { LocalBus } from "./lib/bus";
+import { ClusterBus } from "./runtime/cluster-bus";
+import { secretKeyMismatch } from "./runtime/secret-check";
 import { Sealer } from "./lib/crypto";
 import { loadTls } from "./tls";
 import { buildServices, type Services } from "./services";
@@ -55,20 +56,30 @@ export async function startServer(config: Config, say?: (line: string) => void):
     throw e;
   }
   try {
-    const storage = openSqliteStorage(dataDir);
+    const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl }).catch((e) => {
+      throw config.databaseUrl ? new StartupError(`INBOXD_DATABASE_URL: cannot open the database (${e?.message ?? e})`) : e;
+    });
     // Temp files of messages being received when the last process died (never committed, so
     // never acknowledged): only now, under the data directory's lock, is none of them live.
     storage.blobs.removeTemp();
     const metrics = new Metrics();
+    const sealer = Sealer.fromDataDir(dataDir, config.secretKey);
+    const mismatch = await secretKeyMismatch(storage, sealer);
+    if (mismatch) {
+      await storage.close();
+      throw new StartupError(mismatch);
+    }
+    const workerId = newId();
+    const bus = await ClusterBus.open(storage.signals, workerId);
     const ctx: AppContext = {
       config: { ...config, dataDir },
       storage,
-      bus: new LocalBus(),
-      sealer: Sealer.fromDataDir(dataDir, config.secretKey),
+      bus,
+      sealer,
       tls: await loadTls({ ...config, dataDir }),
       metrics,
       egress: egressPolicies(config),
-      workerId: newId(),
+      workerId,
       ports: { http: config.httpPort, smtp: config.smtpPort, imap: config.imapPort, pop3: config.pop3Port },
     };
     const services = buildServices(ctx);
@@ -119,6 +130,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
         services.analyses.auth.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
+        await bus.close();
         await storage.close();
         unlock();
         logger.info("stopped");

@@ -1,11 +1,10 @@
 // The services of a server without its listeners, for commands that work on a data directory
 // (`inboxd dump`, `inboxd import`): the same rules as the server (ingest, quotas, parsing), no ports.
 import { egressPolicies } from "../runtime/egress";
-import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import type { AppContext } from "../runtime/context";
-import { openSqliteStorage } from "../storage/sqlite";
+import { openStorage, storageExists } from "../storage/open";
 import { DataDirLocked, lockDataDir } from "../storage/lock";
 import { LocalBus } from "../lib/bus";
 import { Sealer } from "../lib/crypto";
@@ -27,7 +26,7 @@ export async function withDataDir<T>(
   fn: (ctx: AppContext, services: Services) => Promise<T>,
 ): Promise<T> {
   const dataDir = resolve(config.dataDir);
-  if (!existsSync(join(dataDir, "inboxd.db"))) {
+  if (!storageExists({ dataDir, databaseUrl: config.databaseUrl })) {
     throw new CliFailure(`INBOXD_DATA_DIR: ${dataDir} holds no inboxd data; start \`inboxd serve\` on it once, or pass --data-dir`);
   }
   let unlock = () => {};
@@ -41,7 +40,7 @@ export async function withDataDir<T>(
       throw e;
     }
   }
-  const storage = openSqliteStorage(dataDir);
+  const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl });
   try {
     // Parsing stays on this thread (no workers to start and stop for a one-shot command).
     const ctx: AppContext = {

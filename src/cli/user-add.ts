@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import { mkdirSync } from "node:fs";
 import type { Config } from "../runtime/config";
-import { openSqliteStorage } from "../storage/sqlite";
+import { openStorage } from "../storage/open";
 import { makeDataDirPrivate } from "../storage/private-files";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
@@ -28,7 +28,7 @@ export async function userAdd(config: Config, args: Record<string, string>): Pro
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   makeDataDirPrivate(dataDir);
-  const storage = openSqliteStorage(dataDir);
+  const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl });
   try {
     const identity = new IdentityService({ config, storage } as unknown as AppContext);
     let teamRow = await identity.teamByName(team ?? BOOTSTRAP_TEAM);

@@ -3,19 +3,17 @@
 import { resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import type { AppContext } from "../runtime/context";
-import { openSqliteStorage } from "../storage/sqlite";
+import { openStorage, storageExists } from "../storage/open";
 import { IdentityService } from "../tenancy/identity";
 import { randomToken } from "../lib/crypto";
 import { CliFailure } from "./offline";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 
 async function withIdentity<T>(config: Config, fn: (identity: IdentityService) => Promise<T>): Promise<T> {
   const dataDir = resolve(config.dataDir);
-  if (!existsSync(join(dataDir, "inboxd.db"))) {
+  if (!storageExists({ dataDir, databaseUrl: config.databaseUrl })) {
     throw new CliFailure(`INBOXD_DATA_DIR: ${dataDir} holds no inboxd data; start \`inboxd serve\` on it once, or pass --data-dir`);
   }
-  const storage = openSqliteStorage(dataDir);
+  const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl });
   try {
     return await fn(new IdentityService({ config, storage } as unknown as AppContext));
   } finally {

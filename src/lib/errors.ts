@@ -45,13 +45,15 @@ export const invalid = (code: string, message: string, details: Record<string, u
 
 /**
  * The disk or the database is full: SQLite's SQLITE_FULL (ENOSPC under it, or the database's
- * max_page_count), or ENOSPC/EDQUOT from a file write (the blob store). Looks through `cause`.
+ * max_page_count), PostgreSQL's disk_full (SQLSTATE 53100, Bun's PostgresError carries it in
+ * `errno`), or ENOSPC/EDQUOT from a file write (the blob store, the spool). Looks through `cause`.
  */
 export function isStorageFull(e: unknown): boolean {
   for (let x: any = e, depth = 0; x && depth < 5; x = x.cause, depth++) {
     if (x instanceof DomainError) return x.kind === "storage_full";
     const code = typeof x.code === "string" ? x.code : "";
     if (code === "ENOSPC" || code === "EDQUOT" || code.startsWith("SQLITE_FULL")) return true;
+    if (code === "ERR_POSTGRES_SERVER_ERROR" && x.errno === "53100") return true;
   }
   return false;
 }

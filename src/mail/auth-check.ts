@@ -7,6 +7,8 @@
 // wakes the checker, which checks a batch at a time (DNS answers cached, a bounded number at once)
 // and stores the results. A restart picks up what was left (the scheduler's catch-up). Asking for
 // a message still queued checks it at once. The stored verdict is what `auth:` searches.
+import { hostname } from "node:os";
+import { resolve } from "node:path";
 import { authenticate, type AuthenticateResult } from "mailauth";
 import { CachedDnsLookup } from "../lib/dns";
 import { InFlight } from "../lib/ttl-cache";
@@ -23,6 +25,8 @@ const DNS_TIMEOUT_MS = 1_500;
 /** A whole check (SPF may follow up to ten lookups); past it, the result is a temperror. */
 const CHECK_TIMEOUT_MS = 15_000;
 const BATCH = 32;
+/** How long a claimed batch is this node's: longer than its DNS timeouts; a dead node's claims lapse after it. */
+const CLAIM_MS = 120_000;
 /** Checks in flight at once: each mostly waits on DNS. */
 const PARALLEL = 8;
 /**
@@ -59,12 +63,16 @@ export class AuthCheckService {
   private again = false;
   private stopped = false;
   private lastArrival = 0;
+  private readonly node: string;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly messages: MessageService,
   ) {
     this.dns = new CachedDnsLookup(ctx.config.dnsServers, DNS_TIMEOUT_MS);
+    // Stable across restarts of this node (one process per data directory: storage/lock.ts), so a
+    // restarted node takes back the checks it had claimed instead of waiting for the lease.
+    this.node = `${hostname()}:${resolve(ctx.config.dataDir)}`;
     if (this.enabled) {
       ctx.bus.subscribe((e) => {
         if (e.type === "message.received") {
@@ -134,7 +142,14 @@ export class AuthCheckService {
     do {
       this.again = false;
       for (;;) {
-        const batch = await this.ctx.storage.messageAuth.pending(BATCH);
+        // Claimed for CLAIM_MS, so another node's checker takes other messages (docs/scaling.md).
+        const now = Date.now();
+        const batch = await this.ctx.storage.messageAuth.claimPending(
+          BATCH,
+          new Date(now).toISOString(),
+          new Date(now + CLAIM_MS).toISOString(),
+          this.node,
+        );
         if (batch.length === 0 || this.stopped) break;
         const started = performance.now();
         const done: Array<[PendingAuth, AuthAnalysis]> = [];

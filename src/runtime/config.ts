@@ -13,6 +13,8 @@ export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
 export interface Config {
   dataDir: string;
+  /** postgres://… puts every table (and blob) on PostgreSQL; null: SQLite in dataDir (src/storage/open.ts). */
+  databaseUrl: string | null;
   host: string;
   httpPort: number;
   smtpPort: number;
@@ -239,8 +241,20 @@ export const SETTINGS = [
   setting(
     "dataDir",
     "INBOXD_DATA_DIR",
-    "SQLite file, blob directory, generated TLS key and certificate (default ./data)",
+    "SQLite file, blob directory, generated TLS key and certificate; on PostgreSQL the per-node part (default ./data)",
     (e, n) => str(e, n) ?? "./data",
+  ),
+  setting(
+    "databaseUrl",
+    "INBOXD_DATABASE_URL",
+    "postgres://user:password@host:port/db puts every table on PostgreSQL (default: SQLite in the data directory)",
+    (e, n) => {
+      const v = str(e, n);
+      if (v !== null && !/^postgres(ql)?:\/\/./.test(v)) throw new ConfigError(`${n} must be a postgres:// URL, got another scheme`);
+      return v;
+    },
+    // It usually carries a password.
+    { secret: true },
   ),
   setting("host", "INBOXD_HOST", "address every listener binds (default 127.0.0.1)", (e, n) => hostName(e, n, "127.0.0.1")),
   setting("httpPort", "INBOXD_HTTP_PORT", "REST API, web UI, /metrics (default 8025; 0 picks a free port)", (e, n) => port(e, n, 8025)),

@@ -63,7 +63,30 @@ export interface Storage extends Repositories {
   check(write: boolean): Promise<void>;
   /** Figures for /metrics, read at scrape time. */
   stats(): Promise<StorageStats>;
+  /**
+   * Wake-ups between the nodes sharing this database (docs/scaling.md, runtime/cluster-bus.ts);
+   * absent on an engine that only one process opens (SQLite).
+   */
+  readonly signals?: NodeSignals;
+  /**
+   * The instance key's verifier (a value sealed with INBOXD_SECRET_KEY): stores `candidate` when
+   * the database has none yet, and resolves with the one stored (the candidate, or an older one a
+   * node wrote first). runtime/secret-check.ts opens it to refuse a node with another key.
+   */
+  claimSecretVerifier(candidate: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** Small text payloads (a few hundred bytes; PostgreSQL allows 8000) delivered to every node. */
+export interface NodeSignals {
+  /** Delivers each payload to every listening node, this one included, in order. */
+  send(payloads: string[]): Promise<void>;
+  /**
+   * Calls onPayload for each payload from any node. onListen runs once listening starts and again
+   * after every reconnect (signals sent meanwhile are lost: the caller wakes its readers then).
+   * Resolves with the function that stops listening.
+   */
+  listen(onPayload: (payload: string) => void, onListen: () => void): Promise<() => Promise<void>>;
 }
 
 export type { BlobStore, TransactionalBlobStore } from "./blobs";

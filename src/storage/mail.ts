@@ -365,8 +365,12 @@ export interface PendingAuth {
 export interface MessageAuthRepository {
   /** Queues the message's check (in the transaction that stores it). */
   enqueue(messageId: string, clientIp: string | null, helo: string | null): Promise<void>;
-  /** Messages still to check, oldest first, at most `limit`. */
-  pending(limit: number): Promise<PendingAuth[]>;
+  /**
+   * Claims messages still to check, oldest first, at most `limit`, for node `by`: each is held
+   * until `until` (ISO time), so no other node takes it meanwhile; claims lapsed at `now`, and
+   * those `by` itself held (before a restart), are taken over.
+   */
+  claimPending(limit: number, now: string, until: string, by: string): Promise<PendingAuth[]>;
   ofMessage(messageId: string): Promise<MessageAuthRecord | null>;
   /** Stores a result (creating the row for a message stored before checks existed). */
   record(r: Omit<MessageAuthRecord, "verdict"> & { verdict: "pass" | "fail" | "none" }): Promise<void>;

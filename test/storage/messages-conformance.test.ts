@@ -307,8 +307,8 @@ for (const engine of ENGINES) {
       ]);
     });
 
-    test("auth checks: queued with the message, pending until recorded, searchable by verdict", async () => {
-      const pending = await s.messageAuth.pending(100);
+    test("auth checks: queued with the message, claimed with a lease until recorded, searchable by verdict", async () => {
+      const pending = await s.messageAuth.claimPending(100, iso(1), iso(5), "node-a");
       expect(pending.filter((p) => p.project_id === "pr_m").map((p) => p.message_id)).toEqual(ids);
       expect(pending[0]).toMatchObject({
         inbox_id: "ib_m",
@@ -341,7 +341,17 @@ for (const engine of ENGINES) {
         result_json: "{}",
         checked_at: iso(9),
       });
-      expect((await s.messageAuth.pending(100)).map((p) => p.message_id)).not.toContain(ids[0]);
+      // Held until iso(5): a second claimer (another node) gets none of them before it lapses.
+      expect(await s.messageAuth.claimPending(100, iso(4), iso(8), "node-b")).toEqual([]);
+      // Lapsed (a dead node's claim): taken over, but for the one already recorded.
+      const retaken = (await s.messageAuth.claimPending(100, iso(5), iso(20), "node-b"))
+        .filter((p) => p.project_id === "pr_m")
+        .map((p) => p.message_id);
+      expect(retaken).toEqual(ids.slice(1));
+      // The node holding claims, restarted, takes its own back before they lapse.
+      const own = (await s.messageAuth.claimPending(100, iso(6), iso(30), "node-b")).filter((p) => p.project_id === "pr_m");
+      expect(own.map((p) => p.message_id)).toEqual(ids.slice(1));
+      expect(await s.messageAuth.claimPending(100, iso(7), iso(30), "node-a")).toEqual([]);
       const auth = (q: string) =>
         s.messages.search({ projectId: "pr_m", inboxId: "ib_m", query: parseSearchQuery(q), order: "oldest", limit: 9 });
       expect((await auth("auth:pass")).map((m) => m.id)).toEqual([ids[0]]);

@@ -70,19 +70,29 @@ export class PgMessageAuth implements MessageAuthRepository {
     await this.c.run("INSERT INTO message_auth (message_id, client_ip, helo) VALUES ($1, $2, $3)", messageId, clientIp, helo);
   }
 
-  pending(limit: number) {
-    // A read, like SQLite's: the checker (mail/auth-check.ts) records results with an upsert, so
-    // two nodes checking one message at once store the same verdict twice, never a wrong one.
+  claimPending(limit: number, now: string, until: string, by: string) {
+    // SKIP LOCKED: a node claiming at the same moment takes other rows instead of waiting; a row
+    // another node claimed and committed meanwhile is re-checked against the lease and left.
     return this.c.rows<PendingAuth>(
-      `SELECT a.message_id, m.project_id, m.inbox_id, a.client_ip, a.helo, m.blob_key, m.envelope_from
-         FROM message_auth a JOIN messages m ON m.id = a.message_id
-        WHERE a.verdict IS NULL ORDER BY a.message_id LIMIT $1`,
+      `WITH c AS (SELECT message_id FROM message_auth
+                   WHERE verdict IS NULL AND (check_claimed_until IS NULL OR check_claimed_until <= $2 OR check_claimed_by = $4)
+                   ORDER BY message_id LIMIT $1 FOR UPDATE SKIP LOCKED),
+            u AS (UPDATE message_auth a SET check_claimed_until = $3, check_claimed_by = $4 FROM c WHERE a.message_id = c.message_id
+                  RETURNING a.message_id, a.client_ip, a.helo)
+       SELECT u.message_id, m.project_id, m.inbox_id, u.client_ip, u.helo, m.blob_key, m.envelope_from
+         FROM u JOIN messages m ON m.id = u.message_id ORDER BY u.message_id`,
       limit,
+      now,
+      until,
+      by,
     );
   }
 
   ofMessage(messageId: string) {
-    return this.c.row<MessageAuthRecord>("SELECT * FROM message_auth WHERE message_id = $1", messageId);
+    return this.c.row<MessageAuthRecord>(
+      "SELECT message_id, client_ip, helo, verdict, result_json, checked_at FROM message_auth WHERE message_id = $1",
+      messageId,
+    );
   }
 
   async record(r: Omit<MessageAuthRecord, "verdict"> & { verdict: "pass" | "fail" | "none" }) {

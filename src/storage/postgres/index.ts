@@ -15,6 +15,7 @@ import { postgresImapFolderRepositories } from "./imap-folders";
 import { postgresMailRepositories } from "./mail";
 import { deletePgMessageRows } from "./message-rows";
 import { num } from "./rows";
+import { claimPgSecretVerifier, postgresSignals } from "./signals";
 import { postgresTenancyRepositories } from "./tenancy";
 
 export interface PostgresStorageOptions extends PgConnectionOptions {
@@ -60,6 +61,8 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
       );
       return { messages: num(r!.messages), databaseBytes: num(r!.bytes), webhookPending: num(r!.pending) };
     },
+    signals: postgresSignals(c),
+    claimSecretVerifier: (candidate) => claimPgSecretVerifier(c, candidate),
     close: () => c.close(),
   };
 }

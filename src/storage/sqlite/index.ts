@@ -63,6 +63,16 @@ export function openSqliteStorage(dataDir: string): Storage {
           c.get<{ page_count: number }>("PRAGMA page_count")!.page_count * c.get<{ page_size: number }>("PRAGMA page_size")!.page_size,
         webhookPending: c.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'")!.n,
       })),
+    // One process per data directory (storage/lock.ts): no signals to other nodes.
+    claimSecretVerifier: (candidate) =>
+      c.transaction(async () => {
+        c.run(
+          "INSERT OR IGNORE INTO instance_meta (name, value, created_at) VALUES ('secret_verifier', ?, ?)",
+          candidate,
+          new Date().toISOString(),
+        );
+        return c.get<{ value: string }>("SELECT value FROM instance_meta WHERE name = 'secret_verifier'")!.value;
+      }),
     close: async () => {
       await search.close();
       await c.wal.close();
