@@ -1,6 +1,6 @@
 // A real PostgreSQL server for a test file, started from Debian's binaries (the `postgresql`
-// package: /usr/lib/postgresql/<major>/bin/initdb and postgres). One server per test file, one
-// fresh database in it; stop() in afterAll. fsync stays on: the durability the storage promises is
+// package: /usr/lib/postgresql/<major>/bin/initdb and postgres). One server per test file (a copy
+// of one initdb'd template), one fresh database in it; stop() in afterAll. fsync stays on: the durability the storage promises is
 // the one these tests exercise.
 //
 // initdb and postgres refuse to run as root, so when the test runs as root both run as the
@@ -8,7 +8,7 @@
 //
 // No binaries: postgresBinDir() is null and the caller skips with postgresMissing's message,
 // unless INBOXD_REQUIRE_POSTGRES=1 (CI), where the caller's test fails.
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
@@ -46,6 +46,44 @@ function asServerUser(): { prefix: string[]; uid: number | null; gid: number | n
   return { prefix: ["setpriv", `--reuid=${uid}`, `--regid=${id("-g")}`, "--init-groups"], uid, gid: id("-g") };
 }
 
+/**
+ * A cluster initdb made once per machine and PostgreSQL major (initdb takes seconds, a copy of its
+ * ~40 MB a tenth of one): every server copies it. Made beside its final name and renamed into
+ * place, so test processes running at once never see half of one.
+ */
+function clusterTemplate(bin: string, user: ReturnType<typeof asServerUser>): string {
+  const major = bin.split("/").at(-2);
+  const template = join(tmpdir(), `inboxd-pg-template-${major}-${user.uid ?? process.getuid?.()}`);
+  if (existsSync(join(template, "data", "PG_VERSION"))) return join(template, "data");
+  const making = mkdtempSync(`${template}.making-`);
+  if (user.uid !== null) chownSync(making, user.uid, user.gid!);
+  const init = Bun.spawnSync(
+    // --no-sync: the template is only ever copied; the servers themselves run with fsync on.
+    [
+      ...user.prefix,
+      join(bin, "initdb"),
+      "-D",
+      join(making, "data"),
+      "-U",
+      "inboxd",
+      "-A",
+      "trust",
+      "-E",
+      "UTF8",
+      "--no-locale",
+      "--no-sync",
+    ],
+    { stderr: "pipe", stdout: "pipe" },
+  );
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  try {
+    renameSync(making, template);
+  } catch {
+    rmSync(making, { recursive: true, force: true }); // another process made it first
+  }
+  return join(template, "data");
+}
+
 export async function startPostgres(): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing);
@@ -53,14 +91,9 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "inboxd-pg-"));
   const data = join(dir, "data");
   if (user.uid !== null) chownSync(dir, user.uid, user.gid!);
-  const init = Bun.spawnSync(
-    [...user.prefix, join(bin, "initdb"), "-D", data, "-U", "inboxd", "-A", "trust", "-E", "UTF8", "--no-locale"],
-    {
-      stderr: "pipe",
-      stdout: "pipe",
-    },
-  );
-  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  // cp -a keeps the owner (the postgres user when we are root) and the 0700 mode postgres insists on.
+  const copy = Bun.spawnSync(["cp", "-a", clusterTemplate(bin, user), data], { stderr: "pipe" });
+  if (copy.exitCode !== 0) throw new Error(`copying the PostgreSQL cluster template failed: ${copy.stderr.toString()}`);
   const port = await freePort();
   const server = Bun.spawn(
     [
