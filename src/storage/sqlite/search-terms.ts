@@ -24,7 +24,7 @@ const prepared = new WeakSet<Database>();
 function scratch(db: Database): void {
   if (prepared.has(db)) return;
   db.exec(`
-    CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_fts USING fts5(t, content = '', tokenize = '${TOKENIZE}');
+    CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_fts USING fts5(t, content = '', detail = none, columnsize = 0, tokenize = '${TOKENIZE}');
     CREATE VIRTUAL TABLE IF NOT EXISTS temp.scratch_terms USING fts5vocab(temp, scratch_fts, 'row');
   `);
   prepared.add(db);
