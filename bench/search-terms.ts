@@ -3,12 +3,10 @@
 // second pass of FTS5's tokenizer through the scratch table), in a file of its own, as the worker
 // does; then a fragment lookup through the trigram index against the fts5vocab walk it replaces.
 //   bun bench/search-terms.ts [--messages 50000]
-import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSearchSchema } from "../src/storage/sqlite/search-index";
-import { addTermsOf } from "../src/storage/sqlite/search-terms";
+import { type IndexRow, SearchFileProbe } from "../src/storage/sqlite/search-terms-probe";
 import { arg, machineLine } from "./support";
 
 const MESSAGES = arg("messages", 50_000);
@@ -27,32 +25,19 @@ const body = (i: number) => {
   return out.join(" ");
 };
 
-function run(withTerms: boolean): { ms: number; bytes: number; db: Database; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), "inboxd-bench-terms-"));
-  const db = new Database(join(dir, "search.db"));
-  db.exec("PRAGMA journal_mode = WAL");
-  createSearchSchema(db, "main");
-  const insert = db.query("INSERT INTO messages_fts (rowid, subject, body, sender, recipients) VALUES (?, ?, ?, ?, ?)");
+function run(withTerms: boolean): { ms: number; bytes: number; probe: SearchFileProbe } {
+  const probe = new SearchFileProbe(mkdtempSync(join(tmpdir(), "inboxd-bench-terms-")));
   seed = 1;
   const t0 = performance.now();
   for (let start = 0; start < MESSAGES; start += BATCH) {
-    const rows = Array.from(
+    const rows: IndexRow[] = Array.from(
       { length: BATCH },
       (_, k) => [start + k + 1, `scale message ${start + k}`, body(start + k), "Scale Bench bench@example.com", "box@example.com"] as const,
     );
-    db.transaction(() => {
-      for (const r of rows) insert.run(...r);
-      if (withTerms)
-        addTermsOf(
-          db,
-          "main",
-          rows.map((r) => r.slice(1).join(" ")),
-        );
-    })();
+    probe.indexBatch(rows, withTerms);
   }
   const ms = performance.now() - t0;
-  db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  return { ms, bytes: statSync(join(dir, "search.db")).size, db, dir };
+  return { ms, bytes: probe.bytes(), probe };
 }
 
 console.log(machineLine());
@@ -65,30 +50,15 @@ console.log(
 console.log(
   `  index + index_terms   ${(terms.ms / 1000).toFixed(1)} s (${Math.round((MESSAGES * 1000) / terms.ms)} msg/s), file ${(terms.bytes / 2 ** 20).toFixed(1)} MiB`,
 );
-const n = (terms.db.query("SELECT COUNT(*) AS n FROM index_terms").get() as { n: number }).n;
-console.log(`  distinct terms ${n}`);
+console.log(`  distinct terms ${terms.probe.termCount()}`);
 const frag = `eedtok${Math.floor(MESSAGES / 2)}`;
 let t = performance.now();
-const viaTrigram = terms.db
-  .query("SELECT term FROM index_terms_trigram WHERE index_terms_trigram MATCH ? LIMIT 501")
-  .values(`"${frag}"`).length;
+const viaTrigram = terms.probe.viaTrigram(frag).length;
 const trigramMs = performance.now() - t;
 t = performance.now();
-let viaWalk = 0;
-for (let after = ""; ; ) {
-  const page = terms.db
-    .query("SELECT term FROM messages_fts_terms WHERE term > ? ORDER BY term LIMIT 20000")
-    .values(after)
-    .map((r) => r[0] as string);
-  viaWalk += page.filter((x) => x.includes(frag)).length;
-  if (page.length < 20_000) break;
-  after = page.at(-1)!;
-}
+const viaWalk = terms.probe.viaWalk(frag).length;
 const walkMs = performance.now() - t;
 console.log(
   `  terms containing "${frag}": trigram MATCH ${trigramMs.toFixed(2)} ms (${viaTrigram}), fts5vocab walk ${walkMs.toFixed(1)} ms (${viaWalk})`,
 );
-for (const r of [plain, terms]) {
-  r.db.close();
-  rmSync(r.dir, { recursive: true, force: true });
-}
+for (const r of [plain, terms]) r.probe.destroy();
