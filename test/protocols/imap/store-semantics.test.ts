@@ -1,7 +1,8 @@
 // IMAP store semantics that Dovecot's imaptest checks (issue 21, second round): \Recent handed to
 // exactly one session, SEARCH text keys as substrings wherever they start (with and without the
-// full-text index, its vocabulary's trigram index and that index's one-time fill after an upgrade), SENT* by the Date header's own day, ENVELOPE groups, subscriptions that
-// outlive their mailbox, MULTIAPPEND. Raw client for the exact bytes.
+// full-text index, its vocabulary's trigram index and that index's one-time fill after an
+// upgrade), SENT* by the Date header's own day, ENVELOPE groups, subscriptions that outlive their
+// mailbox, MULTIAPPEND. Raw client for the exact bytes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInboxd, type Instance } from "../../support/harness";
 import { newBox, RawImap } from "../../support/imap";
