@@ -54,6 +54,15 @@ export class Metrics {
     buckets: IO_BUCKETS,
     registers: [this.registry],
   });
+  /**
+   * IMAP SEARCH values with no anchored word looked up in the index's vocabulary, by way: trigram
+   * (one indexed MATCH) or walk (pages of the whole vocabulary: short fragments, an upgrade fill).
+   */
+  readonly imapTermLookups = this.counter(
+    "inboxd_imap_search_term_lookups_total",
+    "IMAP SEARCH fragments looked up in the full-text index's vocabulary, by way (trigram, walk).",
+    ["via"],
+  );
   readonly logins = this.counter("inboxd_logins_total", "IMAP and POP3 log-ins by protocol and result (ok, failed).", ["proto", "result"]);
   readonly webhookAttempts = this.counter(
     "inboxd_webhook_attempts_total",

@@ -262,6 +262,13 @@ export interface MessageRepository {
   ): Promise<number[]>;
   /** Up to `limit` terms of the full-text index's vocabulary after `after`, in order (all inboxes). */
   indexTermsAfter(after: string, limit: number): Promise<string[]>;
+  /**
+   * Up to `limit` index terms containing the fragment (folded as the index folds, at least 3
+   * characters), found through a trigram index of the vocabulary; null while that vocabulary is
+   * incomplete (being filled after an upgrade). Engines without one leave it out: callers then walk
+   * indexTermsAfter.
+   */
+  indexTermsContaining?(fragment: string, limit: number): Promise<string[] | null>;
   /** Current flags of those of the messages that are still in the mailbox (folderId null: INBOX). */
   flagsOf(inboxId: string, folderId: string | null, ids: string[]): Promise<FlagState[]>;
   /** Each message's Date header (SENTBEFORE/SENTON/SENTSINCE; the one SEARCH key that reads every row). */

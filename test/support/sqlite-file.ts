@@ -7,9 +7,9 @@ import { join } from "node:path";
 
 export type DatabaseFile = Database;
 
-/** Opens <dataDir>/inboxd.db, runs fn, closes it. Waits for the server's locks rather than failing. */
-export function withDatabaseFile<T>(dataDir: string, fn: (db: DatabaseFile) => T, opts: { readonly?: boolean } = {}): T {
-  const db = new Database(join(dataDir, "inboxd.db"), opts.readonly ? { readonly: true } : {});
+/** Opens <dataDir>/inboxd.db (or opts.file), runs fn, closes it. Waits for the server's locks rather than failing. */
+export function withDatabaseFile<T>(dataDir: string, fn: (db: DatabaseFile) => T, opts: { readonly?: boolean; file?: string } = {}): T {
+  const db = new Database(join(dataDir, opts.file ?? "inboxd.db"), opts.readonly ? { readonly: true } : {});
   try {
     if (!opts.readonly) db.exec("PRAGMA busy_timeout = 5000");
     return fn(db);

@@ -453,6 +453,15 @@ class SqliteMessages implements MessageRepository {
       .map((r) => r[0] as string);
   }
 
+  async indexTermsContaining(fragment: string, limit: number) {
+    const fill = this.c.prepare("SELECT done FROM search.index_terms_fill WHERE id = 1").get() as { done: number } | null;
+    if (!fill?.done) return null;
+    return this.c
+      .prepare("SELECT term FROM search.index_terms_trigram WHERE index_terms_trigram MATCH ? LIMIT ?")
+      .values(`"${fragment.replaceAll('"', '""')}"`, limit)
+      .map((r) => r[0] as string);
+  }
+
   async uidsWithText(
     inboxId: string,
     folderId: string | null,

@@ -21,6 +21,7 @@ import { searchBodyOfStored } from "../../mime/search-text";
 import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
 import type { SearchWorkerReport } from "./search-worker";
+import { addTermsOf, TOKENIZE, wordsOf } from "./search-terms";
 
 /** Applied queue entries deleted per transaction of the main connection at most. */
 const PRUNE_MAX = 2000;
@@ -41,26 +42,36 @@ export function createSearchSchema(db: Database, schema: string): void {
     CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.messages_fts USING fts5(
       subject, body, sender, recipients,
       content = '', contentless_delete = 1,
-      tokenize = 'unicode61 remove_diacritics 2'
+      tokenize = '${TOKENIZE}'
     );
-    -- The index's vocabulary (a view of the index, no data of its own): IMAP SEARCH finds the words
-    -- that contain a fragment here rather than in every body (protocols/imap/search-text.ts).
+    -- The index's vocabulary as FTS5 computes it (a view that reads the doclists of the whole
+    -- index: the upgrade fill of index_terms reads it once, in pages).
     CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.messages_fts_terms USING fts5vocab(messages_fts, 'row');
     CREATE TABLE IF NOT EXISTS ${schema}.search_progress (id INTEGER PRIMARY KEY CHECK (id = 1), last_seq INTEGER NOT NULL);
+    -- Every term the index ever held (search-terms.ts), and its trigrams: IMAP SEARCH finds the
+    -- words containing a fragment with one MATCH (protocols/imap/search-text.ts).
+    CREATE TABLE IF NOT EXISTS ${schema}.index_terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+    CREATE VIRTUAL TABLE IF NOT EXISTS ${schema}.index_terms_trigram USING fts5(
+      term, content = 'index_terms', content_rowid = 'id', tokenize = 'trigram'
+    );
+    CREATE TRIGGER IF NOT EXISTS ${schema}.index_terms_added AFTER INSERT ON index_terms BEGIN
+      INSERT INTO index_terms_trigram (rowid, term) VALUES (new.id, new.term);
+    END;
+    -- One row: whether index_terms holds the whole vocabulary yet (done), else the last term copied.
+    CREATE TABLE IF NOT EXISTS ${schema}.index_terms_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEXT NOT NULL, done INTEGER NOT NULL);
   `);
 }
 
 /**
  * The words the index makes of a text, in byte order (its vocabulary after indexing only that
  * text): the reference the PostgreSQL engine's tokenizer is tested against
- * (test/storage/search-tokens-parity.test.ts, postgres/search-vector.ts).
+ * (test/storage/search-tokens-parity.test.ts, postgres/search-vector.ts). The same code adds the
+ * words of indexed messages to index_terms.
  */
 export function indexWordsOf(text: string): string[] {
   const db = new DatabaseClass(":memory:");
   try {
-    createSearchSchema(db, "main");
-    db.query("INSERT INTO messages_fts (rowid, subject, body, sender, recipients) VALUES (1, ?, '', '', '')").run(text);
-    return (db.query("SELECT term FROM messages_fts_terms ORDER BY term").all() as { term: string }[]).map((r) => r.term);
+    return wordsOf(db, [text]).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   } finally {
     db.close();
   }
@@ -122,6 +133,11 @@ export function applySearchQueue(db: Database, schemas: { mail: string; search: 
       drop.run(r.rowid);
       if (r.fields) insert.run(r.rowid, ...r.fields);
     }
+    addTermsOf(
+      db,
+      search,
+      rows.flatMap((r) => (r.fields ? [r.fields.join(" ")] : [])),
+    );
     progress.run(last);
   })();
   return last;
@@ -160,7 +176,9 @@ export class SearchIndex {
     createSearchSchema(db, "search");
     let progress = db.query("SELECT last_seq FROM search.search_progress WHERE id = 1").get() as { last_seq: number } | null;
     if (!progress) {
-      // A new search database: queue every message once more (rebuild), numbered from 1.
+      // A new search database: queue every message once more (rebuild), numbered from 1. Its
+      // terms are added as the messages are indexed: index_terms is complete from the start.
+      db.exec("INSERT OR REPLACE INTO search.index_terms_fill (id, after, done) VALUES (1, '', 1)");
       db.transaction(() => {
         db.exec("DELETE FROM main.search_queue");
         db.exec("INSERT INTO main.search_queue (msg_rowid, op) SELECT rowid, 1 FROM main.messages ORDER BY rowid");
@@ -168,6 +186,8 @@ export class SearchIndex {
       db.exec("INSERT INTO search.search_progress (id, last_seq) VALUES (1, 0)");
       progress = { last_seq: 0 };
     }
+    // An index from before index_terms: the worker copies its vocabulary in (search-terms.ts).
+    db.exec("INSERT OR IGNORE INTO search.index_terms_fill (id, after, done) VALUES (1, '', 0)");
     this.applied = progress.last_seq;
     // Entries applied but not yet pruned by the previous process go in slices too (prune()).
     const lowest = (db.query("SELECT MIN(seq) AS s FROM main.search_queue").get() as { s: number | null }).s;

@@ -3,6 +3,7 @@
 // entrypoint of `bun build --compile` (package.json "build"), under src/ like the other workers.
 import { Database } from "bun:sqlite";
 import { applySearchQueue } from "./search-index";
+import { fillIndexTerms } from "./search-terms";
 
 declare const self: Worker;
 
@@ -38,6 +39,8 @@ function drain(): void {
         self.postMessage({ applied } satisfies SearchWorkerReport);
       }
     } while (again);
+    // An index from before index_terms: one page of its vocabulary per turn, the queue first.
+    if (fillIndexTerms(db, "main")) next = 0;
   } catch (e) {
     // The batch rolled back and `applied` did not move: nothing is lost, it is applied again.
     // The main thread logs it (and counts it: a test asserts none under a competing writer).

@@ -1,10 +1,12 @@
 // IMAP store semantics that Dovecot's imaptest checks (issue 21, second round): \Recent handed to
 // exactly one session, SEARCH text keys as substrings wherever they start (with and without the
-// full-text index), SENT* by the Date header's own day, ENVELOPE groups, subscriptions that
-// outlive their mailbox, MULTIAPPEND. Raw client for the exact bytes.
+// full-text index, its vocabulary's trigram index and that index's one-time fill after an
+// upgrade), SENT* by the Date header's own day, ENVELOPE groups, subscriptions that outlive their
+// mailbox, MULTIAPPEND. Raw client for the exact bytes.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInboxd, type Instance } from "../../support/harness";
 import { newBox, RawImap } from "../../support/imap";
+import { withDatabaseFile } from "../../support/sqlite-file";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -28,6 +30,38 @@ async function append(r: RawImap, tag: string, mailbox: string, message: string,
 }
 
 const msg = (headers: string[], body = "body") => [...headers, "", body, ""].join("\r\n");
+
+/** The 2,100-message mailbox of the vocabulary tests. */
+let bigBox: Awaited<ReturnType<typeof newBox>>;
+const UMLAUT = "* SEARCH 8 508 1008 1508 2008";
+const PLAIN = "* SEARCH 10 510 1010 1510 2010";
+const BOTH = "* SEARCH 8 10 508 510 1008 1010 1508 1510 2008 2010";
+const BIG_ANSWERS = [BOTH, BOTH, UMLAUT, UMLAUT, PLAIN, 2 + 2100 - 10, 2 + 2100 - 10, "* SEARCH"];
+
+/** The searches over the big mailbox: 5 fragments of 3+ characters, one of 2, two with anchored words. */
+async function bigSearches(r: RawImap): Promise<Array<string | number>> {
+  const search = async (tag: string, q: string) => (await r.cmd(tag, `SEARCH ${q}`)).split("\r\n")[0]!;
+  return [
+    await search("q1", "BODY erverificatio"),
+    await search("q2", "TEXT ERVERIFICATION"),
+    // With a separator the index phrase path.
+    await search("q3", 'BODY "verification token"'),
+    // Folded for the term lookup ("uberver"), exact for the answer: only the bodies with the Ü.
+    await search("q4", `CHARSET UTF-8 BODY {${Buffer.byteLength("Überver")}+}\r\nÜberver`),
+    await search("q5", "BODY uberver"),
+    (await search("q6", "BODY ille")).split(" ").length,
+    (await search("q7", "BODY ll")).split(" ").length,
+    await search("q8", "BODY nowhere-to-be-found"),
+  ];
+}
+
+/** inboxd_imap_search_term_lookups_total by way, from /metrics. */
+async function termLookups(): Promise<{ trigram: number; walk: number }> {
+  const text = await (await fetch(`${inst.url}/metrics`)).text();
+  const n = (via: string) =>
+    Number(text.match(new RegExp(`^inboxd_imap_search_term_lookups_total\\{via="${via}"\\} (\\d+)`, "m"))?.[1] ?? 0);
+  return { trigram: n("trigram"), walk: n("walk") };
+}
 
 describe("\\Recent", () => {
   test("recent in the first session that selects after arrival only; EXAMINE and STATUS look without taking", async () => {
@@ -129,29 +163,59 @@ describe("SEARCH text keys are substrings", () => {
     r.close();
   });
 
-  test("a mailbox above 2,000 messages: a mid-word value is found through the index's vocabulary, same answers as the scan", async () => {
-    const box = await newBox(inst);
-    const r = await session(box);
+  test("a mailbox above 2,000 messages: a mid-word value is found through the trigram index of the vocabulary, same answers as the scan", async () => {
+    bigBox = await newBox(inst);
+    const r = await session(bigBox);
     await r.cmd("c1", "CREATE Big");
-    // 2,100 messages in MULTIAPPENDs of 300; every 500th carries the rare word.
+    // 2,100 messages in MULTIAPPENDs of 300; every 500th carries the rare word, with and without
+    // its diacritic (the index folds both to one term; the substring test tells them apart).
     for (let start = 0; start < 2100; start += 300) {
       const parts: string[] = [];
       for (let i = start; i < start + 300; i++) {
-        const m = msg([`Subject: n${i}`], i % 500 === 7 ? `the Überverification token ${i}` : `filler text ${i}`);
+        const body = i % 500 === 7 ? `the Überverification token ${i}` : i % 500 === 9 ? `plain uberverification ${i}` : `filler text ${i}`;
+        const m = msg([`Subject: n${i}`], body);
         parts.push(`{${Buffer.byteLength(m)}+}\r\n${m}`);
       }
       r.write(`m${start} APPEND Big ${parts.join(" ")}\r\n`);
       expect(await r.until(`m${start} `, 60_000)).toContain(`m${start} OK [APPENDUID`);
     }
     await r.cmd("s0", "SELECT Big");
-    const search = async (tag: string, q: string) => (await r.cmd(tag, `SEARCH ${q}`)).split("\r\n")[0];
-    const want = "* SEARCH 8 508 1008 1508 2008";
-    expect(await search("q1", "BODY erverificatio")).toBe(want);
-    expect(await search("q2", "TEXT ERVERIFICATION")).toBe(want);
-    // With a separator the index phrase path; with a fragment in every message, the scan.
-    expect(await search("q3", 'BODY "verification token"')).toBe(want);
-    expect((await search("q4", "BODY ille")).split(" ").length).toBe(2 + 2100 - 5);
-    expect(await search("q5", "BODY nowhere-to-be-found")).toBe("* SEARCH");
+    const before = await termLookups();
+    expect(await bigSearches(r)).toEqual(BIG_ANSWERS);
+    // Every fragment of 3+ characters took the trigram index (one MATCH); "ll" walked the vocabulary.
+    const after = await termLookups();
+    expect({ trigram: after.trigram - before.trigram, walk: after.walk - before.walk }).toEqual({ trigram: 5, walk: 1 });
+    r.close();
+  }, 120_000);
+
+  test("an index from before the term table: filled once by the worker, the walk answers meanwhile, then the trigram index", async () => {
+    await inst.stop();
+    withDatabaseFile(
+      inst.dataDir,
+      (db) =>
+        db.exec("DROP TRIGGER index_terms_added; DROP TABLE index_terms_trigram; DROP TABLE index_terms; DROP TABLE index_terms_fill"),
+      { file: "inboxd-search.db" },
+    );
+    inst = await inst.restart();
+    const r = await session(bigBox);
+    await r.cmd("s0", "SELECT Big");
+    // Whichever way each round took, the answers are the same; the fill ends within the deadline.
+    const deadline = Date.now() + 60_000;
+    for (let before = await termLookups(); ; ) {
+      expect(await bigSearches(r)).toEqual(BIG_ANSWERS);
+      const after = await termLookups();
+      if (after.trigram - before.trigram === 5) break;
+      expect(Date.now()).toBeLessThan(deadline);
+      before = after;
+      await Bun.sleep(100);
+    }
+    const missing = withDatabaseFile(
+      inst.dataDir,
+      (db) =>
+        db.query("SELECT COUNT(*) AS n FROM messages_fts_terms WHERE term NOT IN (SELECT term FROM index_terms)").get() as { n: number },
+      { file: "inboxd-search.db", readonly: true },
+    );
+    expect(missing.n).toBe(0);
     r.close();
   }, 120_000);
 
