@@ -35,6 +35,8 @@ export interface PostgresServer {
   /** Another fresh, empty database on the same server (its URL). */
   newDatabase(): Promise<string>;
   stop(): Promise<void>;
+  /** For a process-exit hook, where nothing can be awaited: stops the server, then removes its files. */
+  stopAtExit(): void;
 }
 
 /** Who runs initdb and postgres: ourselves, or the postgres system user when we are root. */
@@ -46,7 +48,7 @@ function asServerUser(): { prefix: string[]; uid: number | null; gid: number | n
   return { prefix: ["setpriv", `--reuid=${uid}`, `--regid=${id("-g")}`, "--init-groups"], uid, gid: id("-g") };
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing);
   const user = asServerUser();
@@ -79,7 +81,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       "-c",
       "synchronous_commit=on",
       "-c",
-      "max_connections=50",
+      `max_connections=${options.maxConnections ?? 50}`,
     ],
     { stdout: "ignore", stderr: "pipe" },
   );
@@ -116,6 +118,15 @@ export async function startPostgres(): Promise<PostgresServer> {
       server.kill("SIGINT"); // fast shutdown
       await server.exited;
       rmSync(dir, { recursive: true, force: true });
+    },
+    stopAtExit: () => {
+      server.kill("SIGINT");
+      // The exit hook cannot wait for the shutdown: a detached shell removes the files once postgres is gone.
+      const pid = server.pid;
+      Bun.spawn(["sh", "-c", `while kill -0 ${pid} 2>/dev/null; do sleep 0.2; done; rm -rf '${dir}'`], {
+        stdio: ["ignore", "ignore", "ignore"],
+        detached: true,
+      }).unref();
     },
   };
 }
