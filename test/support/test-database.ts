@@ -7,7 +7,7 @@
 // second startInboxd(env, dir), a CLI command on inst.dataDir) finds the same data, as it would
 // find inboxd.db on SQLite. Tests about SQLite itself skip through `sqliteOnly` with their reason
 // (listed in docs/scaling.md).
-import { test } from "bun:test";
+import { describe, test } from "bun:test";
 import { resolve } from "node:path";
 import { type PostgresServer, startPostgres } from "./postgres";
 
@@ -44,6 +44,11 @@ export async function databaseEnv(dataDir: string): Promise<Record<string, strin
 export function knownDatabaseEnv(dataDir: string): Record<string, string> {
   const url = databases.get(resolve(dataDir));
   return url ? { INBOXD_DATABASE_URL: url } : {};
+}
+
+/** `describe`, skipped with its reason when the suite runs on PostgreSQL. */
+export function sqliteOnlyDescribe(reason: string): typeof describe {
+  return onPostgres ? (((name: string, fn: any) => describe.skip(`${name} [SQLite only: ${reason}]`, fn)) as typeof describe) : describe;
 }
 
 /** `test`, skipped with its reason when the suite runs on PostgreSQL: for tests about SQLite itself. */
