@@ -22,7 +22,7 @@ export function postgresBinDir(): string | null {
   const majors = readdirSync(ROOT)
     .filter((d) => existsSync(join(ROOT, d, "bin", "postgres")) && existsSync(join(ROOT, d, "bin", "initdb")))
     .sort((a, b) => Number(b) - Number(a));
-  return majors.length ? join(ROOT, majors[0], "bin") : null;
+  return majors.length ? join(ROOT, majors[0]!, "bin") : null;
 }
 
 export const postgresRequired = process.env.INBOXD_REQUIRE_POSTGRES === "1";
