@@ -61,9 +61,8 @@ export function eventIngestHooks(s: EventServices) {
       await s.events.messageReceived(m, tx);
       await s.alerts.onMessageStored(m, tx);
     },
-    quotaRefused: (r: QuotaRefusal): void => {
-      s.alerts.onQuotaRefused(r).catch((e) => log.error({ err: e }, "quotaRefused hook failed"));
-    },
+    quotaRefused: (r: QuotaRefusal): Promise<void> =>
+      s.alerts.onQuotaRefused(r).catch((e) => log.error({ err: e }, "quotaRefused hook failed")),
   };
 }
 

@@ -65,8 +65,7 @@ export class EventLog {
 
   /**
    * Appends an event inside the caller's transaction: the row (and every fan-out row) commits or
-   * rolls back with the caller's work. The bus wake-up is deferred to the next turn of the event
-   * loop: a transaction's body awaits nothing but its own statements, so by then it has committed.
+   * rolls back with the caller's work. The bus wake-up waits for the commit (tx.afterCommit).
    */
   async emitInTx(
     tx: Transaction,
@@ -97,7 +96,7 @@ export class EventLog {
       messageId: opts.messageId ?? null,
     });
     await this.sinks.fanout(tx, ev);
-    setImmediate(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
+    tx.afterCommit(() => this.ctx.bus.publish({ type: "event.appended", projectId, eventId: ev.id }));
     return ev;
   }
 

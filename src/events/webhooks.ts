@@ -244,9 +244,8 @@ export class WebhookService {
         createdAt: e.occurredAt,
       })),
     );
-    // A transaction's body awaits nothing but its own statements: by the next turn the caller has
-    // committed (or rolled back, and the pump then finds nothing).
-    setImmediate(() => this.ctx.bus.publish({ type: "outbox.ready", webhookIds: hooks }));
+    // After the caller's commit (or rollback, and the pump then finds nothing).
+    tx.afterCommit(() => this.ctx.bus.publish({ type: "outbox.ready", webhookIds: hooks }));
   }
 
   /** The test operation: a sample event to this webhook alone, one try, sent before answering. */

@@ -132,7 +132,7 @@ export class IngestService {
   readonly hooks = {
     /** Awaited in order inside the delivery's savepoint; a throw refuses that delivery. */
     storedInTx: [] as StoredInTxHook[],
-    quotaRefused: [] as Array<(info: QuotaRefusal) => void>,
+    quotaRefused: [] as Array<(info: QuotaRefusal) => void | Promise<void>>,
   };
   /** Received bytes in flight, shared by every channel (INBOXD_INFLIGHT_BYTES). */
   readonly budget: InflightBudget;
@@ -205,7 +205,7 @@ export class IngestService {
     // With bytes (IMAP COPY) the caller's row may be a session's old copy: the usage is read again.
     const current = bytes > 0 ? ((await this.ctx.storage.inboxes.byId(inbox.id)) ?? inbox) : inbox;
     const refusal = await this.quotaCheck(this.ctx.storage.inboxes, current, project, bytes);
-    if (refusal) this.raiseQuota(refusal);
+    if (refusal) await this.raiseQuota(refusal);
     return refusal;
   }
 
@@ -250,7 +250,7 @@ export class IngestService {
       const project = fresh ? await this.projectOf(fresh.projectId) : null;
       const refusal = fresh && project ? await this.quotaCheck(this.ctx.storage.inboxes, fresh, project, size) : null;
       if (refusal) {
-        this.raiseQuota(refusal);
+        await this.raiseQuota(refusal);
         throw new QuotaExceeded(refusal);
       }
     }
@@ -392,8 +392,8 @@ export class IngestService {
     batch.forEach((w, i) => {
       const o = outcomes[i]!;
       if (!o.ok) {
-        if (o.error instanceof QuotaExceeded) this.raiseQuota(o.error.refusal);
-        w.reject(o.error);
+        if (o.error instanceof QuotaExceeded) void this.raiseQuota(o.error.refusal).then(() => w.reject(o.error));
+        else w.reject(o.error);
         return;
       }
       for (const s of o.stored) {
@@ -532,14 +532,20 @@ export class IngestService {
     return null;
   }
 
-  private raiseQuota(refusal: QuotaRefusal): void {
-    for (const hook of this.hooks.quotaRefused) {
-      try {
-        hook(refusal);
-      } catch (e) {
-        log.error({ err: e }, "quotaRefused hook failed");
-      }
-    }
+  /**
+   * Resolves once every hook is done (the alert committed), so the refusal is answered after it:
+   * whoever reads alerts after the 452/422 finds it, on an engine whose commit is a round trip away too.
+   */
+  private async raiseQuota(refusal: QuotaRefusal): Promise<void> {
+    await Promise.all(
+      this.hooks.quotaRefused.map(async (hook) => {
+        try {
+          await hook(refusal);
+        } catch (e) {
+          log.error({ err: e }, "quotaRefused hook failed");
+        }
+      }),
+    );
   }
 }
 

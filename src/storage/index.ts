@@ -29,6 +29,13 @@ export interface Transaction extends Repositories {
   savepoint<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
   /** Writes a blob of at most blobs.inlineMax bytes as part of this transaction. */
   putInlineBlob(key: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Runs fn once this transaction's commit is durable (wake-ups: bus.publish of what it wrote), so
+   * that whoever it wakes reads the new rows. After a rollback it may run too (a spurious wake-up
+   * that finds nothing), never before the commit. On SQLite the next turn of the event loop is
+   * after the commit; on PostgreSQL the COMMIT is a network round trip away.
+   */
+  afterCommit(fn: () => void): void;
 }
 
 export interface StorageStats {

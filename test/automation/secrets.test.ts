@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
 
 const VALUE = "very-secret-value-4d1f9a";
@@ -47,9 +47,9 @@ describe("scenario secrets", () => {
     const one = await json(inst.api(`/v1/scenario-secrets/${id}`));
     expect(one.body.data.name).toBe("API_TOKEN");
     expect(JSON.stringify(list.body) + JSON.stringify(one.body)).not.toContain(VALUE);
-    const row = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT value_enc FROM scenario_secrets WHERE id = ?").get(id), {
-      readonly: true,
-    }) as { value_enc: string };
+    const row = (await withDatabase(inst.dataDir, (db) => db.get("SELECT value_enc FROM scenario_secrets WHERE id = ?", [id]))) as {
+      value_enc: string;
+    };
     expect(row.value_enc.startsWith("v1.")).toBe(true);
     expect(row.value_enc).not.toContain(VALUE);
     expect(Buffer.from(row.value_enc.split(".")[3]!, "base64url").toString("utf8")).not.toContain(VALUE);

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, BOOTSTRAP_KEY, json, ROOT, startInboxd } from "../support/harness";
 import { createInbox } from "../support/mail";
 import { flagOf, SETTINGS } from "../../src/runtime/config";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
+import { knownDatabaseEnv } from "../support/test-database";
 
 interface Run {
   code: number;
@@ -22,7 +23,8 @@ async function cli(args: string[], env: Record<string, string> = {}, stdin?: str
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("INBOXD_"))) as Record<string, string>;
   const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), ...args], {
     cwd: ROOT,
-    env: { ...base, ...env },
+    // A directory an instance ran on keeps its database (INBOXD_TEST_DATABASE=postgres).
+    env: { ...base, ...knownDatabaseEnv(env.INBOXD_DATA_DIR ?? ""), ...env },
     stdin: stdin === undefined ? "ignore" : Buffer.from(stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -295,15 +297,12 @@ test("a sign-in link is stored as a hash only and refused once expired (15 minut
   const inst = await startInboxd();
   try {
     const token = /#signin=(iss_\S+) /.exec(inst.output())![1]!;
-    const rows = withDatabaseFile(
-      inst.dataDir,
-      (db) => db.query("SELECT token_hash, created_at, expires_at FROM signin_tokens").all() as any[],
-    );
+    const rows = await withDatabase(inst.dataDir, (db) => db.all<any>("SELECT token_hash, created_at, expires_at FROM signin_tokens"));
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).not.toContain(token.slice(4));
     expect(Date.parse(rows[0].expires_at) - Date.parse(rows[0].created_at)).toBe(15 * 60 * 1000);
     // Time moves on: the link has expired.
-    withDatabaseFile(inst.dataDir, (db) => db.run("UPDATE signin_tokens SET expires_at = '2000-01-01T00:00:00.000Z'"));
+    await withDatabase(inst.dataDir, (db) => db.run("UPDATE signin_tokens SET expires_at = '2000-01-01T00:00:00.000Z'"));
     const late = await json(inst.api("/v1/signin", { method: "POST", token: null, json: { token } }));
     expect(late.status).toBe(401);
     expect(late.body.code).toBe("invalid_signin_link");

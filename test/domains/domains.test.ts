@@ -2,7 +2,7 @@
 // controls (test/dns-server.ts): create and normalise, records, verify pending → failed → verified,
 // the scheduler's re-check, delete rules, scopes, tenancy, and the DKIM key sealed at rest.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 import { createPublicKey } from "node:crypto";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
 import { startTestDns, type TestDns } from "../support/dns-server";
@@ -99,9 +99,9 @@ describe("create", () => {
 
   test("the DKIM private key is encrypted at rest", async () => {
     const d = (await create("sealed.example.org")).body.data;
-    const row = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT dkim_private_key_enc FROM domains WHERE id = ?").get(d.id), {
-      readonly: true,
-    }) as { dkim_private_key_enc: string };
+    const row = (await withDatabase(inst.dataDir, (db) => db.get("SELECT dkim_private_key_enc FROM domains WHERE id = ?", [d.id]))) as {
+      dkim_private_key_enc: string;
+    };
     expect(row.dkim_private_key_enc).toStartWith("v1.");
     expect(row.dkim_private_key_enc).not.toContain("PRIVATE KEY");
     expect(Buffer.from(row.dkim_private_key_enc.split(".")[3]!, "base64url").toString("latin1")).not.toContain("PRIVATE");

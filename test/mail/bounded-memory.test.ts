@@ -17,10 +17,9 @@ import { largeMessage, messageBytes, rssOf, sendLarge, wholeMessage } from "../s
 
 const MB = 1024 * 1024;
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-const tmpFiles = (inst: Instance) => {
-  const dir = join(inst.dataDir, "blobs", "tmp");
-  return existsSync(dir) ? readdirSync(dir) : [];
-};
+// Where a message being received is spooled: blobs/tmp on SQLite, spool/ on PostgreSQL (storage/open.ts).
+const tmpFiles = (inst: Instance) =>
+  [join(inst.dataDir, "blobs", "tmp"), join(inst.dataDir, "spool")].flatMap((dir) => (existsSync(dir) ? readdirSync(dir) : []));
 
 async function rawOf(inst: Instance, id: string): Promise<Uint8Array> {
   const r = await inst.api(`/v1/messages/${id}/raw`);

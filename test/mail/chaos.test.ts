@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, login, startInboxd, type Instance } from "../support/harness";
 import { code, createInbox, SmtpDialog, sendRaw, transport } from "../support/mail";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -173,13 +173,13 @@ describe("the chaos resource", () => {
 
   test("deleting the inbox deletes its rules", async () => {
     const inbox = await chaosInbox([{ stage: "rcpt", code: 550 }]);
-    const rows = () =>
-      withDatabaseFile(inst.dataDir, (db) => db.query("SELECT COUNT(*) AS n FROM inbox_chaos_rules WHERE inbox_id = ?").get(inbox.id), {
-        readonly: true,
-      }) as { n: number };
-    expect(rows().n).toBe(1);
+    const rows = async () =>
+      (await withDatabase(inst.dataDir, (db) => db.get("SELECT COUNT(*) AS n FROM inbox_chaos_rules WHERE inbox_id = ?", [inbox.id]))) as {
+        n: number;
+      };
+    expect((await rows()).n).toBe(1);
     expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
-    expect(rows().n).toBe(0);
+    expect((await rows()).n).toBe(0);
   });
 });
 

@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, nextMessage, transport } from "../support/mail";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
 
 let inst: Instance;
@@ -80,7 +80,7 @@ describe("links with anchor text", () => {
   test("a row stored before links had text (a JSON array of URLs) reads as {url, text: ''}", async () => {
     await send(inbox.address, "Old row", { text: "See https://old.example/a and https://old.example/b" });
     const m = await nextMessage(inst, inbox.id, full.id);
-    withDatabaseFile(inst.dataDir, (db) =>
+    await withDatabase(inst.dataDir, (db) =>
       db.run("UPDATE messages SET links = ? WHERE id = ?", [JSON.stringify(["https://old.example/a", "https://old.example/b"]), m.id]),
     );
     const r = (await json(inst.api(`/v1/messages/${m.id}`))).body.data;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { addUser, json, login, startInboxd, ULID, type Instance } from "../support/harness";
 import { createInbox } from "../support/mail";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 import { Pop3Client } from "../support/pop3-client";
 
 let inst: Instance;
@@ -427,7 +427,7 @@ describe("quotas", () => {
     expect(usage.storage.team.used_bytes).toBeGreaterThanOrEqual(raw.byteLength);
     // Fill the inbox up to 10 bytes short of its quota (50 MiB on the free plan).
     const quota = ib.storage.inbox.quota_bytes as number;
-    withDatabaseFile(free.dataDir, (db) => db.run("UPDATE inboxes SET used_bytes = ? WHERE id = ?", [quota - 10, box.id]));
+    await withDatabase(free.dataDir, (db) => db.run("UPDATE inboxes SET used_bytes = ? WHERE id = ?", [quota - 10, box.id]));
     const r = await importRaw(free, box.id, raw);
     expect(r.status).toBe(422);
     expect(r.body.code).toBe("storage_quota_exceeded");

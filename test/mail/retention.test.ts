@@ -2,7 +2,7 @@
 // blobs too), messages at their own expires_at, and a server that was down catches up at start.
 // Time is "advanced" by writing past timestamps into the database, as the clock would.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { withDatabaseFile, type DatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendRaw } from "../support/mail";
 
@@ -18,7 +18,6 @@ afterAll(async () => {
 });
 
 const PAST = "2000-01-01T00:00:00.000Z";
-const withDb = <T>(dir: string, fn: (db: DatabaseFile) => T): T => withDatabaseFile(dir, fn);
 const send = async (i: Instance, address: string, subject: string) => {
   const info = await sendRaw(i, address, `Subject: ${subject}\r\n\r\n${subject} ${Math.random()}\r\n`);
   return /stored ([0-9A-Z]{26})/.exec(info.response)![1]!;
@@ -30,8 +29,8 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<v
     await Bun.sleep(50);
   }
 }
-const blobCount = (dir: string, key: string) =>
-  withDb(dir, (db) => (db.query("SELECT COUNT(*) AS n FROM blobs_inline WHERE key = ?").get(key) as { n: number }).n);
+const blobCount = async (dir: string, key: string) =>
+  ((await withDatabase(dir, (db) => db.get("SELECT COUNT(*) AS n FROM blobs_inline WHERE key = ?", [key]))) as { n: number }).n;
 
 describe("expiry and retention", () => {
   test("message expires_at is received_at plus the plan's retention", async () => {
@@ -45,17 +44,16 @@ describe("expiry and retention", () => {
   test("a disposable inbox disappears at expires_at with its messages and blobs", async () => {
     const inbox = await createInbox(inst);
     const id = await send(inst, inbox.address, "doomed");
-    const key = withDb(
-      inst.dataDir,
-      (db) => (db.query("SELECT blob_key FROM messages WHERE id = ?").get(id) as { blob_key: string }).blob_key,
-    );
-    expect(blobCount(inst.dataDir, key)).toBe(1);
+    const key = (
+      (await withDatabase(inst.dataDir, (db) => db.get("SELECT blob_key FROM messages WHERE id = ?", [id]))) as { blob_key: string }
+    ).blob_key;
+    expect(await blobCount(inst.dataDir, key)).toBe(1);
     const patched = await json(inst.api(`/v1/inboxes/${inbox.id}`, { method: "PATCH", json: { ttl_seconds: 1 } }));
     expect(patched.status).toBe(200);
     await eventually(async () => (await inst.api(`/v1/inboxes/${inbox.id}`)).status === 404);
     expect((await json(inst.api(`/v1/messages/${id}`))).status).toBe(404);
     // Blobs no longer referenced are released just after the deleting transaction (mail/removal.ts).
-    await eventually(async () => blobCount(inst.dataDir, key) === 0);
+    await eventually(async () => (await blobCount(inst.dataDir, key)) === 0);
     const err = await sendRaw(inst, inbox.address, "Subject: too late\r\n\r\nx\r\n").catch((e) => e);
     expect(err.responseCode).toBe(550);
   });
@@ -64,7 +62,7 @@ describe("expiry and retention", () => {
     const inbox = await createInbox(inst);
     const old = await send(inst, inbox.address, "old");
     const fresh = await send(inst, inbox.address, "fresh");
-    withDb(inst.dataDir, (db) => db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, old));
+    await withDatabase(inst.dataDir, (db) => db.run("UPDATE messages SET expires_at = ? WHERE id = ?", [PAST, old]));
     await eventually(async () => (await inst.api(`/v1/messages/${old}`)).status === 404);
     const shown = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data;
     expect(shown).toMatchObject({ message_count: 1, unread_count: 1 });
@@ -77,7 +75,7 @@ describe("expiry and retention", () => {
     const raw = `Subject: shared\r\n\r\nsame bytes ${Math.random()}\r\n`;
     const info = await sendRaw(inst, [a.address, b.address], raw);
     const [ida, idb] = /stored (\S+)/.exec(info.response)![1]!.split(",");
-    withDb(inst.dataDir, (db) => db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, ida!));
+    await withDatabase(inst.dataDir, (db) => db.run("UPDATE messages SET expires_at = ? WHERE id = ?", [PAST, ida!]));
     await eventually(async () => (await inst.api(`/v1/messages/${ida}`)).status === 404);
     const back = await inst.api(`/v1/messages/${idb}/raw`);
     expect(await back.text()).toBe(raw);
@@ -86,24 +84,23 @@ describe("expiry and retention", () => {
   test("inbox.expiring is claimed once ahead of expiry (expiring_alerted_at set)", async () => {
     // An inbox created a day ago that expires in ten minutes is inside the one-hour window.
     const inbox = await createInbox(inst, { ttl_seconds: 86_400 });
-    withDb(inst.dataDir, (db) =>
-      db
-        .query("UPDATE inboxes SET created_at = ?, expires_at = ? WHERE id = ?")
-        .run(new Date(Date.now() - 86_400_000).toISOString(), new Date(Date.now() + 600_000).toISOString(), inbox.id),
+    await withDatabase(inst.dataDir, (db) =>
+      db.run("UPDATE inboxes SET created_at = ?, expires_at = ? WHERE id = ?", [
+        new Date(Date.now() - 86_400_000).toISOString(),
+        new Date(Date.now() + 600_000).toISOString(),
+        inbox.id,
+      ]),
     );
-    await eventually(async () =>
-      withDb(
-        inst.dataDir,
-        (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(inbox.id) as { t: string | null }).t !== null,
-      ),
-    );
+    const alertedAt = async (id: string) =>
+      (
+        (await withDatabase(inst.dataDir, (db) => db.get("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?", [id]))) as {
+          t: string | null;
+        }
+      ).t;
+    await eventually(async () => (await alertedAt(inbox.id)) !== null);
     const far = await createInbox(inst, { ttl_seconds: 86_400 });
     await Bun.sleep(300);
-    const t = withDb(
-      inst.dataDir,
-      (db) => (db.query("SELECT expiring_alerted_at AS t FROM inboxes WHERE id = ?").get(far.id) as { t: string | null }).t,
-    );
-    expect(t).toBeNull();
+    expect(await alertedAt(far.id)).toBeNull();
   });
 
   test("after downtime, what expired meanwhile is removed at start-up", async () => {
@@ -114,9 +111,9 @@ describe("expiry and retention", () => {
       const msgInKeep = await send(other, keep.address, "expires while down");
       const stays = await send(other, keep.address, "stays");
       await other.stop();
-      withDb(other.dataDir, (db) => {
-        db.query("UPDATE inboxes SET expires_at = ? WHERE id = ?").run(PAST, inbox.id);
-        db.query("UPDATE messages SET expires_at = ? WHERE id = ?").run(PAST, msgInKeep);
+      await withDatabase(other.dataDir, async (db) => {
+        await db.run("UPDATE inboxes SET expires_at = ? WHERE id = ?", [PAST, inbox.id]);
+        await db.run("UPDATE messages SET expires_at = ? WHERE id = ?", [PAST, msgInKeep]);
       });
       const again = await other.restart();
       try {

@@ -11,7 +11,9 @@ import { json, startInboxd, type Instance } from "../support/harness";
 import { newBox, RawImap, type Box } from "../support/imap";
 import { startInProcess, type InProcess } from "../support/in-process";
 import { Pop3Client } from "../support/pop3-client";
+import { withDatabase } from "../support/database-rows";
 import { withDatabaseFile } from "../support/sqlite-file";
+import { sqliteOnly } from "../support/test-database";
 import { MAX_BATCH } from "../../src/mail/removal";
 import { EVENT_RETENTION_MS } from "../../src/events/event-stream";
 
@@ -28,12 +30,17 @@ afterAll(async () => {
 const raw = (i: number, body = `Body of message ${i}.`, subject = `message ${i}`) =>
   `From: Alice <alice@example.com>\r\nTo: box@example.com\r\nSubject: ${subject}\r\nMessage-ID: <scale-${i}-${Math.random()}@example.com>\r\n\r\n${body}\r\n`;
 
-/** Imports messages through the REST import (IngestService.deliver, like SMTP), 16 at a time. */
-async function fill(box: { id: string }, bodies: string[]): Promise<string[]> {
+/**
+ * Imports messages through the REST import (IngestService.deliver, like SMTP), 16 at a time, or one
+ * after another with `inOrder` when the test needs ids[i] to hold UID i + 1: concurrent imports take
+ * UIDs in commit order, which on PostgreSQL (concurrent transactions) is not the order of the requests.
+ */
+async function fill(box: { id: string }, bodies: string[], inOrder = false): Promise<string[]> {
   const ids: string[] = new Array(bodies.length);
-  for (let i = 0; i < bodies.length; i += 16) {
+  const step = inOrder ? 1 : 16;
+  for (let i = 0; i < bodies.length; i += step) {
     await Promise.all(
-      bodies.slice(i, i + 16).map(async (b, k) => {
+      bodies.slice(i, i + step).map(async (b, k) => {
         const r = await json(
           inst.api(`/v1/inboxes/${box.id}/messages`, { method: "POST", headers: { "content-type": "message/rfc822" }, body: b }),
         );
@@ -48,21 +55,12 @@ async function fill(box: { id: string }, bodies: string[]): Promise<string[]> {
 const usage = async () => (await json(inst.api("/v1/usage"))).body.data.usage;
 let projectId = "";
 const recount = () =>
-  withDatabaseFile(
-    inst.dataDir,
-    (db) => {
-      const project = projectId;
-      return {
-        messages: (db.query("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?").get(project) as { n: number }).n,
-        perInbox: db.query("SELECT inbox_id, COUNT(*) AS n, SUM(read = 0) AS unread FROM messages GROUP BY inbox_id").all() as {
-          inbox_id: string;
-          n: number;
-          unread: number;
-        }[],
-      };
-    },
-    { readonly: true },
-  );
+  withDatabase(inst.dataDir, async (db) => ({
+    messages: ((await db.get("SELECT COUNT(*) AS n FROM messages WHERE project_id = ?", [projectId])) as { n: number }).n,
+    perInbox: await db.all<{ inbox_id: string; n: number; unread: number }>(
+      "SELECT inbox_id, COUNT(*) AS n, SUM(CASE WHEN read = 0 THEN 1 ELSE 0 END) AS unread FROM messages GROUP BY inbox_id",
+    ),
+  }));
 
 async function imapStatus(box: Box): Promise<{ messages: number; unseen: number }> {
   const c = await RawImap.open(inst.ports.imap!);
@@ -78,7 +76,7 @@ async function imapStatus(box: Box): Promise<{ messages: number; unseen: number 
 
 /** Checks usage and IMAP STATUS of each box against a count of the rows. */
 async function expectCountersRight(boxes: Box[]): Promise<void> {
-  const truth = recount();
+  const truth = await recount();
   expect((await usage()).messages).toBe(truth.messages);
   for (const b of boxes) {
     const row = truth.perInbox.find((r) => r.inbox_id === b.id) ?? { n: 0, unread: 0 };
@@ -93,6 +91,7 @@ describe("counters stay equal to a recount", () => {
     const aIds = await fill(
       a,
       Array.from({ length: 12 }, (_, i) => raw(i)),
+      true,
     );
     await fill(
       b,
@@ -120,11 +119,11 @@ describe("counters stay equal to a recount", () => {
     await expectCountersRight([a, b]);
 
     // Expiry: two messages' retention ends (the clock moved, as retention.test.ts does it).
-    withDatabaseFile(inst.dataDir, (db) =>
+    await withDatabase(inst.dataDir, (db) =>
       db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id IN (?, ?)", [aIds[10]!, aIds[11]!]),
     );
-    for (let i = 0; i < 100 && recount().perInbox.find((r) => r.inbox_id === a.id)!.n !== 6; i++) await Bun.sleep(50);
-    expect(recount().perInbox.find((r) => r.inbox_id === a.id)!.n).toBe(6);
+    for (let i = 0; i < 100 && (await recount()).perInbox.find((r) => r.inbox_id === a.id)!.n !== 6; i++) await Bun.sleep(50);
+    expect((await recount()).perInbox.find((r) => r.inbox_id === a.id)!.n).toBe(6);
     await expectCountersRight([a, b]);
 
     expect((await inst.api(`/v1/inboxes/${b.id}`, { method: "DELETE" })).status).toBe(204);
@@ -138,6 +137,7 @@ describe("IMAP view", () => {
     const ids = await fill(
       box,
       Array.from({ length: 10 }, (_, i) => raw(i + 1)),
+      true,
     );
     const c = await RawImap.open(inst.ports.imap!);
     await c.login(box);
@@ -169,7 +169,7 @@ describe("IMAP view", () => {
       [6, 10],
     ]);
     // A row deleted behind the server's back (no bus event): CHECK's full comparison finds it.
-    withDatabaseFile(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE id = ?", [ids[0]!]));
+    await withDatabase(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE id = ?", [ids[0]!]));
     expect(await c.cmd("B7", "CHECK")).toContain("* 1 EXPUNGE");
     const fetched = await c.cmd("B8", "FETCH 1:* (UID FLAGS RFC822.SIZE)");
     expect(uids(fetched).map(([, u]) => u)).toEqual([3, 4, 8, 9, 10]);
@@ -192,6 +192,7 @@ describe("IMAP SEARCH text keys through the full-text index", () => {
     await fill(
       box,
       bodies.map((b, i) => raw(i, b, i === 3 ? "Verification subject" : `plain ${i}`)),
+      true,
     );
     const c = await RawImap.open(inst.ports.imap!);
     await c.login(box);
@@ -301,14 +302,12 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     expect(r.turnedBetween.every(Boolean)).toBe(true);
   }
 
-  const count = (inboxId: string) =>
-    withDatabaseFile(
-      inst.dataDir,
-      (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?").get(inboxId) as { n: number }).n,
-      {
-        readonly: true,
-      },
-    );
+  const count = async (inboxId: string) =>
+    (
+      (await withDatabase(inst.dataDir, (db) => db.get("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?", [inboxId]))) as {
+        n: number;
+      }
+    ).n;
   const usageMessages = async () => (await (await api("/v1/usage")).json()).data.usage.messages as number;
 
   test(`DELETE of an inbox of ${N} messages: bounded batches with the loop turning between them; everything goes`, async () => {
@@ -322,7 +321,7 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     expectBoundedBatches(r, N);
     expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
     expect(await usageMessages()).toBe(before - N);
-    expect(count(id)).toBe(0);
+    expect(await count(id)).toBe(0);
     expect((await api(`/v1/inboxes/${id}`)).status).toBe(404);
   }, 120_000);
 
@@ -330,40 +329,53 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     const id = await inboxWith(N + 3);
     const before = await usageMessages();
     const r = await deletions(async () => {
-      withDatabaseFile(inst.dataDir, (db) =>
+      await withDatabase(inst.dataDir, (db) =>
         db.run("UPDATE messages SET expires_at = '2000-01-01T00:00:00.000Z' WHERE inbox_id = ? AND uid <= ?", [id, N]),
       );
-      for (let i = 0; i < 600 && count(id) !== 3; i++) await Bun.sleep(100);
+      for (let i = 0; i < 600 && (await count(id)) !== 3; i++) await Bun.sleep(100);
     });
     console.log(
       `expiry: ${r.batches.length} transactions of at most ${Math.max(...r.batches)}; longest loop stall ${r.lagMs.toFixed(0)} ms`,
     );
     expectBoundedBatches(r, N);
     expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
-    expect(count(id)).toBe(3);
+    expect(await count(id)).toBe(3);
     expect(await usageMessages()).toBe(before - N);
     const list = await (await api(`/v1/inboxes/${id}/messages?limit=10`)).json();
     expect(list.data.length).toBe(3);
   }, 180_000);
 
-  test("the delete statements run on the deletion thread: the rows go while this thread never returns to its event loop", async () => {
-    const id = await inboxWith(21);
-    const ids = ((await (await api(`/v1/inboxes/${id}/messages?limit=50`)).json()).data as Array<{ id: string }>).map((m) => m.id);
-    expect(ids).toHaveLength(21);
-    const storage = inst.server.ctx.storage;
-    // One deletion first, so the deletion thread (started on first use) is running.
-    expect((await storage.deleteMessages(inst.project, ids.slice(0, 1))).removed).toHaveLength(1);
-    const deletion = storage.deleteMessages(inst.project, ids.slice(1));
-    // From here on this thread (the server's event loop) stays busy, synchronously, until the rows
-    // are gone: statements run on this loop could not start before it is free again.
-    let left = count(id);
-    for (let waited = 0; left > 0 && waited < 20_000; waited += 20) {
-      Bun.sleepSync(20);
-      left = count(id);
-    }
-    expect(left).toBe(0);
-    expect((await deletion).removed).toHaveLength(20);
-  }, 120_000);
+  sqliteOnly("SQLite's deletion thread; PostgreSQL deletes on its server")(
+    "the delete statements run on the deletion thread: the rows go while this thread never returns to its event loop",
+    async () => {
+      const id = await inboxWith(21);
+      const ids = ((await (await api(`/v1/inboxes/${id}/messages?limit=50`)).json()).data as Array<{ id: string }>).map((m) => m.id);
+      expect(ids).toHaveLength(21);
+      const storage = inst.server.ctx.storage;
+      // One deletion first, so the deletion thread (started on first use) is running.
+      expect((await storage.deleteMessages(inst.project, ids.slice(0, 1))).removed).toHaveLength(1);
+      const deletion = storage.deleteMessages(inst.project, ids.slice(1));
+      // From here on this thread (the server's event loop) stays busy, synchronously, until the rows
+      // are gone: statements run on this loop could not start before it is free again.
+      // A synchronous read of the file: awaiting would hand the loop back.
+      const countNow = () =>
+        withDatabaseFile(
+          inst.dataDir,
+          (db) => (db.query("SELECT COUNT(*) AS n FROM messages WHERE inbox_id = ?").get(id) as { n: number }).n,
+          {
+            readonly: true,
+          },
+        );
+      let left = countNow();
+      for (let waited = 0; left > 0 && waited < 20_000; waited += 20) {
+        Bun.sleepSync(20);
+        left = countNow();
+      }
+      expect(left).toBe(0);
+      expect((await deletion).removed).toHaveLength(20);
+    },
+    120_000,
+  );
 
   test("pruning the event log: batches of at most 500 with the loop turning between them", async () => {
     await inboxWith(700); // a delivery event each

@@ -8,6 +8,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
+import { sqliteOnly } from "../support/test-database";
 
 let inst: Instance;
 let inbox: { id: string; address: string };
@@ -66,16 +67,19 @@ describe("search index off the commit", () => {
     expect(await find("marmot")).toEqual([fresh]);
   });
 
-  test("a deleted search database is rebuilt from the messages at start", async () => {
-    const id = await send("rebuild", "an ocelot in the archive");
-    await inst.stop();
-    const file = join(inst.dataDir, "inboxd-search.db");
-    expect(existsSync(file)).toBe(true);
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
-    inst = await inst.restart();
-    expect(await find("ocelot")).toEqual([id]);
-    expect(await find("marmot")).toHaveLength(1);
-  });
+  sqliteOnly("deletes inboxd-search.db; PostgreSQL's index is a column of messages")(
+    "a deleted search database is rebuilt from the messages at start",
+    async () => {
+      const id = await send("rebuild", "an ocelot in the archive");
+      await inst.stop();
+      const file = join(inst.dataDir, "inboxd-search.db");
+      expect(existsSync(file)).toBe(true);
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+      inst = await inst.restart();
+      expect(await find("ocelot")).toEqual([id]);
+      expect(await find("marmot")).toHaveLength(1);
+    },
+  );
 
   test("messages acknowledged just before kill -9 are searchable after the restart", async () => {
     const ids: string[] = [];

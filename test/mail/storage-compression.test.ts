@@ -10,6 +10,8 @@ import { Pop3Client } from "../support/pop3-client";
 import { withDatabaseFile } from "../support/sqlite-file";
 import { createInbox, sendRaw, storedId } from "../support/mail";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
+import { sqliteOnlyDescribe } from "../support/test-database";
+import { withDatabase } from "../support/database-rows";
 
 let inst: Instance;
 let rx: Receiver;
@@ -82,107 +84,113 @@ const rowsOf = (id: string) =>
     { readonly: true },
   );
 
-describe("compressed storage", () => {
-  test("raw bytes are stored compressed and read back identical over REST, IMAP and POP3; bodies and search unchanged", async () => {
-    const box = await newBox(inst);
-    const sent = message(box.address, "alpha");
-    await sendRawMail(inst, box.address, sent);
-    const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
-    const row = rowsOf(id);
-    expect(row.codec).toBe(1);
-    expect(row.stored).toBeLessThan(sent.byteLength / 3);
-    expect(row.html_body).toBeNull();
-    expect(row.html_z).not.toBeNull();
-    expect(row.text_z).not.toBeNull();
+sqliteOnlyDescribe("zstd bodies and blobs_inline codecs are the SQLite engine's; PostgreSQL stores plain text and lets TOAST compress")(
+  "compressed storage",
+  () => {
+    test("raw bytes are stored compressed and read back identical over REST, IMAP and POP3; bodies and search unchanged", async () => {
+      const box = await newBox(inst);
+      const sent = message(box.address, "alpha");
+      await sendRawMail(inst, box.address, sent);
+      const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
+      const row = rowsOf(id);
+      expect(row.codec).toBe(1);
+      expect(row.stored).toBeLessThan(sent.byteLength / 3);
+      expect(row.html_body).toBeNull();
+      expect(row.html_z).not.toBeNull();
+      expect(row.text_z).not.toBeNull();
 
-    const r = await readAll(box, id, "alpha");
-    // The bytes sent, byte for byte; their sha256 is the blob's key (content addressing).
-    expect(r.raw.equals(sent)).toBe(true);
-    expect(new Bun.CryptoHasher("sha256").update(r.raw).digest("hex")).toBe(row.key);
-    expect(row.raw_size).toBe(r.raw.byteLength);
-    expect(r.imapRaw.equals(r.raw)).toBe(true);
-    expect(r.retr.equals(r.raw)).toBe(true);
-    expect(r.full.size_bytes).toBe(r.raw.byteLength);
-    expect(r.full.has_html).toBe(true);
-    expect(r.full.text).toContain("Café plain words");
-    expect(r.html.html).toContain("Your alpha code is 481516");
-    expect(r.full.codes).toEqual(["481516"]);
-    // A word only the HTML part holds: found through the index, confirmed on the decompressed body.
-    expect(r.found).toEqual([1]);
-    const search = (await json(inst.api(`/v1/messages?inbox_id=${box.id}&q=${encodeURIComponent("alpha code")}`))).body;
-    expect(search.data.map((m: { id: string }) => m.id)).toEqual([id]);
-  });
-
-  test("an IMAP COPY of a compressed message keeps its bodies (the copy carries every column, the compressed ones too)", async () => {
-    const box = await newBox(inst);
-    await sendRawMail(inst, box.address, message(box.address, "charlie"));
-    const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
-    expect(rowsOf(id).html_z).not.toBeNull();
-    const original = (await json(inst.api(`/v1/messages/${id}`))).body.data;
-    const c = await connected(inst, box);
-    try {
-      await c.mailboxCreate("Kept");
-      await c.mailboxOpen("INBOX");
-      await c.messageCopy("1", "Kept");
-    } finally {
-      await c.logout();
-    }
-    const copies = (await json(inst.api(`/v1/inboxes/${box.id}/messages?folder=Kept`))).body.data;
-    expect(copies).toHaveLength(1);
-    const copy = (await json(inst.api(`/v1/messages/${copies[0].id}`))).body.data;
-    expect(copy.id).not.toBe(id);
-    expect(copy.text).toBe(original.text);
-    expect(copy.has_html).toBe(true);
-    expect((await json(inst.api(`/v1/messages/${copy.id}/html`))).body.data.html).toContain("Your charlie code is 481516");
-    expect(copy.codes).toEqual(["481516"]);
-  });
-
-  test("rows in the format written before migration 0024 (bytes as received, html_body as text) read the same", async () => {
-    const box = await newBox(inst);
-    const sent = message(box.address, "bravo");
-    await sendRawMail(inst, box.address, sent);
-    const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
-    const before = await readAll(box, id, "bravo");
-    // Rewrite both rows as the old code left them: what ALTER TABLE ... ADD COLUMN gives old rows.
-    withDatabaseFile(inst.dataDir, (db) => {
-      const { text_z, html_z, blob_key } = db.query("SELECT text_z, html_z, blob_key FROM messages WHERE id = ?").get(id) as {
-        text_z: Uint8Array;
-        html_z: Uint8Array;
-        blob_key: string;
-      };
-      const plain = (z: Uint8Array) => new TextDecoder().decode(Bun.zstdDecompressSync(z));
-      db.query("UPDATE messages SET text_body = ?, text_z = NULL, html_body = ?, html_z = NULL WHERE id = ?").run(
-        plain(text_z),
-        plain(html_z),
-        id,
-      );
-      const { bytes } = db.query("SELECT bytes FROM blobs_inline WHERE key = ?").get(blob_key) as { bytes: Uint8Array };
-      db.query("UPDATE blobs_inline SET bytes = ?, codec = 0, raw_size = NULL WHERE key = ?").run(Bun.zstdDecompressSync(bytes), blob_key);
+      const r = await readAll(box, id, "alpha");
+      // The bytes sent, byte for byte; their sha256 is the blob's key (content addressing).
+      expect(r.raw.equals(sent)).toBe(true);
+      expect(new Bun.CryptoHasher("sha256").update(r.raw).digest("hex")).toBe(row.key);
+      expect(row.raw_size).toBe(r.raw.byteLength);
+      expect(r.imapRaw.equals(r.raw)).toBe(true);
+      expect(r.retr.equals(r.raw)).toBe(true);
+      expect(r.full.size_bytes).toBe(r.raw.byteLength);
+      expect(r.full.has_html).toBe(true);
+      expect(r.full.text).toContain("Café plain words");
+      expect(r.html.html).toContain("Your alpha code is 481516");
+      expect(r.full.codes).toEqual(["481516"]);
+      // A word only the HTML part holds: found through the index, confirmed on the decompressed body.
+      expect(r.found).toEqual([1]);
+      const search = (await json(inst.api(`/v1/messages?inbox_id=${box.id}&q=${encodeURIComponent("alpha code")}`))).body;
+      expect(search.data.map((m: { id: string }) => m.id)).toEqual([id]);
     });
-    const row = rowsOf(id);
-    expect(row.codec).toBe(0);
-    expect(row.html_z).toBeNull();
-    expect(row.text_z).toBeNull();
-    const after = await readAll(box, id, "bravo");
-    expect(after.raw.equals(before.raw)).toBe(true);
-    expect(after.imapRaw.equals(before.raw)).toBe(true);
-    expect(after.retr.equals(before.raw)).toBe(true);
-    expect(after.full).toEqual(before.full);
-    expect(after.html).toEqual(before.html);
-    expect(after.found).toEqual([1]);
-  });
 
-  test("a short or incompressible message is stored as it is", async () => {
-    const inbox = await createInbox(inst);
-    const sent = Buffer.from("Subject: tiny\r\n\r\nhi\r\n");
-    const id = storedId((await sendRaw(inst, inbox.address, sent)).response);
-    const row = rowsOf(id);
-    expect(row.codec).toBe(0);
-    const raw = Buffer.from(await (await inst.api(`/v1/messages/${id}/raw`)).arrayBuffer());
-    expect(raw.equals(sent)).toBe(true);
-    expect(row.stored).toBe(raw.byteLength);
-  });
-});
+    test("an IMAP COPY of a compressed message keeps its bodies (the copy carries every column, the compressed ones too)", async () => {
+      const box = await newBox(inst);
+      await sendRawMail(inst, box.address, message(box.address, "charlie"));
+      const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
+      expect(rowsOf(id).html_z).not.toBeNull();
+      const original = (await json(inst.api(`/v1/messages/${id}`))).body.data;
+      const c = await connected(inst, box);
+      try {
+        await c.mailboxCreate("Kept");
+        await c.mailboxOpen("INBOX");
+        await c.messageCopy("1", "Kept");
+      } finally {
+        await c.logout();
+      }
+      const copies = (await json(inst.api(`/v1/inboxes/${box.id}/messages?folder=Kept`))).body.data;
+      expect(copies).toHaveLength(1);
+      const copy = (await json(inst.api(`/v1/messages/${copies[0].id}`))).body.data;
+      expect(copy.id).not.toBe(id);
+      expect(copy.text).toBe(original.text);
+      expect(copy.has_html).toBe(true);
+      expect((await json(inst.api(`/v1/messages/${copy.id}/html`))).body.data.html).toContain("Your charlie code is 481516");
+      expect(copy.codes).toEqual(["481516"]);
+    });
+
+    test("rows in the format written before migration 0024 (bytes as received, html_body as text) read the same", async () => {
+      const box = await newBox(inst);
+      const sent = message(box.address, "bravo");
+      await sendRawMail(inst, box.address, sent);
+      const id = (await json(inst.api(`/v1/inboxes/${box.id}/messages`))).body.data[0].id;
+      const before = await readAll(box, id, "bravo");
+      // Rewrite both rows as the old code left them: what ALTER TABLE ... ADD COLUMN gives old rows.
+      withDatabaseFile(inst.dataDir, (db) => {
+        const { text_z, html_z, blob_key } = db.query("SELECT text_z, html_z, blob_key FROM messages WHERE id = ?").get(id) as {
+          text_z: Uint8Array;
+          html_z: Uint8Array;
+          blob_key: string;
+        };
+        const plain = (z: Uint8Array) => new TextDecoder().decode(Bun.zstdDecompressSync(z));
+        db.query("UPDATE messages SET text_body = ?, text_z = NULL, html_body = ?, html_z = NULL WHERE id = ?").run(
+          plain(text_z),
+          plain(html_z),
+          id,
+        );
+        const { bytes } = db.query("SELECT bytes FROM blobs_inline WHERE key = ?").get(blob_key) as { bytes: Uint8Array };
+        db.query("UPDATE blobs_inline SET bytes = ?, codec = 0, raw_size = NULL WHERE key = ?").run(
+          Bun.zstdDecompressSync(bytes),
+          blob_key,
+        );
+      });
+      const row = rowsOf(id);
+      expect(row.codec).toBe(0);
+      expect(row.html_z).toBeNull();
+      expect(row.text_z).toBeNull();
+      const after = await readAll(box, id, "bravo");
+      expect(after.raw.equals(before.raw)).toBe(true);
+      expect(after.imapRaw.equals(before.raw)).toBe(true);
+      expect(after.retr.equals(before.raw)).toBe(true);
+      expect(after.full).toEqual(before.full);
+      expect(after.html).toEqual(before.html);
+      expect(after.found).toEqual([1]);
+    });
+
+    test("a short or incompressible message is stored as it is", async () => {
+      const inbox = await createInbox(inst);
+      const sent = Buffer.from("Subject: tiny\r\n\r\nhi\r\n");
+      const id = storedId((await sendRaw(inst, inbox.address, sent)).response);
+      const row = rowsOf(id);
+      expect(row.codec).toBe(0);
+      const raw = Buffer.from(await (await inst.api(`/v1/messages/${id}/raw`)).arrayBuffer());
+      expect(raw.equals(sent)).toBe(true);
+      expect(row.stored).toBe(raw.byteLength);
+    });
+  },
+);
 
 describe("the event log follows its messages", () => {
   const events = async (after = 0) => {
@@ -211,13 +219,9 @@ describe("the event log follows its messages", () => {
     const ids = await receivedIds();
     expect(ids).toContain(kept);
     expect(ids).not.toContain(gone);
-    const left = withDatabaseFile(
-      inst.dataDir,
-      (db) => db.query("SELECT COUNT(*) AS n FROM events WHERE message_id = ?").get(gone) as { n: number },
-      {
-        readonly: true,
-      },
-    );
+    const left = (await withDatabase(inst.dataDir, (db) => db.get("SELECT COUNT(*) AS n FROM events WHERE message_id = ?", [gone]))) as {
+      n: number;
+    };
     expect(left.n).toBe(0);
   });
 

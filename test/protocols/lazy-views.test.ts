@@ -9,7 +9,7 @@ import { Mailbox } from "../../src/protocols/imap/mailbox";
 import { Maildrop } from "../../src/protocols/pop3/maildrop";
 import { RawImap } from "../support/imap";
 import { startInProcess, type InProcess } from "../support/in-process";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 
 /** More than two of the views' pages (2,000 rows each). */
 const N = 4200;
@@ -35,14 +35,10 @@ async function inboxWith(n: number): Promise<string> {
   return id;
 }
 
-const storedUids = (inboxId: string) =>
-  withDatabaseFile(
-    inst.dataDir,
-    (db) => (db.query("SELECT uid FROM messages WHERE inbox_id = ? ORDER BY uid").all(inboxId) as { uid: number }[]).map((r) => r.uid),
-    {
-      readonly: true,
-    },
-  );
+const storedUids = async (inboxId: string) =>
+  (
+    await withDatabase(inst.dataDir, (db) => db.all<{ uid: number }>("SELECT uid FROM messages WHERE inbox_id = ? ORDER BY uid", [inboxId]))
+  ).map((r) => r.uid);
 const idsOf = async (inboxId: string, uids: number[]) =>
   (await inst.server.ctx.storage.messages.mailboxDetails(inboxId, null, uids)).map((d) => d.id);
 
@@ -66,12 +62,12 @@ function replay(count: number, lines: string[]): number {
 describe("IMAP view filled in the background", () => {
   test("deletes (before, between and after its pages) and new mail while it fills: the count and numbers the client keeps are right", async () => {
     const inboxId = await inboxWith(N);
-    const all = storedUids(inboxId);
+    const all = await storedUids(inboxId);
     expect(all.length).toBe(N);
     // Deleted before SELECT behind the bus's back; its report comes late (as when removal
     // publishes after its transaction and SELECT read the counters in between).
     const early = all[10]!;
-    withDatabaseFile(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE inbox_id = ? AND uid = ?", [inboxId, early]));
+    await withDatabase(inst.dataDir, (db) => db.run("DELETE FROM messages WHERE inbox_id = ? AND uid = ?", [inboxId, early]));
     let mb!: Mailbox;
     const opened = await Mailbox.open(inst.server.ctx, inboxId, false, (m) => {
       mb = m;
@@ -95,7 +91,7 @@ describe("IMAP view filled in the background", () => {
     count = replay(count, lines);
     // The client's count and the view agree with the rows, and each sequence number names the UID
     // the rows put there.
-    const truth = storedUids(inboxId);
+    const truth = await storedUids(inboxId);
     expect(truth.length).toBe(N - 1 - 3 + 2);
     expect(count).toBe(truth.length);
     expect(mb.exists).toBe(truth.length);
@@ -119,7 +115,7 @@ describe("IMAP view filled in the background", () => {
     expect(sel).toContain("* OK [UNSEEN 1]");
     expect(await cmd("c", "STATUS INBOX (MESSAGES)")).toContain("MESSAGES 2100");
     const f = await cmd("d", "FETCH 2099:* (UID)");
-    const uids = storedUids(inboxId);
+    const uids = await storedUids(inboxId);
     expect(f).toContain(`* 2099 FETCH (UID ${uids[2098]})`);
     expect(f).toContain(`* 2100 FETCH (UID ${uids[2099]})`);
     c.close();
@@ -129,7 +125,7 @@ describe("IMAP view filled in the background", () => {
 describe("POP3 maildrop filled in the background", () => {
   test("numbering is fixed at log-in; messages deleted while it fills keep a number, as deleted elsewhere", async () => {
     const inboxId = await inboxWith(N);
-    const all = storedUids(inboxId);
+    const all = await storedUids(inboxId);
     const inbox = (await inst.server.ctx.storage.inboxes.byId(inboxId))!;
     const drop = await Maildrop.open(inst.server.ctx, inst.server.services, inbox);
     expect(drop.count).toBe(N);

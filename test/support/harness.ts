@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { databaseEnv, knownDatabaseEnv } from "./test-database";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BOOTSTRAP_KEY = "isk_live_test_bootstrap_key_0123456789";
@@ -52,7 +53,8 @@ export function testEnv(dataDir: string, env: Record<string, string> = {}): Reco
 
 export async function startInboxd(env: Record<string, string> = {}, dataDir?: string): Promise<Instance> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
-  const fullEnv = testEnv(dir, env);
+  // INBOXD_TEST_DATABASE=postgres: this directory's own database (test-database.ts); a test's own URL wins.
+  const fullEnv = testEnv(dir, { ...(await databaseEnv(dir)), ...env });
   const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
     cwd: ROOT,
     env: { ...process.env, ...fullEnv },
@@ -138,7 +140,12 @@ export async function login(inst: Instance, email = ADMIN_EMAIL, password = ADMI
 export async function addUser(inst: Instance, email: string, password: string, role: string, team?: string): Promise<string> {
   const args = [process.execPath, join(ROOT, "src/main.ts"), "user", "add", "--email", email, "--password", password, "--role", role];
   if (team) args.push("--team", team);
-  const p = Bun.spawn(args, { cwd: ROOT, env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawn(args, {
+    cwd: ROOT,
+    env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir, ...knownDatabaseEnv(inst.dataDir) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [o, e] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text()]);
   if ((await p.exited) !== 0) throw new Error(`user add failed: ${o}${e}`);
   return o;

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/runtime/config";
 import { startServer, type RunningServer } from "../../src/server";
 import { BOOTSTRAP_KEY, testEnv } from "./harness";
+import { databaseEnv } from "./test-database";
 
 export interface InProcess {
   server: RunningServer;
@@ -23,7 +24,7 @@ export interface InProcess {
 export async function startInProcess(env: Record<string, string> = {}): Promise<InProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), "inboxd-inproc-"));
   // The self-hosted plan (INBOXD_PLAN ""), not the contract's free plan the process tests use.
-  const config = loadConfig(testEnv(dataDir, { INBOXD_PLAN: "", INBOXD_LOG_LEVEL: "error", ...env }));
+  const config = loadConfig(testEnv(dataDir, { ...(await databaseEnv(dataDir)), INBOXD_PLAN: "", INBOXD_LOG_LEVEL: "error", ...env }));
   const server = await startServer(config, () => {});
   const url = `http://127.0.0.1:${server.ctx.ports.http}`;
   const api = (path: string, init: RequestInit = {}) =>

@@ -22,7 +22,7 @@ export function postgresBinDir(): string | null {
   const majors = readdirSync(ROOT)
     .filter((d) => existsSync(join(ROOT, d, "bin", "postgres")) && existsSync(join(ROOT, d, "bin", "initdb")))
     .sort((a, b) => Number(b) - Number(a));
-  return majors.length ? join(ROOT, majors[0], "bin") : null;
+  return majors.length ? join(ROOT, majors[0]!, "bin") : null;
 }
 
 export const postgresRequired = process.env.INBOXD_REQUIRE_POSTGRES === "1";
@@ -35,6 +35,8 @@ export interface PostgresServer {
   /** Another fresh, empty database on the same server (its URL). */
   newDatabase(): Promise<string>;
   stop(): Promise<void>;
+  /** For a process-exit hook, where nothing can be awaited: stops the server, then removes its files. */
+  stopAtExit(): void;
 }
 
 /** Who runs initdb and postgres: ourselves, or the postgres system user when we are root. */
@@ -84,7 +86,7 @@ function clusterTemplate(bin: string, user: ReturnType<typeof asServerUser>): st
   return join(template, "data");
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(options: { maxConnections?: number } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error(postgresMissing);
   const user = asServerUser();
@@ -112,7 +114,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       "-c",
       "synchronous_commit=on",
       "-c",
-      "max_connections=50",
+      `max_connections=${options.maxConnections ?? 50}`,
     ],
     { stdout: "ignore", stderr: "pipe" },
   );
@@ -149,6 +151,15 @@ export async function startPostgres(): Promise<PostgresServer> {
       server.kill("SIGINT"); // fast shutdown
       await server.exited;
       rmSync(dir, { recursive: true, force: true });
+    },
+    stopAtExit: () => {
+      server.kill("SIGINT");
+      // The exit hook cannot wait for the shutdown: a detached shell removes the files once postgres is gone.
+      const pid = server.pid;
+      Bun.spawn(["sh", "-c", `while kill -0 ${pid} 2>/dev/null; do sleep 0.2; done; rm -rf '${dir}'`], {
+        stdio: ["ignore", "ignore", "ignore"],
+        detached: true,
+      }).unref();
     },
   };
 }

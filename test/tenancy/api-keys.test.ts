@@ -1,7 +1,7 @@
 // The contract's API keys section, rule by rule, through real HTTP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, login, startInboxd, ULID, type Instance } from "../support/harness";
-import { withDatabaseFile } from "../support/sqlite-file";
+import { withDatabase } from "../support/database-rows";
 
 let inst: Instance;
 let projectId: string;
@@ -45,10 +45,10 @@ describe("API keys", () => {
     expect(list.body.data.every((x: any) => x.secret === undefined)).toBe(true);
   });
 
-  test("only a hash is stored: the secret does not appear in the database file", async () => {
+  test("only a hash is stored: the secret does not appear in the database", async () => {
     const r = await create({ name: "hash-check" });
     const secret: string = r.body.data.secret;
-    const rows = withDatabaseFile(inst.dataDir, (db) => db.query("SELECT * FROM api_keys").all(), { readonly: true });
+    const rows = await withDatabase(inst.dataDir, (db) => db.all("SELECT * FROM api_keys"));
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(secret);
   });

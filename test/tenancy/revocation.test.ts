@@ -4,6 +4,7 @@
 // fetch streaming, the MCP SDK's Streamable HTTP client, imapflow, a raw POP3 client.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { knownDatabaseEnv } from "../support/test-database";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, json, login, ROOT, startInboxd, type Instance } from "../support/harness";
@@ -163,7 +164,12 @@ describe("SSE streams end when their credential is revoked", () => {
     expect(sse.status).toBe(200);
     const p = Bun.spawn(
       [process.execPath, join(ROOT, "src/main.ts"), "user", "passwd", "--email", ADMIN_EMAIL, "--password", ADMIN_PASSWORD],
-      { cwd: ROOT, env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir }, stdout: "pipe", stderr: "pipe" },
+      {
+        cwd: ROOT,
+        env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir, ...knownDatabaseEnv(inst.dataDir) },
+        stdout: "pipe",
+        stderr: "pipe",
+      },
     );
     expect(await p.exited).toBe(0);
     expect(await until(() => sse.ended)).toBe(true);

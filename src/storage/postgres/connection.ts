@@ -34,20 +34,27 @@ export interface PgTransaction extends PgClient {
 
 type BunClient = InstanceType<typeof SQL>;
 
+// PostgreSQL's text cannot hold U+0000 (SQLite's can): mail is any bytes (BDAT BINARYMIME, a NUL in a
+// header or body), so a NUL in a string parameter is stored as U+FFFD, the replacement character,
+// instead of failing the whole delivery. Raw bytes (bytea) are untouched.
+const NUL = /\u0000/g;
+const textSafe = (params: PgParam[]): PgParam[] =>
+  params.map((p) => (typeof p === "string" && p.includes("\u0000") ? p.replace(NUL, "\uFFFD") : p));
+
 class Client implements PgClient {
   constructor(protected readonly sql: BunClient) {}
 
   async rows<T>(text: string, ...params: PgParam[]): Promise<T[]> {
-    return (await this.sql.unsafe(text, params)) as T[];
+    return (await this.sql.unsafe(text, textSafe(params))) as T[];
   }
 
   async row<T>(text: string, ...params: PgParam[]): Promise<T | null> {
-    const r = (await this.sql.unsafe(text, params)) as T[];
+    const r = (await this.sql.unsafe(text, textSafe(params))) as T[];
     return r[0] ?? null;
   }
 
   async run(text: string, ...params: PgParam[]): Promise<number> {
-    const r = await this.sql.unsafe(text, params);
+    const r = await this.sql.unsafe(text, textSafe(params));
     return (r as unknown as { count: number }).count ?? 0;
   }
 

@@ -38,15 +38,24 @@ function repositories(c: PgClient): Repositories {
 export async function openPostgresStorage(url: string, options: PostgresStorageOptions = {}): Promise<Storage> {
   const c = await PgConnection.open(url, options);
   const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
-  const bind = (tx: PgTransaction): Transaction => ({
+  const bind = (tx: PgTransaction, committed: Array<() => void>): Transaction => ({
     ...repositories(tx),
-    savepoint: (fn) => tx.savepoint((sp) => fn(bind(sp))),
+    savepoint: (fn) => tx.savepoint((sp) => fn(bind(sp, committed))),
     putInlineBlob: (key, bytes) => putPgBlob(tx, key, bytes),
+    afterCommit: (fn) => void committed.push(fn),
   });
   return {
     ...repositories(c),
     blobs,
-    transaction: (fn) => c.transaction((tx) => fn(bind(tx))),
+    transaction: async (fn) => {
+      const committed: Array<() => void> = [];
+      try {
+        return await c.transaction((tx) => fn(bind(tx, committed)));
+      } finally {
+        // Wake-ups only once COMMIT returned: a reader woken earlier would not see the rows yet.
+        for (const wake of committed) wake();
+      }
+    },
     deleteMessages: (projectId, ids) => c.transaction((tx) => deletePgMessageRows(tx, projectId, ids)),
     // Indexed in the transaction that stores the message (search-vector.ts): nothing to wait for.
     searchable: async () => {},

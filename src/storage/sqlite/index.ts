@@ -36,6 +36,8 @@ export function openSqliteStorage(dataDir: string): Storage {
     ...direct,
     savepoint: (fn) => c.savepoint(() => fn(tx)),
     putInlineBlob: async (key, bytes) => blobs.putInline(key, bytes),
+    // A transaction's body awaits nothing but its own statements: by the next turn it has committed.
+    afterCommit: (fn) => void setImmediate(fn),
   };
   const outside = Object.fromEntries(Object.entries(direct).map(([name, repo]) => [name, gated(repo as object, c)]));
   return {

@@ -2,7 +2,7 @@
 // REST deletes as EXPUNGE with the right sequence numbers, REST mark-read and other sessions'
 // STOREs as FETCH FLAGS; EXPUNGE is held back during FETCH/STORE/SEARCH (RFC 3501 §7.4.1).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { withDatabaseFile } from "../../support/sqlite-file";
+import { withDatabase } from "../../support/database-rows";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { connected, newBox, RawImap, send, type Box } from "../../support/imap";
 
@@ -129,7 +129,7 @@ describe("IDLE", () => {
     await r.login(box);
     await r.cmd("a1", "SELECT INBOX");
     const ids = await restIds(box);
-    withDatabaseFile(inst.dataDir, (db) => db.query("UPDATE messages SET flagged = 1 WHERE id = ?").run(ids[1]!));
+    await withDatabase(inst.dataDir, (db) => db.run("UPDATE messages SET flagged = 1 WHERE id = ?", [ids[1]!]));
     expect(await r.cmd("a2", "NOOP")).toBe("a2 OK NOOP completed\r\n");
     expect(await r.cmd("a3", "CHECK")).toBe("* 2 FETCH (UID 2 FLAGS (\\Flagged))\r\na3 OK CHECK completed\r\n");
     r.close();

@@ -7,7 +7,7 @@ import { json, startInboxd, type Instance } from "../../support/harness";
 import { connected, newBox, RawImap, sendRawMail, type Box } from "../../support/imap";
 import { Pop3Client } from "../../support/pop3-client";
 import type { ImapFlow } from "imapflow";
-import { withDatabaseFile } from "../../support/sqlite-file";
+import { withDatabase } from "../../support/database-rows";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -388,7 +388,7 @@ describe("quotas count IMAP writes", () => {
     expect(before.storage.inbox.used_bytes).toBe(msg.length);
     // Fill the inbox up to 10 bytes short of its quota (the free plan's).
     const quota = before.storage.inbox.quota_bytes as number;
-    withDatabaseFile(free.dataDir, (db) => db.run("UPDATE inboxes SET used_bytes = ? WHERE id = ?", [quota - 10, box.id]));
+    await withDatabase(free.dataDir, (db) => db.run("UPDATE inboxes SET used_bytes = ? WHERE id = ?", [quota - 10, box.id]));
     r.write(`b APPEND Kept {${msg.length}+}\r\n${msg}\r\n`);
     expect(await r.until("b ")).toContain("b NO [OVERQUOTA]");
     expect(await r.cmd("s", "SELECT INBOX")).toContain("* 1 EXISTS");

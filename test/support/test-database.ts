@@ -1,0 +1,57 @@
+// The suite's engine switch (issue 20): INBOXD_TEST_DATABASE=postgres makes every inboxd the tests
+// start (harness.ts, in-process.ts) run on PostgreSQL, a fresh database each, on one server this
+// test process starts on first use and stops when it exits. Unset (or sqlite): SQLite in the data
+// directory, as always. `bun scripts/test-postgres.ts` runs the whole suite that way.
+//
+// A data directory keeps its database: an instance restarted on the same directory (restart(), a
+// second startInboxd(env, dir), a CLI command on inst.dataDir) finds the same data, as it would
+// find inboxd.db on SQLite. Tests about SQLite itself skip through `sqliteOnly` with their reason
+// (listed in docs/scaling.md).
+import { describe, test } from "bun:test";
+import { resolve } from "node:path";
+import { type PostgresServer, startPostgres } from "./postgres";
+
+export const testEngine: "sqlite" | "postgres" = process.env.INBOXD_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+export const onPostgres = testEngine === "postgres";
+
+let server: Promise<PostgresServer> | null = null;
+const databases = new Map<string, string>();
+
+function sharedServer(): Promise<PostgresServer> {
+  server ??= startPostgres({ maxConnections: 1000 }).then((pg) => {
+    process.once("exit", () => pg.stopAtExit());
+    return pg;
+  });
+  return server;
+}
+
+/**
+ * The settings that put an instance on `dataDir` on the engine under test: {} on SQLite, else
+ * INBOXD_DATABASE_URL of the directory's database (made fresh the first time the directory is seen).
+ */
+export async function databaseEnv(dataDir: string): Promise<Record<string, string>> {
+  if (!onPostgres) return {};
+  const key = resolve(dataDir);
+  let url = databases.get(key);
+  if (!url) {
+    url = await (await sharedServer()).newDatabase();
+    databases.set(key, url);
+  }
+  return { INBOXD_DATABASE_URL: url };
+}
+
+/** The same, for a directory an instance already ran on (a CLI command after the server): never a new database. */
+export function knownDatabaseEnv(dataDir: string): Record<string, string> {
+  const url = databases.get(resolve(dataDir));
+  return url ? { INBOXD_DATABASE_URL: url } : {};
+}
+
+/** `describe`, skipped with its reason when the suite runs on PostgreSQL. */
+export function sqliteOnlyDescribe(reason: string): typeof describe {
+  return onPostgres ? (((name: string, fn: any) => describe.skip(`${name} [SQLite only: ${reason}]`, fn)) as typeof describe) : describe;
+}
+
+/** `test`, skipped with its reason when the suite runs on PostgreSQL: for tests about SQLite itself. */
+export function sqliteOnly(reason: string): typeof test {
+  return onPostgres ? (((name: string, fn: any, t?: any) => test.skip(`${name} [SQLite only: ${reason}]`, fn, t)) as typeof test) : test;
+}
