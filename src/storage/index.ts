@@ -10,7 +10,7 @@
 // holds every other caller until the transaction ends.
 import type { TransactionalBlobStore } from "./blobs";
 import type { TenancyRepositories } from "./tenancy";
-import type { MailRepositories, RemovedMessage } from "./mail";
+import type { MailboxSnapshot, MailRepositories, RemovedMessage } from "./mail";
 import type { ImapFolderRepositories } from "./imap-folders";
 import type { DomainsRepositories } from "./domains";
 import type { EventsRepositories } from "./events";
@@ -63,6 +63,11 @@ export interface Storage extends Repositories {
   check(write: boolean): Promise<void>;
   /** Figures for /metrics, read at scrape time. */
   stats(): Promise<StorageStats>;
+  /**
+   * A mailbox's counts and view pages at one instant (IMAP's view, mailbox.ts); engines without it
+   * leave it out and the view is read with counts and mailboxPage (filled whole before use).
+   */
+  mailboxSnapshot?(inboxId: string, folderId: string | null): Promise<MailboxSnapshot>;
   close(): Promise<void>;
 }
 
