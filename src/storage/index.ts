@@ -64,10 +64,11 @@ export interface Storage extends Repositories {
   /** Figures for /metrics, read at scrape time. */
   stats(): Promise<StorageStats>;
   /**
-   * A mailbox's counts and view pages at one instant (IMAP's view, mailbox.ts); engines without it
-   * leave it out and the view is read with counts and mailboxPage (filled whole before use).
+   * A mailbox's counts and view pages at one instant (IMAP's view, mailbox.ts), or null when none
+   * can be had now (too many open); engines without it leave it out. Without one, the view is read
+   * with counts and mailboxPage (filled whole before use).
    */
-  mailboxSnapshot?(inboxId: string, folderId: string | null): Promise<MailboxSnapshot>;
+  mailboxSnapshot?(inboxId: string, folderId: string | null): Promise<MailboxSnapshot | null>;
   close(): Promise<void>;
 }
 

@@ -13,6 +13,11 @@ import { mailboxPageOf } from "./mail";
 
 /** Idle read connections kept for the next snapshot (opening one parses the schema again). */
 const KEEP_IDLE = 4;
+/**
+ * Snapshots open at once (3 file descriptors each): beyond, a SELECT gets none and its view is
+ * read as without a snapshot (filled whole before use). A burst of SELECTs, not the steady state.
+ */
+const MAX_OPEN = 16;
 
 class ReadConnection implements SqlReader {
   constructor(readonly db: Database) {}
@@ -31,7 +36,8 @@ export class MailboxSnapshots {
 
   constructor(private readonly file: string) {}
 
-  async open(inboxId: string, folderId: string | null): Promise<MailboxSnapshot> {
+  async open(inboxId: string, folderId: string | null): Promise<MailboxSnapshot | null> {
+    if (this.busy.size >= MAX_OPEN) return null;
     const c = this.idle.pop() ?? this.connect();
     this.busy.add(c);
     let open = true;
