@@ -144,6 +144,8 @@ export class Mailbox {
   private waiters: Array<{ need: ViewNeed; resolve: () => void }> = [];
   /** Resumes a fill held by INBOXD_IMAP_VIEW_FILL_HOLD. */
   private wakeFill: (() => void) | null = null;
+  /** A command of the session runs on the view: the fill steps aside until it ends (commandRuns). */
+  private running: Promise<void> | null = null;
 
   private constructor(
     private readonly ctx: AppContext,
@@ -225,6 +227,21 @@ export class Mailbox {
     return wait ? Promise.race([wait, this.filled]) : this.filled;
   }
 
+  /**
+   * The session runs a command on the view; call the result when it ends. Meanwhile the fill reads
+   * no page: a command answered from the filled part would otherwise wait behind a page read at
+   * each of its own awaits (a million-message fill is ~450 pages).
+   */
+  commandRuns(): () => void {
+    let end!: () => void;
+    const p = new Promise<void>((resolve) => (end = resolve));
+    this.running = p;
+    return () => {
+      if (this.running === p) this.running = null;
+      end();
+    };
+  }
+
   /** Something waits for the whole view: a held fill goes on to the end. */
   private wholeWanted = false;
 
@@ -270,6 +287,7 @@ export class Mailbox {
       this.appendPage(p);
       this.wakeWaiters();
       await yieldToLoop();
+      while (this.running) await this.running;
       await this.holdFill();
       if (this.stopped) return;
     }

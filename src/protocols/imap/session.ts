@@ -235,8 +235,14 @@ export class Session {
       try {
         // The view of a fresh SELECT fills in the background (mailbox.ts); a command waits for the
         // part of it that it names (view-need.ts).
-        if (this.mailbox && !VIEWLESS.has(cmd.name)) await this.mailbox.readyFor(viewNeed(cmd));
-        reply = await def.run(this, cmd);
+        const mb = VIEWLESS.has(cmd.name) ? null : this.mailbox;
+        if (mb) await mb.readyFor(viewNeed(cmd));
+        const ended = mb?.complete === false ? mb.commandRuns() : null;
+        try {
+          reply = await def.run(this, cmd);
+        } finally {
+          ended?.();
+        }
       } catch (e) {
         if (e instanceof ParseError) reply = `BAD ${e.message}`;
         else {
