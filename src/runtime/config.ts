@@ -32,6 +32,8 @@ export interface Config {
   imapIdleSeconds: number;
   imapMaxConnections: number;
   imapMaxPerInbox: number;
+  /** Test only: an IMAP view's fill waits after this many entries until a command needs more (0: off). */
+  imapViewFillHold: number;
   publicHost: string;
   mailDomain: string;
   bootstrapKey: string | null;
@@ -349,6 +351,12 @@ export const SETTINGS = [
     int(e, n, 1000, 1, 1_000_000),
   ),
   setting("imapMaxPerInbox", "INBOXD_IMAP_MAX_PER_INBOX", "IMAP sessions per inbox (default 20)", (e, n) => int(e, n, 20, 1, 10_000)),
+  setting(
+    "imapViewFillHold",
+    "INBOXD_IMAP_VIEW_FILL_HOLD",
+    "tests only: a SELECT's view stops filling after this many messages until a command needs more (default 0: off)",
+    (e, n) => int(e, n, 0, 0, 1_000_000_000),
+  ),
   // Per-client fairness: a tenth of the global connection caps per address, so one client (or NAT)
   // can hold at most a tenth of the slots; IMAP/POP3 count only connections not logged in yet, so a
   // CI host's many logged-in sessions are bounded by the global caps alone.

@@ -10,7 +10,7 @@
 // holds every other caller until the transaction ends.
 import type { TransactionalBlobStore } from "./blobs";
 import type { TenancyRepositories } from "./tenancy";
-import type { MailRepositories, RemovedMessage } from "./mail";
+import type { MailboxSnapshot, MailRepositories, RemovedMessage } from "./mail";
 import type { ImapFolderRepositories } from "./imap-folders";
 import type { DomainsRepositories } from "./domains";
 import type { EventsRepositories } from "./events";
@@ -81,6 +81,12 @@ export interface Storage extends Repositories {
    * node wrote first). runtime/secret-check.ts opens it to refuse a node with another key.
    */
   claimSecretVerifier(candidate: string): Promise<string>;
+  /**
+   * A mailbox's counts and view pages at one instant (IMAP's view, mailbox.ts), or null when none
+   * can be had now (too many open); engines without it leave it out. Without one, the view is read
+   * with counts and mailboxPage (filled whole before use).
+   */
+  mailboxSnapshot?(inboxId: string, folderId: string | null): Promise<MailboxSnapshot | null>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 // The mail capability's repositories: what its services keep, as typed records and small
 // interfaces. Engines implement them in src/storage/<engine>/mail.ts.
+import type { FolderCounts } from "./imap-folders";
 
 export interface InboxRecord {
   id: string;
@@ -185,6 +186,18 @@ export interface MailboxPage {
   sizes: Uint32Array;
   /** FLAG_SEEN | FLAG_FLAGGED | FLAG_DELETED per message. */
   flags: Uint8Array;
+}
+
+/**
+ * One mailbox read at one instant (issue 19): its counts and its pages from one read transaction,
+ * so every page agrees with the counts and with each other whatever is written meanwhile. Close
+ * it when done (it pins the engine's snapshot).
+ */
+export interface MailboxSnapshot {
+  readonly counts: FolderCounts;
+  /** As MessageRepository.mailboxPage, at the snapshot's instant. */
+  page(afterUid: number, limit: number): Promise<MailboxPage>;
+  close(): void;
 }
 
 export const FLAG_SEEN = 1;

@@ -9,13 +9,17 @@
 //
 // SELECT reads no rows: EXISTS, UIDNEXT and UNSEEN come from the inbox's counters (one row, read
 // in one statement, so they describe one instant S), and the arrays are filled in the background
-// in small pages with a turn of the event loop between them. Every command that uses sequence
-// numbers waits for `ready` (session.ts), so until then the client knows only the count, and the
-// load can make the view agree with it: the messages of S are those with a UID below S's UIDNEXT
-// (a UID is taken in the transaction that inserts the message) that are still stored, plus those
-// deleted since, which the bus reported. See load().
+// in small pages with a turn of the event loop between them. Where the engine offers a snapshot
+// (storage mailboxSnapshot) the counts and every page are read in one read transaction: the view
+// is exactly the mailbox at S, a filled prefix is final, and a command waits only for the part it
+// names (readyFor, view-need.ts). Without one, every command that uses sequence numbers waits for
+// the whole view, so until then the client knows only the count, and the load can make the view
+// agree with it: the messages of S are those with a UID below S's UIDNEXT (a UID is taken in the
+// transaction that inserts the message) that are still stored, plus those deleted since, which
+// the bus reported. See load().
 import type { AppContext } from "../../runtime/context";
-import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN, type MailboxDetails, type MailboxPage } from "../../storage/mail";
+import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN, type MailboxDetails, type MailboxPage, type MailboxSnapshot } from "../../storage/mail";
+import type { ViewNeed } from "./view-need";
 import { yieldToLoop } from "../../lib/batches";
 import { inSet, type SeqRange } from "./parser/sequence";
 import { flagList, type FlagBits } from "./wire";
@@ -130,8 +134,18 @@ export class Mailbox {
   vanished = false;
   /** HIGHESTMODSEQ at S (CONDSTORE), read with the counts. */
   highestModseqAtOpen = 1;
-  /** Settles when the arrays hold the view (commands that use sequence numbers wait for it). */
-  ready: Promise<void> = Promise.resolve();
+  /** Settles when the arrays hold the whole view. */
+  private filled: Promise<void> = Promise.resolve();
+  /** Where the fill reads (null: the storage's repositories, with no snapshot). */
+  private snapshot: MailboxSnapshot | null = null;
+  /** The filled prefix will not change under the fill (read from a snapshot): commands may use it. */
+  private prefixFinal = false;
+  /** Commands waiting for a part of the view (readyFor). */
+  private waiters: Array<{ need: ViewNeed; resolve: () => void }> = [];
+  /** Resumes a fill held by INBOXD_IMAP_VIEW_FILL_HOLD. */
+  private wakeFill: (() => void) | null = null;
+  /** A command of the session runs on the view: the fill steps aside until it ends (commandRuns). */
+  private running: Promise<void> | null = null;
 
   private constructor(
     private readonly ctx: AppContext,
@@ -155,38 +169,127 @@ export class Mailbox {
     const mb = new Mailbox(ctx, inboxId, readOnly, folderId);
     watch?.(mb);
     // One statement: the mailbox's counts (INBOX: the inbox's counters less the mail filed in other
-    // mailboxes) and its own UID counter (migration 0029), at one moment S.
-    const c = await ctx.storage.imapFolders.counts(inboxId, folderId);
-    mb.announced = { exists: c.messages, uidNext: c.uidNext, unseen: c.unseen };
-    mb.highestUidAtOpen = c.maxUid ?? 0;
+    // mailboxes) and its own UID counter (migration 0029), at one moment S; in a snapshot, the
+    // pages are read at S too.
+    const snap = ctx.storage.mailboxSnapshot ? await ctx.storage.mailboxSnapshot(inboxId, folderId) : null;
+    try {
+      return await mb.start(snap);
+    } catch (e) {
+      snap?.close();
+      throw e;
+    }
+  }
+
+  private async start(snap: MailboxSnapshot | null): Promise<Mailbox> {
+    const { ctx, inboxId, readOnly, folderId } = this;
+    this.snapshot = snap;
+    this.prefixFinal = snap !== null;
+    const c = snap ? snap.counts : await ctx.storage.imapFolders.counts(inboxId, folderId);
+    this.announced = { exists: c.messages, uidNext: c.uidNext, unseen: c.unseen };
+    this.highestUidAtOpen = c.maxUid ?? 0;
     // \Recent: everything of S above the watermark; SELECT takes it (no other session will see
     // those as recent), EXAMINE only looks (RFC 3501 §6.3.2).
     const upTo = c.uidNext - 1;
     if (readOnly) {
       const r = await ctx.storage.imapFolders.recentMark(inboxId, folderId);
-      mb.recentRanges.push([r.mark, upTo]);
-      mb.recentAtOpen = r.above;
+      this.recentRanges.push([r.mark, upTo]);
+      this.recentAtOpen = r.above;
     } else {
       const r = await ctx.storage.imapFolders.claimRecent(inboxId, folderId, upTo);
-      if (r.count) mb.recentRanges.push([r.from, upTo]);
-      mb.recentAtOpen = r.count;
+      if (r.count) this.recentRanges.push([r.from, upTo]);
+      this.recentAtOpen = r.count;
     }
-    mb.highestModseqAtOpen = c.highestModseq;
+    this.highestModseqAtOpen = c.highestModseq;
     // Refreshes queue behind the load (refresh() runs one at a time), so the bus notes gathered
     // meanwhile are still there when it ends.
-    mb.ready = mb.load();
-    mb.refreshing = mb.ready.catch(() => {});
-    return mb;
+    this.filled = this.load();
+    // Refreshes need the whole view: they queue behind the fill (and release it if held, refresh()).
+    this.refreshing = this.filled.catch(() => {});
+    return this;
+  }
+
+  /** Settles when the arrays hold the whole view. */
+  get ready(): Promise<void> {
+    return this.readyFor(null);
+  }
+
+  /** Whether the whole view is filled. */
+  get complete(): boolean {
+    return this.loaded;
+  }
+
+  /** Settles when the view holds what `need` names (null: all of it); see view-need.ts. */
+  readyFor(need: ViewNeed | null): Promise<void> {
+    if (this.loaded || (need && this.covers(need))) return Promise.resolve();
+    const wait = need && this.prefixFinal ? new Promise<void>((resolve) => this.waiters.push({ need, resolve })) : null;
+    if (!wait) this.wholeWanted = true;
+    this.wakeFill?.();
+    return wait ? Promise.race([wait, this.filled]) : this.filled;
+  }
+
+  /**
+   * The session runs a command on the view; call the result when it ends. Meanwhile the fill reads
+   * no page: a command answered from the filled part would otherwise wait behind a page read at
+   * each of its own awaits (a million-message fill is ~450 pages).
+   */
+  commandRuns(): () => void {
+    let end!: () => void;
+    const p = new Promise<void>((resolve) => (end = resolve));
+    this.running = p;
+    return () => {
+      if (this.running === p) this.running = null;
+      end();
+    };
+  }
+
+  /** Something waits for the whole view: a held fill goes on to the end. */
+  private wholeWanted = false;
+
+  private covers(need: ViewNeed): boolean {
+    if (!this.prefixFinal) return false;
+    if ("seq" in need) return this.n >= Math.min(need.seq, this.announced.exists);
+    return this.n > 0 && this.uids[this.n - 1]! >= need.uid;
+  }
+
+  private wakeWaiters(): void {
+    if (!this.waiters.length) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) this.covers(w.need) ? w.resolve() : still.push(w);
+    this.waiters = still;
+  }
+
+  /** INBOXD_IMAP_VIEW_FILL_HOLD (tests): past the mark, fill only while a command waits for more. */
+  private async holdFill(): Promise<void> {
+    const hold = this.ctx.config.imapViewFillHold;
+    while (hold && this.n >= hold && !this.wholeWanted && !this.waiters.length && !this.stopped) {
+      await new Promise<void>((resolve) => (this.wakeFill = resolve));
+      this.wakeFill = null;
+    }
   }
 
   /** Fills the arrays with the messages of S (see the top), yielding between pages. */
   private async load(): Promise<void> {
+    try {
+      await this.fill();
+    } finally {
+      this.snapshot?.close();
+      this.snapshot = null;
+      // Whoever still waits is released by `filled` itself (readyFor races it).
+      this.waiters = [];
+    }
+  }
+
+  private async fill(): Promise<void> {
     const last = this.announced.uidNext - 1;
-    for await (const p of this.pages(0, last)) {
+    for await (const p of this.pages(0, last, this.snapshot)) {
       // Deselected or disconnected meanwhile: nobody will use the rest.
       if (this.stopped) return;
       this.appendPage(p);
+      this.wakeWaiters();
       await yieldToLoop();
+      while (this.running) await this.running;
+      await this.holdFill();
+      if (this.stopped) return;
     }
     this.maxUid = Math.max(this.maxUid, last);
     // Deleted since S but stored at S: reported by the bus, absent from the pages. A deletion
@@ -234,16 +337,26 @@ export class Mailbox {
   /** The session no longer uses this view: its background fill ends at the next page. */
   stop(): void {
     this.stopped = true;
+    this.wakeFill?.();
   }
 
-  /** Every message with a UID above afterUid (and at most upTo), page by page. */
-  private async *pages(afterUid: number, upTo = Number.POSITIVE_INFINITY): AsyncGenerator<MailboxPage> {
+  /** Every message with a UID above afterUid (and at most upTo), page by page, from the snapshot if given. */
+  private async *pages(
+    afterUid: number,
+    upTo = Number.POSITIVE_INFINITY,
+    from: MailboxSnapshot | null = null,
+  ): AsyncGenerator<MailboxPage> {
     for (let after = afterUid; ; ) {
-      const page = await this.ctx.storage.messages.mailboxPage(this.inboxId, after, PAGE, this.folderId);
+      // A held fill (tests) stops exactly at its mark.
+      const hold = from ? this.ctx.config.imapViewFillHold : 0;
+      const limit = hold > this.n ? Math.min(PAGE, hold - this.n) : PAGE;
+      const page = from
+        ? await from.page(after, limit)
+        : await this.ctx.storage.messages.mailboxPage(this.inboxId, after, limit, this.folderId);
       let k = page.uids.length;
       while (k > 0 && page.uids[k - 1]! > upTo) k--;
       if (k) yield k === page.uids.length ? page : head(page, k);
-      if (page.uids.length < PAGE || k < page.uids.length) return;
+      if (page.uids.length < limit || k < page.uids.length) return;
       after = page.uids[page.uids.length - 1]!;
     }
   }
@@ -400,6 +513,7 @@ export class Mailbox {
    */
   refresh(allowExpunge: boolean, full = false): Promise<string[]> {
     // One at a time (IDLE's timer and a command may both ask): each reads from where the previous left the view.
+    if (!this.loaded) void this.readyFor(null).catch(() => {});
     const run = this.refreshing.then(() => this.refreshNow(allowExpunge, full));
     this.refreshing = run.catch(() => {});
     return run;

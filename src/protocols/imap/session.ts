@@ -15,6 +15,7 @@ import { forgetRaw } from "./raw-cache";
 import { withExtraFlags } from "./extra-flags";
 import { withModseq } from "./condstore";
 import { commands, type SessionState } from "./commands";
+import { viewNeed } from "./view-need";
 import type { ImapOptions } from "./options";
 
 const FLUSH_AT = 128 * 1024;
@@ -232,9 +233,16 @@ export class Session {
     else if (this.state === "logout" || !def.states.includes(this.state)) reply = `BAD ${cmd.name} is not allowed in this state`;
     else {
       try {
-        // The view of a fresh SELECT fills in the background (mailbox.ts); sequence numbers wait for it.
-        if (this.mailbox && !VIEWLESS.has(cmd.name)) await this.mailbox.ready;
-        reply = await def.run(this, cmd);
+        // The view of a fresh SELECT fills in the background (mailbox.ts); a command waits for the
+        // part of it that it names (view-need.ts).
+        const mb = VIEWLESS.has(cmd.name) ? null : this.mailbox;
+        if (mb) await mb.readyFor(viewNeed(cmd));
+        const ended = mb?.complete === false ? mb.commandRuns() : null;
+        try {
+          reply = await def.run(this, cmd);
+        } finally {
+          ended?.();
+        }
       } catch (e) {
         if (e instanceof ParseError) reply = `BAD ${e.message}`;
         else {
@@ -259,7 +267,9 @@ export class Session {
   /** Queues the untagged responses that describe what changed since the client last heard. */
   async pushUpdates(allowExpunge: boolean): Promise<void> {
     const mb = this.mailbox;
-    if (!mb || !this.dirty) return;
+    // While the view still fills (a command ran on its filled part), the updates wait for the next
+    // command that needs it whole: a refresh compares the whole view.
+    if (!mb || !this.dirty || !mb.complete) return;
     this.dirty = false;
     const full = this.fullRefresh;
     this.fullRefresh = false;

@@ -26,6 +26,12 @@ type Params = Array<string | number | bigint | boolean | null | Uint8Array>;
  */
 const LOCK_MAIN = "DELETE FROM main.schema_migrations WHERE 0";
 
+/** What a read needs of a connection: the main one, or a snapshot's own (mailbox-snapshot.ts). */
+export interface SqlReader {
+  prepare(sql: string): Statement;
+  get<T>(sql: string, ...params: Params): T | null;
+}
+
 export class SqliteConnection {
   private readonly statements = new Map<string, Statement>();
   /** A transaction is open on the connection (between BEGIN and COMMIT/ROLLBACK). */

@@ -1,6 +1,6 @@
 // SQLite implementation of ImapFolderRepository (storage/imap-folders.ts; migration 0025).
 import type { CopiedMessage, FolderCounts, ImapFolderRecord, ImapFolderRepositories, ImapFolderRepository } from "../imap-folders";
-import type { SqliteConnection } from "./connection";
+import type { SqliteConnection, SqlReader } from "./connection";
 import { newId } from "../../lib/ids";
 import { NEXT_MODSEQ } from "./migrations/0028_condstore";
 
@@ -126,63 +126,7 @@ class SqliteImapFolders implements ImapFolderRepository {
   }
 
   async counts(inboxId: string, folderId: string | null): Promise<FolderCounts> {
-    if (folderId === null) {
-      // INBOX: the inbox's counters (kept by triggers) less the mail filed elsewhere, so a
-      // million-message INBOX costs a walk over the (usually few) other mailboxes' entries only.
-      const r = this.c.get<{
-        n: number;
-        unseen: number;
-        bytes: number;
-        other_n: number;
-        other_unseen: number;
-        other_bytes: number;
-        max_uid: number | null;
-        uid_next: number;
-        highest_modseq: number;
-      }>(
-        `SELECT i.message_count AS n, i.unread_count AS unseen, i.used_bytes AS bytes, i.uid_next, i.highest_modseq,
-                (SELECT COALESCE(SUM(size_bytes), 0) FROM messages m INDEXED BY messages_mailbox
-                  WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_bytes,
-                (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_n,
-                (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox
-                  WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL AND m.read = 0) AS other_unseen,
-                (SELECT MAX(uid) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NULL) AS max_uid
-         FROM inboxes i WHERE i.id = ?`,
-        inboxId,
-      );
-      if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, uidNext: 1, highestModseq: 1 };
-      return {
-        messages: r.n - r.other_n,
-        unseen: r.unseen - r.other_unseen,
-        bytes: r.bytes - r.other_bytes,
-        maxUid: r.max_uid,
-        uidNext: r.uid_next,
-        highestModseq: r.highest_modseq,
-      };
-    }
-    const r = this.c.get<{
-      n: number;
-      unseen: number;
-      bytes: number;
-      max_uid: number | null;
-      uid_next: number | null;
-      highest_modseq: number | null;
-    }>(
-      `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
-              (SELECT uid_next FROM imap_mailboxes WHERE id = ?2) AS uid_next,
-              (SELECT highest_modseq FROM imap_mailboxes WHERE id = ?2) AS highest_modseq
-       FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ?1 AND mailbox_id = ?2`,
-      inboxId,
-      folderId,
-    )!;
-    return {
-      messages: r.n,
-      unseen: r.unseen,
-      bytes: r.bytes,
-      maxUid: r.max_uid,
-      uidNext: r.uid_next ?? 1,
-      highestModseq: r.highest_modseq ?? 1,
-    };
+    return folderCounts(this.c, inboxId, folderId);
   }
 
   private mark(inboxId: string, folderId: string | null): number {
@@ -381,4 +325,65 @@ class SqliteImapFolders implements ImapFolderRepository {
 
 export function sqliteImapFolderRepositories(c: SqliteConnection): ImapFolderRepositories {
   return { imapFolders: new SqliteImapFolders(c) };
+}
+
+/** The counts of one mailbox (a view's snapshot reads them too: mailbox-snapshot.ts). */
+export function folderCounts(c: SqlReader, inboxId: string, folderId: string | null): FolderCounts {
+  if (folderId === null) {
+    // INBOX: the inbox's counters (kept by triggers) less the mail filed elsewhere, so a
+    // million-message INBOX costs a walk over the (usually few) other mailboxes' entries only.
+    const r = c.get<{
+      n: number;
+      unseen: number;
+      bytes: number;
+      other_n: number;
+      other_unseen: number;
+      other_bytes: number;
+      max_uid: number | null;
+      uid_next: number;
+      highest_modseq: number;
+    }>(
+      `SELECT i.message_count AS n, i.unread_count AS unseen, i.used_bytes AS bytes, i.uid_next, i.highest_modseq,
+              (SELECT COALESCE(SUM(size_bytes), 0) FROM messages m INDEXED BY messages_mailbox
+                WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_bytes,
+              (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL) AS other_n,
+              (SELECT COUNT(*) FROM messages m INDEXED BY messages_mailbox
+                WHERE m.inbox_id = i.id AND m.mailbox_id IS NOT NULL AND m.read = 0) AS other_unseen,
+              (SELECT MAX(uid) FROM messages m INDEXED BY messages_mailbox WHERE m.inbox_id = i.id AND m.mailbox_id IS NULL) AS max_uid
+       FROM inboxes i WHERE i.id = ?`,
+      inboxId,
+    );
+    if (!r) return { messages: 0, unseen: 0, bytes: 0, maxUid: null, uidNext: 1, highestModseq: 1 };
+    return {
+      messages: r.n - r.other_n,
+      unseen: r.unseen - r.other_unseen,
+      bytes: r.bytes - r.other_bytes,
+      maxUid: r.max_uid,
+      uidNext: r.uid_next,
+      highestModseq: r.highest_modseq,
+    };
+  }
+  const r = c.get<{
+    n: number;
+    unseen: number;
+    bytes: number;
+    max_uid: number | null;
+    uid_next: number | null;
+    highest_modseq: number | null;
+  }>(
+    `SELECT COUNT(*) AS n, COALESCE(SUM(read = 0), 0) AS unseen, COALESCE(SUM(size_bytes), 0) AS bytes, MAX(uid) AS max_uid,
+            (SELECT uid_next FROM imap_mailboxes WHERE id = ?2) AS uid_next,
+            (SELECT highest_modseq FROM imap_mailboxes WHERE id = ?2) AS highest_modseq
+     FROM messages INDEXED BY messages_mailbox WHERE inbox_id = ?1 AND mailbox_id = ?2`,
+    inboxId,
+    folderId,
+  )!;
+  return {
+    messages: r.n,
+    unseen: r.unseen,
+    bytes: r.bytes,
+    maxUid: r.max_uid,
+    uidNext: r.uid_next ?? 1,
+    highestModseq: r.highest_modseq ?? 1,
+  };
 }

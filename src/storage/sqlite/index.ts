@@ -13,6 +13,7 @@ import { sqliteDomainsRepositories } from "./domains";
 import { sqliteEventsRepositories } from "./events";
 import { sqliteAutomationRepositories } from "./automation";
 import { SearchIndex } from "./search-index";
+import { MailboxSnapshots } from "./mailbox-snapshot";
 
 function repositories(c: SqliteConnection): Repositories {
   return {
@@ -31,6 +32,7 @@ export function openSqliteStorage(dataDir: string): Storage {
   const search = new SearchIndex(c, join(dataDir, "inboxd-search.db"));
   c.search = search;
   const direct = repositories(c);
+  const snapshots = new MailboxSnapshots(join(dataDir, "inboxd.db"));
   const blobs = new TieredBlobStore(new FsBlobStore(join(dataDir, "blobs")), c);
   const tx: Transaction = {
     ...direct,
@@ -75,7 +77,9 @@ export function openSqliteStorage(dataDir: string): Storage {
         );
         return c.get<{ value: string }>("SELECT value FROM instance_meta WHERE name = 'secret_verifier'")!.value;
       }),
+    mailboxSnapshot: (inboxId, folderId) => snapshots.open(inboxId, folderId),
     close: async () => {
+      snapshots.close();
       await search.close();
       await c.wal.close();
       sqlite.close();

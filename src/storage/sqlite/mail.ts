@@ -30,7 +30,7 @@ import type {
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import { bodyOf, packBody, unpackBodies } from "./compression";
-import type { SqliteConnection } from "./connection";
+import type { SqliteConnection, SqlReader } from "./connection";
 import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
 
@@ -418,21 +418,7 @@ class SqliteMessages implements MessageRepository {
   }
 
   async mailboxPage(inboxId: string, afterUid: number, limit: number, folderId: string | null = null): Promise<MailboxPage> {
-    // Index-only (messages_mailbox), as arrays rather than objects: the page's cost is the index walk.
-    const rows = this.c
-      .prepare(
-        `SELECT uid, size_bytes, read, flagged, deleted_flag FROM messages INDEXED BY messages_mailbox
-         WHERE inbox_id = ? AND mailbox_id IS ? AND uid > ? ORDER BY uid LIMIT ?`,
-      )
-      .values(inboxId, folderId, afterUid, limit) as number[][];
-    const page = { uids: new Uint32Array(rows.length), sizes: new Uint32Array(rows.length), flags: new Uint8Array(rows.length) };
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      page.uids[i] = r[0]!;
-      page.sizes[i] = r[1]!;
-      page.flags[i] = (r[2] ? FLAG_SEEN : 0) | (r[3] ? FLAG_FLAGGED : 0) | (r[4] ? FLAG_DELETED : 0);
-    }
-    return page;
+    return mailboxPageOf(this.c, inboxId, afterUid, limit, folderId);
   }
 
   async mailboxDetails(inboxId: string, folderId: string | null, uids: number[]) {
@@ -886,4 +872,23 @@ export function sqliteMailRepositories(c: SqliteConnection): MailRepositories {
     blobRefs: new SqliteBlobRefs(c),
     messageAuth: new SqliteMessageAuth(c),
   };
+}
+
+/** A page of a mailbox view (a view's snapshot reads them too: mailbox-snapshot.ts). */
+export function mailboxPageOf(c: SqlReader, inboxId: string, afterUid: number, limit: number, folderId: string | null): MailboxPage {
+  // Index-only (messages_mailbox), as arrays rather than objects: the page's cost is the index walk.
+  const rows = c
+    .prepare(
+      `SELECT uid, size_bytes, read, flagged, deleted_flag FROM messages INDEXED BY messages_mailbox
+       WHERE inbox_id = ? AND mailbox_id IS ? AND uid > ? ORDER BY uid LIMIT ?`,
+    )
+    .values(inboxId, folderId, afterUid, limit) as number[][];
+  const page = { uids: new Uint32Array(rows.length), sizes: new Uint32Array(rows.length), flags: new Uint8Array(rows.length) };
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    page.uids[i] = r[0]!;
+    page.sizes[i] = r[1]!;
+    page.flags[i] = (r[2] ? FLAG_SEEN : 0) | (r[3] ? FLAG_FLAGGED : 0) | (r[4] ? FLAG_DELETED : 0);
+  }
+  return page;
 }
