@@ -6,6 +6,7 @@
 // mailboxes of an inbox may hold the same UID). Message rows are written with plain SQL
 // (test/support/message-rows.ts), so these tests need no message repository.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { inboxRecord, T0 } from "../support/storage-records";
 import type { ImapFolderRecord } from "../../src/storage/imap-folders";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import type { InboxRecord } from "../../src/storage/mail";
@@ -13,29 +14,8 @@ import { insertMessageRows, sqlOn } from "../support/message-rows";
 import { type Engine, storageEngines } from "../support/storage-engines";
 
 const ENGINES = storageEngines();
-const T0 = "2026-01-01T00:00:00.000Z";
 
-const inbox = (id: string): InboxRecord => ({
-  id,
-  projectId: "pr_1",
-  address: `${id}@example.test`,
-  localPart: id,
-  domain: "example.test",
-  domainId: null,
-  name: null,
-  type: "disposable",
-  status: "active",
-  passwordEnc: "sealed",
-  uidValidity: 1_767_225_600,
-  uidNext: 1,
-  expiresAt: null,
-  expiringAlertedAt: null,
-  createdBySession: null,
-  messageCount: 0,
-  unreadCount: 0,
-  usedBytes: 0,
-  createdAt: T0,
-});
+const inbox = (id: string): InboxRecord => inboxRecord(id, "pr_1");
 
 const folder = (id: string, inboxId: string, name: string, patch: Partial<ImapFolderRecord> = {}): ImapFolderRecord => ({
   id,

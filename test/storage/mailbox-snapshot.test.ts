@@ -3,6 +3,7 @@
 // afterwards (what lets an IMAP view use its filled part before the rest is read), and a burst of
 // snapshots beyond the cap gets none (the caller reads without one) instead of running out of files.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { inboxRecord, T0 } from "../support/storage-records";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +13,6 @@ import type { MailboxSnapshot } from "../../src/storage/mail";
 import { insertMessageRows } from "../support/message-rows";
 import type { EngineUnderTest } from "../support/storage-engines";
 
-const T0 = "2026-01-01T00:00:00.000Z";
 let dir: string;
 let s: Storage;
 const engine = { name: "sqlite", available: true, location: () => dir } as EngineUnderTest;
@@ -22,27 +22,7 @@ beforeAll(async () => {
   s = openSqliteStorage(dir);
   await s.teams.insert({ id: "tm_1", name: "team", plan: "free", usedBytes: 0, createdAt: T0 });
   await s.projects.insert({ id: "pr_1", teamId: "tm_1", slug: "p1", name: "P", environment: "live", settings: {}, createdAt: T0 });
-  await s.inboxes.insert({
-    id: "ib_a",
-    projectId: "pr_1",
-    address: "a@example.test",
-    localPart: "a",
-    domain: "example.test",
-    domainId: null,
-    name: null,
-    type: "disposable",
-    status: "active",
-    passwordEnc: "sealed",
-    uidValidity: 1_767_225_600,
-    uidNext: 1,
-    expiresAt: null,
-    expiringAlertedAt: null,
-    createdBySession: null,
-    messageCount: 0,
-    unreadCount: 0,
-    usedBytes: 0,
-    createdAt: T0,
-  });
+  await s.inboxes.insert(inboxRecord("ib_a", "pr_1", { address: "a@example.test", localPart: "a" }));
 });
 
 afterAll(async () => {

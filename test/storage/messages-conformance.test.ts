@@ -5,6 +5,7 @@
 // parser (mail/search-query.ts), so each case is a `q` of docs/search.md with the messages it
 // must find on either engine.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { inboxRecord } from "../support/storage-records";
 import { encodeTime } from "ulid";
 import { parseSearchQuery } from "../../src/mail/search-query";
 import { sha256Hex } from "../../src/storage";
@@ -19,27 +20,7 @@ const iso = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 /** A ULID made at minute `minutes` (ids and received_at agree, as at ingest). */
 const idAt = (minutes: number, n: number) => `${encodeTime(T0 + minutes * 60_000, 10)}${String(n).padStart(16, "0")}`;
 
-const inbox = (id: string, projectId: string): InboxRecord => ({
-  id,
-  projectId,
-  address: `${id}@example.test`,
-  localPart: id,
-  domain: "example.test",
-  domainId: null,
-  name: null,
-  type: "persistent",
-  status: "active",
-  passwordEnc: "sealed",
-  uidValidity: 1_767_225_600,
-  uidNext: 1,
-  expiresAt: null,
-  expiringAlertedAt: null,
-  createdBySession: null,
-  messageCount: 0,
-  unreadCount: 0,
-  usedBytes: 0,
-  createdAt: iso(0),
-});
+const inbox = (id: string, projectId: string): InboxRecord => inboxRecord(id, projectId, { type: "persistent", createdAt: iso(0) });
 
 interface Mail {
   minute: number;

@@ -5,6 +5,7 @@
 // report what they did, a transaction that throws leaves nothing, a savepoint that throws undoes
 // only its own writes, and claims made at once by two callers never overlap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { inboxRecord, T0 } from "../support/storage-records";
 import type { DomainRecord } from "../../src/storage/domains";
 import type { AlertRecord, EventRecord, WebhookRecord } from "../../src/storage/events";
 import type { InboxRecord } from "../../src/storage/mail";
@@ -13,7 +14,6 @@ import { type Engine, storageEngines } from "../support/storage-engines";
 
 const ENGINES = storageEngines();
 
-const T0 = "2026-01-01T00:00:00.000Z";
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
 const team = (id: string, name = `team ${id}`): TeamRecord => ({ id, name, plan: "free", usedBytes: 0, createdAt: T0 });
@@ -608,28 +608,7 @@ for (const engine of ENGINES) {
       expect((await s.domains.inProject("pr_a3", "dq_00"))!.status).toBe("verified");
     });
 
-    const inbox = (id: string, projectId: string, patch: Partial<InboxRecord> = {}): InboxRecord => ({
-      id,
-      projectId,
-      address: `${id}@example.test`,
-      localPart: id,
-      domain: "example.test",
-      domainId: null,
-      name: null,
-      type: "disposable",
-      status: "active",
-      passwordEnc: "sealed",
-      uidValidity: 1_767_225_600,
-      uidNext: 1,
-      expiresAt: null,
-      expiringAlertedAt: null,
-      createdBySession: null,
-      messageCount: 0,
-      unreadCount: 0,
-      usedBytes: 0,
-      createdAt: T0,
-      ...patch,
-    });
+    const inbox = inboxRecord;
 
     test("inboxes: read back, pages by type, the instance catch-all, partial update, count per team", async () => {
       await s.inboxes.insert(inbox("ib_1", "pr_a1"));
