@@ -319,48 +319,52 @@ for (const engine of ENGINES) {
       expect(await s.imapFolders.highestModseq("ib_n", null)).toBe(before + 10);
     });
 
-    // Two nodes on one database: what only PostgreSQL can be asked (SQLite has one writer).
-    test.skipIf(engine.name !== "postgres")("two nodes: \\Recent claims, COPYs and flag writes into one mailbox at once", async () => {
-      const other = await openPostgresStorage(engine.location(), { max: 4 });
-      try {
-        await s.inboxes.insert(inbox("ib_2n"));
-        await s.imapFolders.insert(folder("mb_2n", "ib_2n", "Shared"));
-        await deliver("ib_2n", 16, "mb_2n");
-        const nodes = [s, other];
-        const claims = await Promise.all(
-          Array.from({ length: 16 }, (_, i) =>
-            nodes[i % 2]!.imapFolders.claimRecent("ib_2n", "mb_2n", i + 1).then((c) => ({ ...c, upTo: i + 1 })),
-          ),
-        );
-        const uids = claims
-          .filter((c) => c.count > 0)
-          .flatMap((c) => Array.from({ length: c.upTo - c.from }, (_, k) => c.from + k + 1))
-          .sort((a, b) => a - b);
-        expect(uids).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
+    // Two nodes on one database: only PostgreSQL has them (SQLite: one process per data directory), so the
+    // test is not even listed for SQLite (a skip would read as a missing component).
+    (engine.name === "postgres" ? test : () => {})(
+      "two nodes: \\Recent claims, COPYs and flag writes into one mailbox at once",
+      async () => {
+        const other = await openPostgresStorage(engine.location(), { max: 4 });
+        try {
+          await s.inboxes.insert(inbox("ib_2n"));
+          await s.imapFolders.insert(folder("mb_2n", "ib_2n", "Shared"));
+          await deliver("ib_2n", 16, "mb_2n");
+          const nodes = [s, other];
+          const claims = await Promise.all(
+            Array.from({ length: 16 }, (_, i) =>
+              nodes[i % 2]!.imapFolders.claimRecent("ib_2n", "mb_2n", i + 1).then((c) => ({ ...c, upTo: i + 1 })),
+            ),
+          );
+          const uids = claims
+            .filter((c) => c.count > 0)
+            .flatMap((c) => Array.from({ length: c.upTo - c.from }, (_, k) => c.from + k + 1))
+            .sort((a, b) => a - b);
+          expect(uids).toEqual(Array.from({ length: 16 }, (_, i) => i + 1));
 
-        // COPY locks the inbox then the mailbox (its UID counter, then its modseq); a flag write in the mailbox takes the
-        // same order (0028's trigger locks the inbox first, though \Seen's counter would lock it
-        // after the row), so these never deadlock, and every change gets its own modseq.
-        const before = await s.imapFolders.highestModseq("ib_2n", "mb_2n");
-        await Promise.all([
-          ...Array.from({ length: 6 }, (_, i) =>
-            nodes[i % 2]!.transaction((tx) => tx.imapFolders.copy("ib_2n", "mb_2n", [i + 1], "mb_2n")),
-          ),
-          ...Array.from({ length: 3 }, (_, i) =>
-            nodes[(i + 1) % 2]!.transaction((tx) => tx.imapFolders.setExtraFlags("ib_2n", "mb_2n", [{ uid: i + 10, flags: "kw" }])),
-          ),
-          // \Seen as the mail repository writes it: the unread counter locks the inbox after the row.
-          ...Array.from({ length: 3 }, (_, i) =>
-            sqlOn(engine, [["UPDATE messages SET read = 1 WHERE inbox_id = $1 AND uid = $2", ["ib_2n", i + 13]]]),
-          ),
-        ]);
-        const changed = await s.imapFolders.changedSince("ib_2n", "mb_2n", before);
-        expect([...changed.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => before + i + 1));
-        expect((await s.imapFolders.counts("ib_2n", "mb_2n")).messages).toBe(22);
-        expect((await other.imapFolders.byId("mb_2n"))!.uidNext).toBe(23);
-      } finally {
-        await other.close();
-      }
-    });
+          // COPY locks the inbox then the mailbox (its UID counter, then its modseq); a flag write in the mailbox takes the
+          // same order (0028's trigger locks the inbox first, though \Seen's counter would lock it
+          // after the row), so these never deadlock, and every change gets its own modseq.
+          const before = await s.imapFolders.highestModseq("ib_2n", "mb_2n");
+          await Promise.all([
+            ...Array.from({ length: 6 }, (_, i) =>
+              nodes[i % 2]!.transaction((tx) => tx.imapFolders.copy("ib_2n", "mb_2n", [i + 1], "mb_2n")),
+            ),
+            ...Array.from({ length: 3 }, (_, i) =>
+              nodes[(i + 1) % 2]!.transaction((tx) => tx.imapFolders.setExtraFlags("ib_2n", "mb_2n", [{ uid: i + 10, flags: "kw" }])),
+            ),
+            // \Seen as the mail repository writes it: the unread counter locks the inbox after the row.
+            ...Array.from({ length: 3 }, (_, i) =>
+              sqlOn(engine, [["UPDATE messages SET read = 1 WHERE inbox_id = $1 AND uid = $2", ["ib_2n", i + 13]]]),
+            ),
+          ]);
+          const changed = await s.imapFolders.changedSince("ib_2n", "mb_2n", before);
+          expect([...changed.values()].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => before + i + 1));
+          expect((await s.imapFolders.counts("ib_2n", "mb_2n")).messages).toBe(22);
+          expect((await other.imapFolders.byId("mb_2n"))!.uidNext).toBe(23);
+        } finally {
+          await other.close();
+        }
+      },
+    );
   });
 }
