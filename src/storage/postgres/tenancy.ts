@@ -20,52 +20,15 @@ import type {
   UserRepository,
 } from "../tenancy";
 import type { PgClient } from "./connection";
-import { num, type Row } from "./rows";
-
-const team = (r: Row): TeamRecord => ({ id: r.id, name: r.name, plan: r.plan, usedBytes: num(r.used_bytes), createdAt: r.created_at });
-
-const user = (r: Row): UserRecord => ({
-  id: r.id,
-  teamId: r.team_id,
-  email: r.email,
-  name: r.name,
-  passwordHash: r.password_hash,
-  role: r.role,
-  createdAt: r.created_at,
-});
-
-const project = (r: Row): ProjectRecord => ({
-  id: r.id,
-  teamId: r.team_id,
-  slug: r.slug,
-  name: r.name,
-  environment: r.environment,
-  settings: JSON.parse(r.settings),
-  createdAt: r.created_at,
-});
-
-const device = (r: Row): DeviceSessionRecord => ({
-  id: r.id,
-  userId: r.user_id,
-  name: r.name,
-  tokenHash: r.token_hash,
-  createdAt: r.created_at,
-  lastSeenAt: r.last_seen_at,
-});
-
-const apiKey = (r: Row): ApiKeyRecord => ({
-  id: r.id,
-  projectId: r.project_id,
-  name: r.name,
-  environment: r.environment,
-  secretHash: r.secret_hash,
-  lastFour: r.last_four,
-  scopes: JSON.parse(r.scopes),
-  lastUsedAt: r.last_used_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-  createdAt: r.created_at,
-});
+import {
+  apiKeyFromRow as apiKey,
+  deviceFromRow as device,
+  projectFromRow as project,
+  teamFromRow as team,
+  userFromRow as user,
+  num,
+  type Row,
+} from "../row-records";
 
 class PgTeams implements TeamRepository {
   constructor(private readonly c: PgClient) {}

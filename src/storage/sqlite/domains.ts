@@ -2,7 +2,7 @@
 // synchronous inside (see connection.ts).
 import type { DomainCheck, DomainRecord, DomainRepository, DomainsRepositories, RelatedDomainClaim } from "../domains";
 import type { SqliteConnection } from "./connection";
-import { inboxFromRow } from "./mail";
+import { inboxFromRow } from "../row-records";
 
 /** Several projects may claim a name while verification is on; the first one verified wins it. */
 const NO_OTHER_VERIFIED =

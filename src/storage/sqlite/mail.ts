@@ -1,6 +1,7 @@
 // SQLite implementation of the mail repositories (src/storage/mail.ts). Every method is
 // synchronous inside (see connection.ts); the counters (message_count, unread_count, used_bytes of
 // inboxes and teams) are kept by triggers (migrations/0002_mail.ts).
+import { inboxFromRow } from "../row-records";
 import { deleteMessageRows } from "./message-rows";
 import { NEXT_MODSEQ } from "./migrations/0028_condstore";
 import type {
@@ -33,31 +34,6 @@ import { bodyOf, packBody, unpackBodies } from "./compression";
 import type { SqliteConnection, SqlReader } from "./connection";
 import { SqliteMessageAuth } from "./message-auth";
 import { ulidFloor } from "../../lib/ids";
-
-/** An inboxes row (SELECT *) as the engine-neutral record; exported for other capabilities' queries that return inboxes. */
-export function inboxFromRow(r: Record<string, any>): InboxRecord {
-  return {
-    id: r.id,
-    projectId: r.project_id,
-    address: r.address,
-    localPart: r.local_part,
-    domain: r.domain,
-    domainId: r.domain_id,
-    name: r.name,
-    type: r.catch_all === 1 ? "catch_all" : r.type,
-    status: r.status,
-    passwordEnc: r.password_enc,
-    uidValidity: r.uid_validity,
-    uidNext: r.uid_next,
-    expiresAt: r.expires_at,
-    expiringAlertedAt: r.expiring_alerted_at,
-    createdBySession: r.created_by_session,
-    messageCount: r.message_count,
-    unreadCount: r.unread_count,
-    usedBytes: r.used_bytes,
-    createdAt: r.created_at,
-  };
-}
 
 const orNull = (r: Record<string, any> | null) => (r ? inboxFromRow(r) : null);
 const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
