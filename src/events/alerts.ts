@@ -127,36 +127,32 @@ export class AlertService {
     }
   }
 
-  /** Creates the alert, or bumps the user's unread alert of the same type and resource. */
+  /**
+   * Creates the alert, or bumps the user's unread alert of the same type and resource: one
+   * statement decides (alerts.raise), so nodes raising it at once coalesce as one node does.
+   */
   private async raise(tx: Transaction, a: Raise): Promise<void> {
     const now = nowIso();
-    const bumped = await tx.alerts.bump(
-      { userId: a.userId, projectId: a.projectId, type: a.type, resourceId: a.resourceId },
-      { occurredAt: now, detail: a.detail, inboxId: a.inbox.id, inboxAddress: a.inbox.address },
-    );
-    let row: AlertRecord;
-    if (bumped) {
-      row = await tx.alerts.setTitle(bumped.id, a.title(bumped.count));
-    } else {
-      row = await tx.alerts.insert({
-        id: newId(),
-        project_id: a.projectId,
-        user_id: a.userId,
-        type: a.type,
-        channel: CHANNEL[a.type],
-        severity: SEVERITY[a.type],
-        title: a.title(1),
-        detail: a.detail,
-        resource_type: a.resourceType,
-        resource_id: a.resourceId,
-        inbox_id: a.inbox.id,
-        inbox_address: a.inbox.address,
-        count: 1,
-        occurred_at: now,
-        read_at: null,
-      });
-    }
-    await this.events.emitInTx(tx, a.projectId, bumped ? "alert.updated" : "alert.created", view(row), {
+    const raised = await tx.alerts.raise({
+      id: newId(),
+      project_id: a.projectId,
+      user_id: a.userId,
+      type: a.type,
+      channel: CHANNEL[a.type],
+      severity: SEVERITY[a.type],
+      title: a.title(1),
+      detail: a.detail,
+      resource_type: a.resourceType,
+      resource_id: a.resourceId,
+      inbox_id: a.inbox.id,
+      inbox_address: a.inbox.address,
+      count: 1,
+      occurred_at: now,
+      read_at: null,
+    });
+    // The row stays locked until this transaction commits: the title matches the count it stores.
+    const row = raised.created ? raised.row : await tx.alerts.setTitle(raised.row.id, a.title(raised.row.count));
+    await this.events.emitInTx(tx, a.projectId, raised.created ? "alert.created" : "alert.updated", view(row), {
       userId: a.userId,
       inboxId: a.inbox.id,
     });

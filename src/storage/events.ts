@@ -238,13 +238,13 @@ export interface AlertFilter {
 
 export interface AlertRepository {
   /**
-   * Bumps the user's unread alert of this type and resource (count + 1, time, detail and inbox);
-   * returns it after, or null when there is none.
+   * Raises an alert in one statement: inserts `r` (unread), or, when the user already has an unread
+   * alert of this type and resource, bumps that one instead (count + 1, time, detail and inbox).
+   * The partial unique index `alerts_coalesce` decides (INSERT … ON CONFLICT … DO UPDATE), so two
+   * nodes raising the same alert at once make one alert counted twice, never two alerts nor an error.
+   * Returns the row after, and whether it is `r` (created) or the bumped one.
    */
-  bump(
-    key: { userId: string; projectId: string; type: string; resourceId: string },
-    f: { occurredAt: string; detail: string; inboxId: string; inboxAddress: string },
-  ): Promise<AlertRecord | null>;
+  raise(r: AlertRecord): Promise<{ row: AlertRecord; created: boolean }>;
   setTitle(id: string, title: string): Promise<AlertRecord>;
   insert(r: AlertRecord): Promise<AlertRecord>;
   /** The user's alerts in the project, newest first, ids below `before` ("~": from the top). */

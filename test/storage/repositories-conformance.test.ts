@@ -508,13 +508,31 @@ for (const engine of ENGINES) {
       ...patch,
     });
 
-    test("alerts: bump coalesces unread ones, filters, unread count, read marks, team owners", async () => {
+    test("alerts: raise creates or coalesces into the unread one, filters, unread count, read marks, team owners", async () => {
       expect(await s.alerts.insert(alert("al_1", "us_a0"))).toEqual(alert("al_1", "us_a0"));
       await s.alerts.insert(alert("al_2", "us_a0", { channel: "email", type: "quota" }));
       await s.alerts.insert(alert("al_3", "us_a1"));
-      const key = { userId: "us_a0", projectId: "pr_a1", type: "inbox.expiring", resourceId: "ib_al_1" };
-      const bumped = await s.alerts.bump(key, { occurredAt: at(5), detail: "again", inboxId: "ib_al_1", inboxAddress: "a@example.test" });
-      expect([bumped!.id, bumped!.count, bumped!.detail, bumped!.occurred_at]).toEqual(["al_1", 2, "again", at(5)]);
+      // Same user, type and resource as the unread al_1: bumps it; another user's: a new alert.
+      const again = alert("al_4", "us_a0", {
+        resource_id: "ib_al_1",
+        inbox_id: "ib_x",
+        inbox_address: "a@example.test",
+        detail: "again",
+        occurred_at: at(5),
+      });
+      const bumped = await s.alerts.raise(again);
+      expect([bumped.created, bumped.row.id, bumped.row.count, bumped.row.detail, bumped.row.occurred_at, bumped.row.inbox_id]).toEqual([
+        false,
+        "al_1",
+        2,
+        "again",
+        at(5),
+        "ib_x",
+      ]);
+      expect(await s.alerts.raise(alert("al_5", "us_a1", { resource_id: "ib_al_1" }))).toEqual({
+        created: true,
+        row: alert("al_5", "us_a1", { resource_id: "ib_al_1" }),
+      });
       expect((await s.alerts.setTitle("al_1", "New title")).title).toBe("New title");
       const list = async (f: { unread: boolean | null; channel: string | null; type: string | null }) =>
         (await s.alerts.list("us_a0", "pr_a1", f, "al_99", 10)).map((a) => a.id);
@@ -527,10 +545,11 @@ for (const engine of ENGINES) {
       expect(await list({ unread: true, channel: null, type: null })).toEqual(["al_2"]);
       expect(await list({ unread: false, channel: null, type: null })).toEqual(["al_1"]);
       // A read alert no longer coalesces.
-      expect(await s.alerts.bump(key, { occurredAt: at(7), detail: "x", inboxId: "ib_al_1", inboxAddress: "a@example.test" })).toBeNull();
+      const fresh = await s.alerts.raise(alert("al_6", "us_a0", { resource_id: "ib_al_1", occurred_at: at(7) }));
+      expect([fresh.created, fresh.row.id, fresh.row.count]).toEqual([true, "al_6", 1]);
       await s.alerts.markAllRead("us_a0", "pr_a1", at(8));
       expect(await s.alerts.unreadCount("us_a0", "pr_a1")).toBe(0);
-      expect(await s.alerts.unreadCount("us_a1", "pr_a1")).toBe(1);
+      expect(await s.alerts.unreadCount("us_a1", "pr_a1")).toBe(2);
       expect((await s.alerts.teamOwnerIds("tm_a")).sort()).toEqual(["us_a0", "us_a1"]);
     });
 

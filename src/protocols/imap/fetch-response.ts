@@ -1,6 +1,7 @@
 // Writes FETCH responses, one message at a time and streamed through the session's buffered
 // writer, so a FETCH of thousands of messages never builds more than one message's response.
-// Non-PEEK body fetches set \Seen; those writes are batched into one transaction after the reply.
+// Non-PEEK body fetches set \Seen; those writes are batched into one transaction per chunk, committed
+// before the chunk's responses go out.
 import type { Session } from "./session";
 import type { Msg } from "./mailbox";
 import type { FetchItem } from "./parser/fetch-items";
@@ -40,7 +41,15 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
       i.kind === "RFC822.TEXT",
   );
   const setsSeen = !readOnly && items.some((i) => (i.kind === "SECTION" && !i.peek) || i.kind === "RFC822" || i.kind === "RFC822.TEXT");
-  const seen: Msg[] = [];
+  // The implicit \Seen is committed before any of the chunk's responses, so the tagged OK (and the
+  // FLAGS and MODSEQ the untagged FETCH reports) only ever describe a committed state: a REST read
+  // or another node's session right after the OK sees the message read. One transaction per chunk,
+  // as the write after the reply was; on PostgreSQL the commit is a round trip the reply now waits for.
+  const nowSeen = new Set<Msg>(setsSeen ? targets.filter((t) => !t.msg.gone && !t.msg.seen).map((t) => t.msg) : []);
+  if (nowSeen.size) {
+    for (const m of nowSeen) m.seen = true;
+    await persistFlags(s, [...nowSeen]);
+  }
   // \Answered, \Draft and keywords live beside the view (extra-flags.ts): one lookup per chunk.
   const wantsFlags = setsSeen || items.some((i) => i.kind === "FLAGS");
   const extras = wantsFlags
@@ -67,12 +76,8 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
       if (!raw) continue; // deleted while we were answering
     }
     if (needsStructure) st = structureOf(msg.blobKey, raw);
-    let flagsChanged = false;
-    if (setsSeen && !msg.seen) {
-      msg.seen = true;
-      seen.push(msg);
-      flagsChanged = true;
-    }
+    // A FLAGS item in the request reports the change already; else it is appended (RFC 3501 §6.4.5).
+    let flagsChanged = nowSeen.has(msg);
     if (wantsFlags) await announceKeywords(s, extras.get(msg.uid));
     const parts: (string | Buffer)[] = [];
     const literal = (name: string, b: Buffer) => {
@@ -134,8 +139,4 @@ async function writeChunk(s: Session, targets: { seq: number; msg: Msg }[], item
     const pending = s.writeAll(parts);
     if (pending) await pending;
   }
-  // The implicit \Seen is written right after the tagged reply instead of before it: the client
-  // can use the data meanwhile, and the write (a full-row rewrite per message in SQLite) still
-  // completes before this session reads its next command or anyone else is served.
-  if (seen.length) s.afterReply(() => persistFlags(s, seen));
 }

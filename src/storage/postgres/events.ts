@@ -417,22 +417,32 @@ class PgWebhookDeliveries implements WebhookDeliveryRepository {
 class PgAlerts implements AlertRepository {
   constructor(private readonly c: PgClient) {}
 
-  async bump(
-    key: { userId: string; projectId: string; type: string; resourceId: string },
-    f: { occurredAt: string; detail: string; inboxId: string; inboxAddress: string },
-  ): Promise<AlertRecord | null> {
-    return this.c.row<AlertRecord>(
-      `UPDATE alerts SET count = count + 1, occurred_at = $1, detail = $2, inbox_id = $3, inbox_address = $4
-         WHERE user_id = $5 AND project_id = $6 AND type = $7 AND resource_id = $8 AND read_at IS NULL RETURNING *`,
-      f.occurredAt,
-      f.detail,
-      f.inboxId,
-      f.inboxAddress,
-      key.userId,
-      key.projectId,
-      key.type,
-      key.resourceId,
+  async raise(r: AlertRecord): Promise<{ row: AlertRecord; created: boolean }> {
+    const row = await this.c.row<AlertRecord>(
+      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
+             inbox_id, inbox_address, count, occurred_at, read_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
+           SET count = alerts.count + 1, occurred_at = EXCLUDED.occurred_at, detail = EXCLUDED.detail,
+               inbox_id = EXCLUDED.inbox_id, inbox_address = EXCLUDED.inbox_address
+         RETURNING *`,
+      r.id,
+      r.project_id,
+      r.user_id,
+      r.type,
+      r.channel,
+      r.severity,
+      r.title,
+      r.detail,
+      r.resource_type,
+      r.resource_id,
+      r.inbox_id,
+      r.inbox_address,
+      r.count,
+      r.occurred_at,
+      r.read_at,
     );
+    return { row: row!, created: row!.id === r.id };
   }
 
   async setTitle(id: string, title: string): Promise<AlertRecord> {

@@ -375,22 +375,32 @@ class SqliteWebhookDeliveries implements WebhookDeliveryRepository {
 class SqliteAlerts implements AlertRepository {
   constructor(private readonly c: SqliteConnection) {}
 
-  async bump(
-    key: { userId: string; projectId: string; type: string; resourceId: string },
-    f: { occurredAt: string; detail: string; inboxId: string; inboxAddress: string },
-  ): Promise<AlertRecord | null> {
-    return this.c.get<AlertRecord>(
-      `UPDATE alerts SET count = count + 1, occurred_at = ?, detail = ?, inbox_id = ?, inbox_address = ?
-         WHERE user_id = ? AND project_id = ? AND type = ? AND resource_id = ? AND read_at IS NULL RETURNING *`,
-      f.occurredAt,
-      f.detail,
-      f.inboxId,
-      f.inboxAddress,
-      key.userId,
-      key.projectId,
-      key.type,
-      key.resourceId,
+  async raise(r: AlertRecord): Promise<{ row: AlertRecord; created: boolean }> {
+    const row = this.c.get<AlertRecord>(
+      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
+             inbox_id, inbox_address, count, occurred_at, read_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
+           SET count = alerts.count + 1, occurred_at = excluded.occurred_at, detail = excluded.detail,
+               inbox_id = excluded.inbox_id, inbox_address = excluded.inbox_address
+         RETURNING *`,
+      r.id,
+      r.project_id,
+      r.user_id,
+      r.type,
+      r.channel,
+      r.severity,
+      r.title,
+      r.detail,
+      r.resource_type,
+      r.resource_id,
+      r.inbox_id,
+      r.inbox_address,
+      r.count,
+      r.occurred_at,
+      r.read_at,
     );
+    return { row: row!, created: row!.id === r.id };
   }
 
   async setTitle(id: string, title: string): Promise<AlertRecord> {

@@ -61,6 +61,31 @@ describe("CONDSTORE", () => {
     expect(num(status, /HIGHESTMODSEQ (\d+)/)).toBe(m2);
     r.close();
   });
+
+  test("the implicit \\Seen of FETCH BODY[] is committed before the OK: its FETCH reports the new MODSEQ, REST and a second session see it", async () => {
+    const box = await boxWith(2);
+    const r = await raw(box);
+    const h0 = num(await r.cmd("s", "SELECT INBOX (CONDSTORE)"), /\[HIGHESTMODSEQ (\d+)\]/);
+    const f = await r.cmd("f", "FETCH 1:2 (BODY[] MODSEQ)");
+    expect(f).toContain("f OK");
+    const m1 = num(f, /\* 1 FETCH \(BODY\[\] \{\d+\}\r\n[\s\S]*?MODSEQ \((\d+)\) FLAGS \(\\Seen\)\)/);
+    const m2 = num(f, /\* 2 FETCH \(BODY\[\] \{\d+\}\r\n[\s\S]*?MODSEQ \((\d+)\) FLAGS \(\\Seen\)\)/);
+    expect(m1).toBeGreaterThan(h0);
+    expect(m2).toBeGreaterThan(h0);
+    // Right after the OK, nothing to wait for: the change and its modseq are in the database.
+    const list = await json(inst.api(`/v1/inboxes/${box.id}/messages`));
+    expect(list.body.data.map((m: any) => m.read)).toEqual([true, true]);
+    const other = await raw(box);
+    const status = await other.cmd("st", "STATUS INBOX (HIGHESTMODSEQ UNSEEN)");
+    expect(status).toContain("UNSEEN 0");
+    expect(num(status, /HIGHESTMODSEQ (\d+)/)).toBe(Math.max(m1, m2));
+    // A second FETCH of the body changes nothing: no FLAGS appended, the MODSEQ stays.
+    const again = await r.cmd("g", "FETCH 1 (BODY[] MODSEQ)");
+    expect(again).toContain(`MODSEQ (${m1}))`);
+    expect(again).not.toContain("FLAGS");
+    r.close();
+    other.close();
+  });
 });
 
 describe("STORE UNCHANGEDSINCE, SEARCH MODSEQ, ESEARCH", () => {
