@@ -203,6 +203,23 @@ for (const engine of ENGINES) {
       expect((await s.imapFolders.recentMark("ib_e", "mb_e1")).mark).toBe(20);
     });
 
+    test("\\Recent: counts over many thousand UIDs with gaps are exact (SQLite counts them a window at a time)", async () => {
+      await s.imapFolders.insert(folder("mb_e2", "ib_e", "Many"));
+      const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      // 11,001 messages: a run, a gap wider than a window, another run, one far above.
+      const uids = [...range(1, 5000), ...range(20_001, 26_000), 90_000];
+      await insertMessageRows(
+        engine,
+        uids.map((uid) => ({ id: `ms_many_${uid}`, inboxId: "ib_e", projectId: "pr_1", uid, mailboxId: "mb_e2" })),
+      );
+      expect(await s.imapFolders.recentMark("ib_e", "mb_e2")).toEqual({ mark: 0, above: 11_001 });
+      expect(await s.imapFolders.claimRecent("ib_e", "mb_e2", 22_000)).toEqual({ from: 0, count: 7_000 });
+      expect(await s.imapFolders.recentMark("ib_e", "mb_e2")).toEqual({ mark: 22_000, above: 4_001 });
+      expect(await s.imapFolders.claimRecent("ib_e", "mb_e2", 89_999)).toEqual({ from: 22_000, count: 4_000 });
+      expect(await s.imapFolders.claimRecent("ib_e", "mb_e2", 100_000)).toEqual({ from: 89_999, count: 1 });
+      expect(await s.imapFolders.claimRecent("ib_e", "mb_e2", 100_000)).toEqual({ from: 100_000, count: 0 });
+    });
+
     test("COPY: new ids and UIDs from the target's own counter, every other column carried over, attachments copied", async () => {
       await s.imapFolders.insert(folder("mb_b1", "ib_b", "Copies"));
       const [m1, m2] = await deliver("ib_b", 2, null, { sizeBytes: 321, read: 1 });
