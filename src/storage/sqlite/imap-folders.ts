@@ -158,12 +158,30 @@ class SqliteImapFolders implements ImapFolderRepository {
    * 70-110 ms, seconds with the index pages not in the page cache (issue 19). So a long range is counted in windows of RECENT_WINDOW UIDs (at most that
    * many entries each, as UIDs are unique) with a turn of the loop between them; each window
    * starts at the next UID present, so gaps left by deletions cost one index seek, not a window
-   * each. Inside a transaction (the connection is the caller's until it ends) it is one statement.
+   * each; INBOX, whose size is kept, may count the entries at or below `after` instead. Inside a
+   * transaction (the connection is the caller's until it ends) it is one statement.
    * Between windows other writers may commit: a message deleted meanwhile may or may not be
    * counted, which \Recent, a hint, tolerates.
    */
   private async countRange(inboxId: string, folderId: string | null, after: number, upTo: number): Promise<number> {
     if (this.c.open) return this.countIn(inboxId, folderId, after, upTo);
+    if (folderId === null && after > 0) {
+      // INBOX's size is a kept counter (folderCounts): with fewer UIDs at or below the mark than
+      // above it, count those and subtract (a first SELECT at 1M after the 100k run: 90,000
+      // entries instead of 810,000).
+      const atOrBelowUpTo = await this.c.whenIdle(() => {
+        const c = folderCounts(this.c, inboxId, null);
+        const top = Math.min(upTo, c.maxUid ?? 0);
+        if (after >= top - after) return null;
+        return c.messages - (upTo < (c.maxUid ?? 0) ? this.countIn(inboxId, null, upTo, Number.MAX_SAFE_INTEGER) : 0);
+      });
+      if (atOrBelowUpTo !== null) return atOrBelowUpTo - (await this.countWindows(inboxId, null, 0, after));
+    }
+    return this.countWindows(inboxId, folderId, after, upTo);
+  }
+
+  /** countRange a window at a time, with a turn of the event loop between windows. */
+  private async countWindows(inboxId: string, folderId: string | null, after: number, upTo: number): Promise<number> {
     let total = 0;
     for (let from = after; from < upTo; ) {
       const n = await this.c.whenIdle(() => {
