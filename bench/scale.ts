@@ -2,22 +2,40 @@
 // of ~2 KB, 90 % of them in one inbox, with a prober asking /healthz every 50 ms. For each size it
 // prints, per operation, the time it took and the longest /healthz answer while it ran (how long
 // the server stood still), plus bytes on disk per message and the server's peak RSS.
-//   bun bench/scale.ts [--top 1000000] [--sizes 1000,100000,1000000]
+//   bun bench/scale.ts [--top 1000000] [--sizes 1000,100000,1000000] [--data DIR] [--no-delete]
+// --data DIR seeds into DIR and keeps it (its inboxes and counts in DIR/scale-state.json); a later
+// run with the same DIR seeds only what is missing, so 1M is seeded once and measured many times.
+// --no-delete skips the DELETE-of-an-inbox measurement (it seeds 10k more each time).
 // Messages are written straight through the storage layer (the ingest transaction's rows: uid,
 // message row, inline raw blob, search queue), not over SMTP, so 1M takes minutes rather than
 // hours; the server is stopped while seeding and started again to measure. No event-log rows are
 // seeded (SMTP delivery would add one per message). Seeding 1M took 357 s on 2 shared cores.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import tls from "node:tls";
 import { json, startInboxd, type Instance } from "../test/support/harness";
 import { Pop3Client } from "../test/support/pop3-client";
 import { arg, machineLine } from "./support";
+import { prober } from "./healthz-prober";
 import { type Box, seed } from "./scale-seed";
 
 const TOP = arg("top", 1_000_000);
 const sizesArg = process.argv.indexOf("--sizes");
 const SIZES = (sizesArg > 0 ? process.argv[sizesArg + 1]!.split(",").map(Number) : [1000, 100_000, 1_000_000]).filter((n) => n <= TOP);
 const SMALL_INBOXES = 9;
+const dataArg = process.argv.indexOf("--data");
+const DATA_DIR = dataArg > 0 ? process.argv[dataArg + 1]! : undefined;
+const DELETE = !process.argv.includes("--no-delete");
+
+/** What a kept data directory holds (--data): its inboxes and how far each was seeded. */
+interface SeedState {
+  big: Box;
+  smalls: Box[];
+  seeded: number;
+  bigCount: number;
+  newest: Newest;
+}
+const statePath = (dir: string) => join(dir, "scale-state.json");
 
 /** A minimal IMAP client over implicit TLS: a tagged command and its whole response text. */
 class Imap {
@@ -56,23 +74,6 @@ class Imap {
   close(): void {
     this.socket.destroy();
   }
-}
-
-/**
- * /healthz every 50 ms from a thread of its own (healthz-prober.worker.ts); `worst()` is the
- * longest answer (or wait for one) since the last reset.
- */
-function prober(url: string) {
-  const shared = new SharedArrayBuffer(16);
-  const cells = new Float64Array(shared);
-  const worker = new Worker(new URL("./healthz-prober.worker.ts", import.meta.url).href);
-  worker.postMessage({ url, everyMs: 50, shared });
-  const now = () => performance.timeOrigin + performance.now();
-  return {
-    reset: () => (cells[0] = 0),
-    worst: () => Math.max(cells[0]!, cells[1] ? now() - cells[1] : 0),
-    stop: () => worker.terminate(),
-  };
 }
 
 const rss = (pid: number) => {
@@ -214,7 +215,9 @@ async function deleteInboxAt(inst: Instance, n: number, make: () => Promise<Box>
 
 console.log(machineLine());
 // As deployed: routes compiled at start-up (testEnv turns that off for tests).
-let inst = await startInboxd({ INBOXD_PLAN: "", INBOXD_HTTP_PRECOMPILE: "on" });
+const kept: SeedState | undefined =
+  DATA_DIR && existsSync(statePath(DATA_DIR)) ? JSON.parse(readFileSync(statePath(DATA_DIR), "utf8")) : undefined;
+let inst = await startInboxd({ INBOXD_PLAN: "", INBOXD_HTTP_PRECOMPILE: "on" }, DATA_DIR);
 const dataDir = inst.dataDir;
 const makeBox = async (i: Instance): Promise<Box> => {
   const ib = await json(i.api("/v1/inboxes", { method: "POST", json: { ttl_seconds: 2592000 } }));
@@ -222,17 +225,26 @@ const makeBox = async (i: Instance): Promise<Box> => {
   return { id: ib.body.data.id, address: ib.body.data.address, password: cr.body.data.password, projectId: ib.body.data.project_id };
 };
 try {
-  const big = await makeBox(inst);
+  const big = kept?.big ?? (await makeBox(inst));
   if (!big.projectId) {
     const u = await json(inst.api("/v1/usage"));
     big.projectId = u.body.data.project.id;
   }
-  const smalls: Box[] = [];
-  for (let i = 0; i < SMALL_INBOXES; i++) smalls.push({ ...(await makeBox(inst)), projectId: big.projectId });
-  let seeded = 0;
-  let bigCount = 0;
+  const smalls: Box[] = kept?.smalls ?? [];
+  if (!kept) for (let i = 0; i < SMALL_INBOXES; i++) smalls.push({ ...(await makeBox(inst)), projectId: big.projectId });
+  let seeded = kept?.seeded ?? 0;
+  let bigCount = kept?.bigCount ?? 0;
   for (const size of SIZES) {
     await inst.stop();
+    if (size <= seeded) {
+      // A kept directory already holds at least this many: measure what it holds.
+      console.log(`\nkept data directory: ${seeded.toLocaleString("en")} messages seeded earlier`);
+      const t1 = performance.now();
+      inst = await inst.restart();
+      console.log(`  start-up ${(performance.now() - t1).toFixed(0)} ms`);
+      await measureAt(inst, big, seeded, bigCount, kept!.newest);
+      continue;
+    }
     const t = performance.now();
     const addBig = Math.round(size * 0.9) - bigCount;
     await seed(dataDir, big, bigCount, addBig);
@@ -246,12 +258,13 @@ try {
       if (n > 0) newest = { box: smalls[i]!, token: `seedtok${from + n - 1}` };
     }
     seeded = size;
+    if (DATA_DIR) writeFileSync(statePath(DATA_DIR), JSON.stringify({ big, smalls, seeded, bigCount, newest } satisfies SeedState));
     console.log(`\nseeded to ${size.toLocaleString("en")} in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const t1 = performance.now();
     inst = await inst.restart();
     console.log(`  start-up ${(performance.now() - t1).toFixed(0)} ms`);
     await measureAt(inst, big, size, bigCount, newest);
-    if (size >= 10_000) {
+    if (DELETE && size >= 10_000) {
       const n = Math.min(10_000, size / 10);
       const box = { ...(await makeBox(inst)), projectId: big.projectId };
       await deleteInboxAt(inst, n, async () => box);
@@ -260,7 +273,7 @@ try {
   }
 } finally {
   await inst.stop();
-  if (!process.argv.includes("--keep")) inst.cleanup();
+  if (!process.argv.includes("--keep") && !DATA_DIR) inst.cleanup();
   else console.log(`data directory kept: ${dataDir}`);
 }
 process.exit(0);

@@ -70,10 +70,13 @@ export class FolderService {
   /** Creates the special-use mailboxes the inbox lacks (none with that attribute, none with that name). */
   async ensureSpecialUse(inbox: InboxRow): Promise<void> {
     const have = await this.ctx.storage.imapFolders.ofInbox(inbox.id);
-    for (const [name, use] of SPECIAL_USE) {
-      if (have.some((f) => f.specialUse === use || f.name === name)) continue;
-      await this.insert(inbox, name, use, have);
-    }
+    const missing = SPECIAL_USE.filter(([name, use]) => !have.some((f) => f.specialUse === use || f.name === name));
+    if (!missing.length) return;
+    // One transaction: as autocommits, each mailbox's UIDVALIDITY step and row fsynced the WAL on
+    // the event loop, ten times in an inbox's first log-in (20-40 ms without a reply, issue 19).
+    await this.ctx.storage.transaction(async (tx) => {
+      for (const [name, use] of missing) await this.insert(inbox, name, use, have, tx.imapFolders);
+    });
   }
 
   /** INBOX and every folder, by name (INBOX first). */
@@ -224,10 +227,16 @@ export class FolderService {
     if (!(await this.find(inbox, name))) await this.create(inbox, name);
   }
 
-  private async insert(inbox: InboxRow, name: string, specialUse: string | null, have: ImapFolderRecord[]): Promise<void> {
+  private async insert(
+    inbox: InboxRow,
+    name: string,
+    specialUse: string | null,
+    have: ImapFolderRecord[],
+    repo: ImapFolderRepository = this.ctx.storage.imapFolders,
+  ): Promise<void> {
     if (have.length >= MAX_FOLDERS) throw new FolderError("LIMIT", `An inbox holds at most ${MAX_FOLDERS} mailboxes`);
-    const row = await this.row(this.ctx.storage.imapFolders, inbox, name, specialUse, have);
-    if (await this.ctx.storage.imapFolders.insert(row)) have.push(row);
+    const row = await this.row(repo, inbox, name, specialUse, have);
+    if (await repo.insert(row)) have.push(row);
   }
 
   private async row(
