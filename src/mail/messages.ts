@@ -2,6 +2,7 @@
 // raw bytes, the sanitised HTML body, attachments (bytes and agent representation), deletion.
 // Every lookup is scoped by project: another project's message is a 404, never a 403.
 // The views' extra fields (what the contract leaves open) are documented in docs/messages.md.
+import type { Readable } from "node:stream";
 import type { AppContext } from "../runtime/context";
 import type { HeaderLine } from "../mime/types";
 import { projectHeaders } from "../mime/parse";
@@ -195,6 +196,18 @@ export class MessageService {
     const bytes = await this.ctx.storage.blobs.get(m.blob_key);
     if (!bytes) throw notFound("raw message");
     return bytes;
+  }
+
+  /**
+   * The raw bytes as a stream of the blob store's reads, with their length: a download of a 24 MB
+   * message holds one read (1 MiB on PostgreSQL, a file read on SQLite) in memory, not the message.
+   */
+  async rawStream(projectId: string, id: string): Promise<{ stream: Readable; size: number }> {
+    const m = await this.get(projectId, id);
+    const blobs = this.ctx.storage.blobs;
+    const [size, stream] = [await blobs.size(m.blob_key), await blobs.stream(m.blob_key)];
+    if (size === null || !stream) throw notFound("raw message");
+    return { stream, size };
   }
 
   async html(projectId: string, id: string, remote: "strip" | "allow") {

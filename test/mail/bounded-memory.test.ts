@@ -24,7 +24,10 @@ const tmpFiles = (inst: Instance) =>
 async function rawOf(inst: Instance, id: string): Promise<Uint8Array> {
   const r = await inst.api(`/v1/messages/${id}/raw`);
   expect(r.status).toBe(200);
-  return new Uint8Array(await r.arrayBuffer());
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  // Streamed from the blob store, with the stored size announced up front.
+  expect(Number(r.headers.get("content-length"))).toBe(bytes.byteLength);
+  return bytes;
 }
 
 async function messageIds(inst: Instance, inboxId: string): Promise<string[]> {
