@@ -199,15 +199,15 @@ export class MessageService {
   }
 
   /**
-   * The raw bytes as a stream of the blob store's reads, with their length: a download of a 24 MB
+   * The raw bytes as a stream of the blob store's reads (sent chunked: Bun drops a Content-Length
+   * on a body that is not all there yet): a download of a 24 MB
    * message holds one read (1 MiB on PostgreSQL, a file read on SQLite) in memory, not the message.
    */
-  async rawStream(projectId: string, id: string): Promise<{ stream: Readable; size: number }> {
+  async rawStream(projectId: string, id: string): Promise<{ stream: Readable }> {
     const m = await this.get(projectId, id);
-    const blobs = this.ctx.storage.blobs;
-    const [size, stream] = [await blobs.size(m.blob_key), await blobs.stream(m.blob_key)];
-    if (size === null || !stream) throw notFound("raw message");
-    return { stream, size };
+    const stream = await this.ctx.storage.blobs.stream(m.blob_key);
+    if (!stream) throw notFound("raw message");
+    return { stream };
   }
 
   async html(projectId: string, id: string, remote: "strip" | "allow") {

@@ -326,7 +326,6 @@ const mod: RouteModule = (ctx, s) =>
           {
             "content-type": "message/rfc822",
             "content-disposition": `inline; filename="${params.id}.eml"`,
-            "content-length": String(raw.size),
           },
           set,
         );
