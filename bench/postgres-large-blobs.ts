@@ -8,9 +8,9 @@
 // (chunked: one chunk per query; single: 1 MiB substring per query, as the old stream did), median
 // of `rounds` runs. Memory is bench/large-messages.ts's and test/mail/bounded-memory.test.ts's business.
 import { randomBytes } from "node:crypto";
-import { SQL } from "bun";
 import { sha256Hex } from "../src/storage";
-import { openPostgresStorage } from "../src/storage/postgres";
+import { openPostgresStorage, PgConnection } from "../src/storage/postgres";
+import { putPgBlob } from "../src/storage/postgres/blobs";
 import { startPostgres } from "../test/support/postgres";
 import { arg, machineLine } from "./support";
 
@@ -35,7 +35,8 @@ console.log(machineLine());
 console.log(`${SIZE / MB} MB blobs, median of ${ROUNDS} rounds`);
 const pg = await startPostgres();
 const s = await openPostgresStorage(pg.url, { max: 4 });
-const sql = new SQL(pg.url, { max: 1 });
+// A second pool, for blobs written as before 0032 (one row, whatever the size: putPgBlob is the inline put).
+const old = await PgConnection.open(pg.url, { max: 1 });
 const drain = async (key: string) => {
   let n = 0;
   for await (const part of (await s.blobs.stream(key))!) n += (part as Buffer).length;
@@ -60,16 +61,13 @@ for (const [shape, make] of [
     add("chunked get", await time(() => s.blobs.get(key)));
     add("chunked stream", await time(() => drain(key)));
     await s.blobs.delete(key);
-    add(
-      "single bytea put",
-      await time(() => sql`INSERT INTO blobs_inline (key, bytes, codec, raw_size) VALUES (${key}, ${bytes}, 0, ${SIZE})`),
-    );
+    add("single bytea put", await time(() => putPgBlob(old, key, bytes)));
     add("single bytea get", await time(() => s.blobs.get(key)));
     add("single bytea stream", await time(() => drain(key)));
     await s.blobs.delete(key);
   }
   for (const [k, v] of Object.entries(rows)) console.log(`${shape.padEnd(7)} ${k.padEnd(26)} ${median(v).toFixed(0).padStart(6)} ms`);
 }
-await sql.close();
+await old.close();
 await s.close();
 await pg.stop();
