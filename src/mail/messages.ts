@@ -228,6 +228,13 @@ export class MessageService {
     return bytes;
   }
 
+  /** An attachment's bytes as the blob store reads them (a large one is never whole in memory). */
+  async attachmentStream(a: AttachmentRow): Promise<Readable> {
+    const stream = await this.ctx.storage.blobs.stream(a.blob_key);
+    if (!stream) throw notFound("attachment content");
+    return stream;
+  }
+
   async attachmentAgent(projectId: string, messageId: string, attachmentId: string) {
     const a = await this.attachment(projectId, messageId, attachmentId);
     const input = {

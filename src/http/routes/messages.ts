@@ -338,9 +338,9 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
         const a = await s.messages.attachment(project.id, params.id, params.attachmentId);
-        const body = await s.messages.attachmentBytes(a);
+        const body = await s.messages.attachmentStream(a);
         return bytes(
-          body,
+          Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>,
           {
             "content-type": a.served_content_type,
             "content-disposition": contentDisposition(a.filename),
