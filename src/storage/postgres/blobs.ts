@@ -58,8 +58,8 @@ const BLOB_WRITE_LOCK = 0x626c6f62; // "blob"
 /**
  * Writes a large blob as chunks then its head, in one transaction: `chunks` yields the bytes in
  * order, one chunk at a time. Writers of one key take turns (advisory lock); the second finds the
- * head and does nothing. Chunks with no head (only a hand-made or pre-transaction leftover can be
- * that) are replaced, never trusted.
+ * head and does nothing. Chunks with no head (never left by a write, which commits chunks and head
+ * together; only made by hand) are replaced, never trusted.
  */
 async function putChunked(pool: PgPool, key: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
   await pool.transaction(async (tx) => {
