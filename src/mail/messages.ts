@@ -2,6 +2,7 @@
 // raw bytes, the sanitised HTML body, attachments (bytes and agent representation), deletion.
 // Every lookup is scoped by project: another project's message is a 404, never a 403.
 // The views' extra fields (what the contract leaves open) are documented in docs/messages.md.
+import type { Readable } from "node:stream";
 import type { AppContext } from "../runtime/context";
 import type { HeaderLine } from "../mime/types";
 import { projectHeaders } from "../mime/parse";
@@ -197,6 +198,18 @@ export class MessageService {
     return bytes;
   }
 
+  /**
+   * The raw bytes as a stream of the blob store's reads (sent chunked: Bun drops a Content-Length
+   * on a body that is not all there yet): a download of a 24 MB
+   * message holds one read (1 MiB on PostgreSQL, a file read on SQLite) in memory, not the message.
+   */
+  async rawStream(projectId: string, id: string): Promise<{ stream: Readable }> {
+    const m = await this.get(projectId, id);
+    const stream = await this.ctx.storage.blobs.stream(m.blob_key);
+    if (!stream) throw notFound("raw message");
+    return { stream };
+  }
+
   async html(projectId: string, id: string, remote: "strip" | "allow") {
     const m = await this.get(projectId, id);
     return sanitizeHtml(m.html_body ?? "", { remote });
@@ -213,6 +226,13 @@ export class MessageService {
     const bytes = await this.ctx.storage.blobs.get(a.blob_key);
     if (!bytes) throw notFound("attachment content");
     return bytes;
+  }
+
+  /** An attachment's bytes as the blob store reads them (a large one is never whole in memory). */
+  async attachmentStream(a: AttachmentRow): Promise<Readable> {
+    const stream = await this.ctx.storage.blobs.stream(a.blob_key);
+    if (!stream) throw notFound("attachment content");
+    return stream;
   }
 
   async attachmentAgent(projectId: string, messageId: string, attachmentId: string) {

@@ -24,7 +24,10 @@ const tmpFiles = (inst: Instance) =>
 async function rawOf(inst: Instance, id: string): Promise<Uint8Array> {
   const r = await inst.api(`/v1/messages/${id}/raw`);
   expect(r.status).toBe(200);
-  return new Uint8Array(await r.arrayBuffer());
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  // Streamed from the blob store as it is read (chunked), not buffered whole first (which would carry a Content-Length).
+  expect(r.headers.get("transfer-encoding")).toBe("chunked");
+  return bytes;
 }
 
 async function messageIds(inst: Instance, inboxId: string): Promise<string[]> {
@@ -135,6 +138,14 @@ describe("the in-flight budget (INBOXD_INFLIGHT_BYTES = 8 MiB)", () => {
     const id = /stored ([0-9A-Z]{26})/.exec(reply)![1]!;
     expect(sha(await rawOf(inst, id))).toBe(sha(big));
     kept = { id, sha: sha(big) };
+    // Its ~4.5 MB attachment (a blob of its own, above the inline limit) downloads byte for byte, streamed.
+    const [att] = (await json(inst.api(`/v1/messages/${id}`))).body.data.attachments;
+    expect(att.size_bytes).toBeGreaterThan(4 * MB);
+    const r = await inst.api(`/v1/messages/${id}/attachments/${att.id}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("transfer-encoding")).toBe("chunked");
+    const attBytes = new Uint8Array(await r.arrayBuffer());
+    expect({ sha: sha(attBytes), size: attBytes.byteLength }).toEqual({ sha: att.sha256, size: att.size_bytes });
     expect(tmpFiles(inst)).toEqual([]);
   }, 60_000);
 

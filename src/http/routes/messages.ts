@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { Readable } from "node:stream";
 import type { RouteModule } from ".";
 import { whileAuthorized } from "../revocable";
 import { reqOf } from "../request";
@@ -62,7 +63,7 @@ const ListSearchQ = {
 };
 
 /** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
-const bytes = (body: Uint8Array, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
+const bytes = (body: Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string>, set: { headers: Record<string, any> }) =>
   new Response(body as unknown as BodyInit, {
     headers: {
       ...(set.headers as Record<string, string>),
@@ -319,8 +320,15 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params, set }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
-        const raw = await s.messages.raw(project.id, params.id);
-        return bytes(raw, { "content-type": "message/rfc822", "content-disposition": `inline; filename="${params.id}.eml"` }, set);
+        const raw = await s.messages.rawStream(project.id, params.id);
+        return bytes(
+          Readable.toWeb(raw.stream) as unknown as ReadableStream<Uint8Array>,
+          {
+            "content-type": "message/rfc822",
+            "content-disposition": `inline; filename="${params.id}.eml"`,
+          },
+          set,
+        );
       },
       { headers: SessionHeader, params: IdParams, detail: { summary: "Raw message (message/rfc822, exact received bytes)", tags } },
     )
@@ -330,9 +338,9 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "messages:read");
         const a = await s.messages.attachment(project.id, params.id, params.attachmentId);
-        const body = await s.messages.attachmentBytes(a);
+        const body = await s.messages.attachmentStream(a);
         return bytes(
-          body,
+          Readable.toWeb(body) as unknown as ReadableStream<Uint8Array>,
           {
             "content-type": a.served_content_type,
             "content-disposition": contentDisposition(a.filename),

@@ -4,7 +4,7 @@
 // file next (the parse thread: setKey), else on demand. `adopt` (the store's) then makes it durable under its key;
 // `release` removes the temp file. A crash leaves only temp files, which the server removes at
 // start-up (FsBlobStore.removeTemp) before it takes mail.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
 
@@ -26,7 +26,18 @@ export class BlobSpool {
   /** The sha256 of the whole blob (once finished): as set by the reader that hashed it, else hashed now. */
   get key(): string {
     if (this.fd !== null) throw new Error("spool not finished");
-    this._key ??= createHash("sha256").update(readFileSync(this.path)).digest("hex");
+    // 1 MiB reads, not readFileSync: a 24 MB message is not made whole in memory to be hashed.
+    if (this._key === null) {
+      const h = createHash("sha256");
+      const buf = Buffer.allocUnsafe(1024 * 1024);
+      const fd = openSync(this.path, "r");
+      try {
+        for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) h.update(buf.subarray(0, n));
+      } finally {
+        closeSync(fd);
+      }
+      this._key = h.digest("hex");
+    }
     return this._key;
   }
 

@@ -28,6 +28,7 @@ import m0028 from "./0028_condstore";
 import m0029 from "./0029_uids_per_mailbox";
 import m0030 from "./0030_condstore_follow_moves";
 import m0031 from "./0031_node_shared_state";
+import m0032 from "./0032_blob_chunks";
 import type { Database } from "bun:sqlite";
 
 /**
@@ -68,4 +69,5 @@ export const migrations: Migration[] = [
   { version: 29, name: "uids_per_mailbox", sql: m0029.sqlite, foreignKeysOff: true },
   { version: 30, name: "condstore_follow_moves", sql: m0030.sqlite },
   { version: 31, name: "node_shared_state", sql: m0031.sqlite },
+  { version: 32, name: "blob_chunks", sql: m0032.sqlite },
 ];
