@@ -14,6 +14,10 @@ export function openDatabase(file: string): Database {
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA cache_size = -32000");
+  // Savepoint journals (one savepoint per message of a group commit) in memory: Bun's SQLite is
+  // built with TEMP_STORE=1, so they spilled to a temp file created, written and removed in
+  // every group (openat, unlink, pwrite, close on the event loop; docs/benchmarks.md 2026-11-24).
+  sqlite.exec("PRAGMA temp_store = MEMORY");
   // Reads of inline blobs and bodies come straight from the page cache instead of read() copies,
   // for the first 64 MiB of the file (a small deployment's whole database). Mapped pages a read
   // touched count in the process's RSS: at 256 MiB, one POP3 LIST or search over a large mailbox

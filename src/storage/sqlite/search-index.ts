@@ -159,6 +159,8 @@ export class SearchIndex {
   /** The highest seq this process queued (or found queued at start). */
   private queued: number;
   private woken = 0;
+  /** A wake was posted and the worker has not reported since: it drains to the end of the queue first. */
+  private wakeInFlight = false;
   private pruned: number;
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   private drainingHere = false;
@@ -256,8 +258,11 @@ export class SearchIndex {
       this.wake();
     };
     worker.onmessage = (e: MessageEvent<SearchWorkerReport>) => {
-      if ("applied" in e.data) this.advance(e.data.applied);
-      else if ("failed" in e.data) this.failed(e.data.failed);
+      if ("applied" in e.data) {
+        this.wakeInFlight = false;
+        this.advance(e.data.applied);
+        this.wake();
+      } else if ("failed" in e.data) this.failed(e.data.failed);
     };
     worker.onerror = (e) => fallBack(e);
     worker.addEventListener("close", () => fallBack("exited"));
@@ -267,9 +272,15 @@ export class SearchIndex {
 
   private wake(): void {
     if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    // One wake in flight: the worker reads the queue to its end before it reports, and its report
+    // wakes it again for what was committed meanwhile. A postMessage per group commit cost ~30 µs
+    // per message on the event loop (docs/benchmarks.md, 2026-11-24).
+    if (this.worker && this.wakeInFlight) return;
     this.woken = this.queued;
-    if (this.worker) this.worker.postMessage("wake");
-    else if (!this.drainingHere) {
+    if (this.worker) {
+      this.wakeInFlight = true;
+      this.worker.postMessage("wake");
+    } else if (!this.drainingHere) {
       this.drainingHere = true;
       setImmediate(() => void this.drainHere());
     }

@@ -20,7 +20,7 @@ let draining = false;
 let again = false;
 let idle: ReturnType<typeof setTimeout> | null = null;
 
-function drain(): void {
+function drain(woken = false): void {
   if (!db) return;
   if (draining) {
     again = true;
@@ -29,6 +29,7 @@ function drain(): void {
   draining = true;
   if (idle) clearTimeout(idle);
   let next = IDLE_MS;
+  let reported = false;
   try {
     do {
       again = false;
@@ -37,8 +38,12 @@ function drain(): void {
         if (n === applied) break;
         applied = n;
         self.postMessage({ applied } satisfies SearchWorkerReport);
+        reported = true;
       }
     } while (again);
+    // The main thread sends one wake at a time and the next after a report: report even when the
+    // queue held nothing new (an entry rolled back, or a wake for rows a previous batch took).
+    if (woken && !reported) self.postMessage({ applied } satisfies SearchWorkerReport);
     // An index from before index_terms: one page of its vocabulary per turn, the queue first.
     if (fillIndexTerms(db, "main")) next = 0;
   } catch (e) {
@@ -53,7 +58,7 @@ function drain(): void {
 }
 
 self.onmessage = (e: MessageEvent<"wake" | "close" | { mailFile: string; searchFile: string; after: number }>) => {
-  if (e.data === "wake") return drain();
+  if (e.data === "wake") return drain(true);
   if (e.data === "close") {
     // Between batches (drain is synchronous): no transaction is open. Closing here, rather than
     // being terminated, lets the next owner of the file (a reopened storage in this process)

@@ -1,0 +1,83 @@
+// Main-thread CPU per SMTP message (issue 14): a fresh inboxd (Business plan, durable commits) takes
+// `smtp-source -s 8 -l 10240 -m N` (Postfix) with a new connection per message, then with -d
+// (sessions reused); around each run the server's CPU time is read from /proc/<pid>/task/*/stat, so
+// the figure is µs of CPU per message for the main thread (the event loop) and for all threads.
+// CPU per message moves less with other load on a shared machine than messages/s does.
+//   bun bench/smtp-cpu.ts [--messages N] [--rounds R]
+// Figures are printed, never asserted. Linux only (/proc).
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { json, startInboxd } from "../test/support/harness";
+import { arg, loadAverage, machineLine } from "./support";
+
+const MESSAGES = arg("messages", 3000);
+const ROUNDS = arg("rounds", 1);
+const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
+
+/** utime + stime of one task, in µs. */
+function taskCpu(pid: number, tid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  } catch {
+    return 0; // the thread ended meanwhile
+  }
+}
+
+function cpu(pid: number): { main: number; all: number } {
+  let all = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) all += taskCpu(pid, Number(t));
+  // Threads that ended between two readings drop out of `all`; /proc/<pid>/stat keeps their time.
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  all = Math.max(all, (Number(f[11]) + Number(f[12])) * TICK_US);
+  return { main: taskCpu(pid, pid), all };
+}
+
+function smtpSource(port: number, to: string, n: number, reuse: boolean): Promise<{ seconds: number; ok: boolean }> {
+  const args = ["-s", "8", "-m", String(n), "-l", "10240", "-f", "bench@example.com", "-t", to];
+  if (reuse) args.push("-d");
+  args.push(`127.0.0.1:${port}`);
+  const t0 = performance.now();
+  const child = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "inherit"] });
+  return new Promise((r) => child.on("close", (status) => r({ seconds: (performance.now() - t0) / 1000, ok: status === 0 })));
+}
+
+if (!Bun.which("smtp-source")) {
+  console.log("smtp-source (Postfix) not installed: skipped");
+  process.exit(0);
+}
+console.log(machineLine());
+// --profile DIR: the server runs under `bun --cpu-prof` and writes its profile there on exit.
+const profile = process.argv.includes("--profile") ? process.argv[process.argv.indexOf("--profile") + 1] : undefined;
+const inst = await startInboxd({
+  INBOXD_PLAN: "business",
+  ...(profile ? { BUN_OPTIONS: `--cpu-prof --cpu-prof-dir=${profile}` } : {}),
+});
+try {
+  const pid = inst.proc.pid;
+  const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
+  const port = inst.ports.smtp!;
+  await smtpSource(port, inbox.address, 500, true); // warm-up (JIT)
+  let expected = 500;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const reuse of [false, true]) {
+      const before = cpu(pid);
+      const r = await smtpSource(port, inbox.address, MESSAGES, reuse);
+      const after = cpu(pid);
+      expected += MESSAGES;
+      const per = (x: number) => ((x / MESSAGES) | 0).toString();
+      console.log(
+        `smtp-source -s 8 -m ${MESSAGES} -l 10240${reuse ? " -d" : "   "}: ${(MESSAGES / r.seconds).toFixed(0)} msg/s; ` +
+          `server CPU per message: main thread ${per(after.main - before.main)} µs, all threads ${per(after.all - before.all)} µs` +
+          (r.ok ? "" : " (smtp-source failed)"),
+      );
+    }
+  }
+  const total = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count;
+  console.log(`inbox holds ${total} messages (expected ${expected}); load average now ${loadAverage()}`);
+} finally {
+  await inst.stop();
+  inst.cleanup();
+}
