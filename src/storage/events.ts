@@ -212,6 +212,31 @@ export interface WebhookDeliveryRepository {
   prune(before: string, limit: number): Promise<number>;
 }
 
+/** The alerts table's columns in the order alertValues() gives them: one list for every engine's INSERT. */
+export const ALERT_COLUMNS =
+  "id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id, inbox_id, inbox_address, count, occurred_at, read_at";
+
+/** An alert record as the values of ALERT_COLUMNS. */
+export function alertValues(r: AlertRecord): (string | number | null)[] {
+  return [
+    r.id,
+    r.project_id,
+    r.user_id,
+    r.type,
+    r.channel,
+    r.severity,
+    r.title,
+    r.detail,
+    r.resource_type,
+    r.resource_id,
+    r.inbox_id,
+    r.inbox_address,
+    r.count,
+    r.occurred_at,
+    r.read_at,
+  ];
+}
+
 export interface AlertRecord {
   id: string;
   project_id: string;

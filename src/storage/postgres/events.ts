@@ -31,6 +31,7 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from "../events";
+import { ALERT_COLUMNS, alertValues } from "../events";
 import type { PgClient } from "./connection";
 import { num, type Row } from "./rows";
 
@@ -419,28 +420,13 @@ class PgAlerts implements AlertRepository {
 
   async raise(r: AlertRecord): Promise<{ row: AlertRecord; created: boolean }> {
     const row = await this.c.row<AlertRecord>(
-      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
-             inbox_id, inbox_address, count, occurred_at, read_at)
+      `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
          ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
            SET count = alerts.count + 1, occurred_at = EXCLUDED.occurred_at, detail = EXCLUDED.detail,
                inbox_id = EXCLUDED.inbox_id, inbox_address = EXCLUDED.inbox_address
          RETURNING *`,
-      r.id,
-      r.project_id,
-      r.user_id,
-      r.type,
-      r.channel,
-      r.severity,
-      r.title,
-      r.detail,
-      r.resource_type,
-      r.resource_id,
-      r.inbox_id,
-      r.inbox_address,
-      r.count,
-      r.occurred_at,
-      r.read_at,
+      ...alertValues(r),
     );
     return { row: row!, created: row!.id === r.id };
   }
@@ -451,24 +437,9 @@ class PgAlerts implements AlertRepository {
 
   async insert(r: AlertRecord): Promise<AlertRecord> {
     const row = await this.c.row<AlertRecord>(
-      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
-             inbox_id, inbox_address, count, occurred_at, read_at)
+      `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
-      r.id,
-      r.project_id,
-      r.user_id,
-      r.type,
-      r.channel,
-      r.severity,
-      r.title,
-      r.detail,
-      r.resource_type,
-      r.resource_id,
-      r.inbox_id,
-      r.inbox_address,
-      r.count,
-      r.occurred_at,
-      r.read_at,
+      ...alertValues(r),
     );
     return row!;
   }

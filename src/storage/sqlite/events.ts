@@ -18,6 +18,7 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from "../events";
+import { ALERT_COLUMNS, alertValues } from "../events";
 import type { SqliteConnection } from "./connection";
 
 class SqliteEventLog implements EventLogRepository {
@@ -377,28 +378,13 @@ class SqliteAlerts implements AlertRepository {
 
   async raise(r: AlertRecord): Promise<{ row: AlertRecord; created: boolean }> {
     const row = this.c.get<AlertRecord>(
-      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
-             inbox_id, inbox_address, count, occurred_at, read_at)
+      `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
            SET count = alerts.count + 1, occurred_at = excluded.occurred_at, detail = excluded.detail,
                inbox_id = excluded.inbox_id, inbox_address = excluded.inbox_address
          RETURNING *`,
-      r.id,
-      r.project_id,
-      r.user_id,
-      r.type,
-      r.channel,
-      r.severity,
-      r.title,
-      r.detail,
-      r.resource_type,
-      r.resource_id,
-      r.inbox_id,
-      r.inbox_address,
-      r.count,
-      r.occurred_at,
-      r.read_at,
+      ...alertValues(r),
     );
     return { row: row!, created: row!.id === r.id };
   }
@@ -409,24 +395,9 @@ class SqliteAlerts implements AlertRepository {
 
   async insert(r: AlertRecord): Promise<AlertRecord> {
     return this.c.get<AlertRecord>(
-      `INSERT INTO alerts (id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id,
-             inbox_id, inbox_address, count, occurred_at, read_at)
+      `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      r.id,
-      r.project_id,
-      r.user_id,
-      r.type,
-      r.channel,
-      r.severity,
-      r.title,
-      r.detail,
-      r.resource_type,
-      r.resource_id,
-      r.inbox_id,
-      r.inbox_address,
-      r.count,
-      r.occurred_at,
-      r.read_at,
+      ...alertValues(r),
     )!;
   }
 
