@@ -1,26 +1,146 @@
-// The test command (`npm test`): runs `bun test` and ends with the line CI reads: "N passed, M failed".
-export {};
+// The test command (`npm test`): the whole suite on both storage engines (issue 20), ending with the
+// one line CI reads: "N passed, M failed".
+//
+// Two `bun test` processes run side by side:
+// - the SQLite pass runs every test file;
+// - the PostgreSQL pass (INBOXD_TEST_DATABASE=postgres: every inboxd a test starts runs on a fresh
+//   database of a PostgreSQL server that pass starts, test/support/test-database.ts) runs the files
+//   that engine switch changes, those importing test-database.ts directly or through a helper.
+//   The rest would run identically twice: they test no storage, or open both engines themselves
+//   (storage-engines.ts, the postgres-*.test.ts files).
+// The SQLite pass prints as it goes; the PostgreSQL pass's output follows once it is done.
+//
+// `INBOXD_TEST_DATABASE=sqlite|postgres npm test` runs one pass. Arguments are passed to `bun test`
+// (a path filter limits both passes).
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { postgresBinDir, postgresMissing } from "../test/support/postgres";
+
+const root = resolve(import.meta.dir, "..");
 const args = process.argv.slice(2);
-const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...args], {
-  stdout: "pipe",
-  stderr: "pipe",
-  env: { ...process.env, FORCE_COLOR: "0" },
-});
-let all = "";
-const dec = new TextDecoder();
-const pump = async (s: ReadableStream<Uint8Array>, w: NodeJS.WriteStream) => {
-  for await (const c of s) {
-    const t = dec.decode(c, { stream: true });
-    all += t;
-    w.write(t);
+const ENGINE_SWITCH = join(root, "test/support/test-database.ts");
+
+interface Pass {
+  name: string;
+  env: Record<string, string>;
+  files: string[] | null;
+}
+
+interface Outcome {
+  passed: number;
+  failed: number;
+  skipped: number;
+  seconds: number;
+}
+
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+
+/** The repository files `file` imports, resolved (relative imports only: the rest is not ours). */
+function localImports(file: string): string[] {
+  const out: string[] = [];
+  for (const { path } of transpiler.scanImports(readFileSync(file, "utf8"))) {
+    if (!path.startsWith(".")) continue;
+    const base = resolve(dirname(file), path);
+    const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((p) => existsSync(p) && p.match(/\.tsx?$/));
+    if (found) out.push(found);
   }
-};
-await Promise.all([pump(proc.stdout as any, process.stdout), pump(proc.stderr as any, process.stderr)]);
-const code = await proc.exited;
-const pass = Number(/^\s*(\d+) pass$/m.exec(all)?.[1] ?? 0);
-const fail = Number(/^\s*(\d+) fail$/m.exec(all)?.[1] ?? 0);
-const skip = Number(/^\s*(\d+) skip$/m.exec(all)?.[1] ?? 0);
-const errors = Number(/^\s*(\d+) errors?$/m.exec(all)?.[1] ?? 0);
-const failed = fail + errors + (code !== 0 && fail === 0 && errors === 0 ? 1 : 0);
-console.log(`${pass} passed, ${failed} failed${skip ? `, ${skip} skipped` : ""}`);
-process.exit(failed > 0 || code !== 0 ? 1 : 0);
+  return out;
+}
+
+/** Whether the engine switch reaches `file` through its imports. */
+function followsEngineSwitch(file: string, seen = new Set<string>()): boolean {
+  if (file === ENGINE_SWITCH) return true;
+  if (seen.has(file)) return false;
+  seen.add(file);
+  return localImports(file).some((f) => followsEngineSwitch(f, seen));
+}
+
+function engineFiles(): string[] {
+  const filters = args.filter((a) => !a.startsWith("-"));
+  return [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
+    .sort()
+    .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
+    // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
+    .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && followsEngineSwitch(join(root, f)))
+    .map((f) => `./${f}`);
+}
+
+function count(output: string, word: string): number {
+  return Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? 0);
+}
+
+async function run(pass: Pass, live: { on: boolean; held: string[] }): Promise<Outcome> {
+  const started = performance.now();
+  const flags = args.filter((a) => a.startsWith("-"));
+  const targets = pass.files ?? args.filter((a) => !a.startsWith("-"));
+  const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...flags, ...targets], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, FORCE_COLOR: "0", ...pass.env },
+  });
+  let all = "";
+  const dec = new TextDecoder();
+  const pump = async (s: ReadableStream<Uint8Array>, w: NodeJS.WriteStream) => {
+    for await (const c of s) {
+      const t = dec.decode(c, { stream: true });
+      all += t;
+      if (live.on) w.write(t);
+      else live.held.push(t);
+    }
+  };
+  await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr)]);
+  const code = await proc.exited;
+  const fail = count(all, "fail") + count(all, "errors?");
+  return {
+    passed: count(all, "pass"),
+    // A run that failed without counting a failure (a crash, no files) still fails.
+    failed: fail + (code !== 0 && fail === 0 ? 1 : 0),
+    skipped: count(all, "skip"),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+const only = process.env.INBOXD_TEST_DATABASE;
+const sqlite: Pass = { name: "SQLite", env: { INBOXD_TEST_DATABASE: "sqlite" }, files: null };
+const postgres: Pass = { name: "PostgreSQL", env: { INBOXD_TEST_DATABASE: "postgres" }, files: only === "postgres" ? null : engineFiles() };
+const passes = only === "postgres" ? [postgres] : only === "sqlite" ? [sqlite] : [sqlite, postgres];
+
+const notes: string[] = [];
+let extraSkips = 0;
+if (passes.includes(postgres) && !postgresBinDir() && process.env.INBOXD_REQUIRE_POSTGRES !== "1") {
+  passes.splice(passes.indexOf(postgres), 1);
+  notes.push(`PostgreSQL pass skipped: ${postgresMissing}`);
+  extraSkips++;
+}
+if (postgres.files?.length === 0) passes.splice(passes.indexOf(postgres), 1);
+
+// The first pass prints live; the others hold their output until it is done.
+const outputs = passes.map((_, i) => ({ on: i === 0, held: [] as string[] }));
+const outcomes = await Promise.all(
+  passes.map(async (pass, i) => {
+    const outcome = await run(pass, outputs[i]!);
+    if (i === 0) {
+      for (const o of outputs.slice(1)) {
+        process.stdout.write(o.held.join(""));
+        o.held = [];
+        o.on = true;
+      }
+    }
+    return outcome;
+  }),
+);
+
+const total = { passed: 0, failed: 0, skipped: extraSkips };
+for (const [i, o] of outcomes.entries()) {
+  const files = passes[i]!.files;
+  const scope = files ? `${files.length} files` : "every file";
+  console.log(`${passes[i]!.name} pass (${scope}): ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped in ${o.seconds.toFixed(0)} s`);
+  total.passed += o.passed;
+  total.failed += o.failed;
+  total.skipped += o.skipped;
+}
+for (const n of notes) console.log(n);
+console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
+process.exit(total.failed > 0 ? 1 : 0);
+export {};
