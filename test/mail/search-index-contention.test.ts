@@ -6,7 +6,7 @@
 // applied again later) but a search waiting for the index gave up after 5 s and answered without
 // messages already acknowledged. Now a transaction locks inboxd.db only. Real processes, threads
 // and files: an inboxd, SMTP, HTTP, a second thread writing the search database.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { openSqliteStorage } from "../../src/storage/sqlite";
