@@ -9,6 +9,7 @@ import { json, ROOT, startInboxd, type Instance } from "../support/harness";
 import { createInbox, SmtpDialog, code, transport } from "../support/mail";
 import { imapflow, newBox } from "../support/imap";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
+import { databaseEnv } from "../support/test-database";
 
 let inst: Instance;
 let rx: Receiver;
@@ -164,7 +165,9 @@ describe("log settings", () => {
   test("INBOXD_LOG_FORMAT=json writes one JSON record per line, ready included", async () => {
     const dir = mkdtempSync(join(tmpdir(), "inboxd-ops-"));
     const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
-      env: { ...process.env, ...inst.env, INBOXD_DATA_DIR: dir, INBOXD_LOG_FORMAT: "json" },
+      // A data directory of its own, so a database of its own too (on PostgreSQL inst's database
+      // would refuse this node: its new secret.key is not the key that database was sealed with).
+      env: { ...process.env, ...inst.env, ...(await databaseEnv(dir)), INBOXD_DATA_DIR: dir, INBOXD_LOG_FORMAT: "json" },
       stdout: "pipe",
       stderr: "pipe",
     });

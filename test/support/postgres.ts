@@ -1,7 +1,8 @@
 // A real PostgreSQL server for a test file, started from Debian's binaries (the `postgresql`
 // package: /usr/lib/postgresql/<major>/bin/initdb and postgres). One server per test file (a copy
-// of one initdb'd template), one fresh database in it; stop() in afterAll. fsync stays on: the durability the storage promises is
-// the one these tests exercise.
+// of one initdb'd template), one fresh database in it; stop() in afterAll, and a watchdog stops
+// it anyway once the test process is gone, even after a SIGKILL (stopWhenOrphaned). fsync stays
+// on: the durability the storage promises is the one these tests exercise.
 //
 // initdb and postgres refuse to run as root, so when the test runs as root both run as the
 // `postgres` system user (the package creates it) through setpriv (which execs, so our signals reach postgres itself).
@@ -34,9 +35,8 @@ export interface PostgresServer {
   port: number;
   /** Another fresh, empty database on the same server (its URL). */
   newDatabase(): Promise<string>;
+  /** Stops the server and removes its files (a watchdog does it too if this process ends first: stopWhenOrphaned). */
   stop(): Promise<void>;
-  /** For a process-exit hook, where nothing can be awaited: stops the server, then removes its files. */
-  stopAtExit(): void;
 }
 
 /** Who runs initdb and postgres: ourselves, or the postgres system user when we are root. */
@@ -118,6 +118,7 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     ],
     { stdout: "ignore", stderr: "pipe" },
   );
+  stopWhenOrphaned(server.pid, dir);
   try {
     await waitForPort(port, 30_000);
   } catch (e) {
@@ -152,16 +153,29 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
       await server.exited;
       rmSync(dir, { recursive: true, force: true });
     },
-    stopAtExit: () => {
-      server.kill("SIGINT");
-      // The exit hook cannot wait for the shutdown: a detached shell removes the files once postgres is gone.
-      const pid = server.pid;
-      Bun.spawn(["sh", "-c", `while kill -0 ${pid} 2>/dev/null; do sleep 0.2; done; rm -rf '${dir}'`], {
-        stdio: ["ignore", "ignore", "ignore"],
-        detached: true,
-      }).unref();
-    },
   };
+}
+
+/**
+ * The server's lifetime bound to this process's, however it ends (returns, throws, is killed with
+ * SIGKILL, its test run times out): a detached watchdog, started with the server, polls both PIDs;
+ * once this process is gone and postgres is not, it stops postgres (SIGINT: fast shutdown; SIGKILL
+ * after 10 s) and removes its directory. An exit hook cannot promise this: it never runs on a
+ * signal's death. After a normal stop() the watchdog sees postgres gone and ends.
+ */
+function stopWhenOrphaned(postgresPid: number, dir: string): void {
+  const alive = (pid: number) => `kill -0 ${pid} 2>/dev/null`;
+  const script = [
+    `while ${alive(process.pid)} && ${alive(postgresPid)}; do sleep 0.5; done`,
+    `if ${alive(postgresPid)}; then`,
+    `  kill -INT ${postgresPid}`,
+    `  i=0; while ${alive(postgresPid)} && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done`,
+    `  kill -KILL ${postgresPid} 2>/dev/null`,
+    "fi",
+    `rm -rf '${dir}'`,
+  ].join("\n");
+  // detached: its own session, so a signal to this process's group does not reach it.
+  Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();
 }
 
 /** What a database holds, as an outside inspector (psql's \d) sees it: for the schema parity test. */

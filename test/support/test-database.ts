@@ -1,7 +1,8 @@
 // The suite's engine switch (issue 20): INBOXD_TEST_DATABASE=postgres makes every inboxd the tests
 // start (harness.ts, in-process.ts) run on PostgreSQL, a fresh database each, on one server this
-// test process starts on first use and stops when it exits. Unset (or sqlite): SQLite in the data
-// directory, as always. `bun scripts/test-postgres.ts` runs the whole suite that way.
+// test process starts on first use, stopped once the process is gone, however it ended (a watchdog,
+// postgres.ts). Unset (or sqlite): SQLite in the data directory, as always.
+// `bun scripts/test-postgres.ts` runs the whole suite that way.
 //
 // A data directory keeps its database: an instance restarted on the same directory (restart(), a
 // second startInboxd(env, dir), a CLI command on inst.dataDir) finds the same data, as it would
@@ -18,10 +19,8 @@ let server: Promise<PostgresServer> | null = null;
 const databases = new Map<string, string>();
 
 function sharedServer(): Promise<PostgresServer> {
-  server ??= startPostgres({ maxConnections: 1000 }).then((pg) => {
-    process.once("exit", () => pg.stopAtExit());
-    return pg;
-  });
+  // Never stopped here: its watchdog stops it once this process is gone (postgres.ts, stopWhenOrphaned).
+  server ??= startPostgres({ maxConnections: 1000 });
   return server;
 }
 

@@ -34,6 +34,11 @@ export interface PgTransaction extends PgClient {
 
 type BunClient = InstanceType<typeof SQL>;
 
+/** A pooled connection reserved for one caller (PgConnection.reserve); give it back with release(). */
+export interface PgReserved extends PgClient {
+  release(): void;
+}
+
 // PostgreSQL's text cannot hold U+0000 (SQLite's can): mail is any bytes (BDAT BINARYMIME, a NUL in a
 // header or body), so a NUL in a string parameter is stored as U+FFFD, the replacement character,
 // instead of failing the whole delivery. Raw bytes (bytea) are untouched.
@@ -70,6 +75,9 @@ class TxClient extends Client implements PgTransaction {
   }
 }
 
+/** Connections in a node's pool unless told otherwise. */
+export const DEFAULT_POOL = 10;
+
 export interface PgConnectionOptions {
   /** Connections in the pool (each node holds its own pool). */
   max?: number;
@@ -82,7 +90,10 @@ export class PgConnection extends Client {
 
   /** Connects and brings the schema up to date (safe when several nodes start at once). */
   static async open(url: string, options: PgConnectionOptions = {}): Promise<PgConnection> {
-    const pool = new SQL(url, { max: options.max ?? 10, connection: { synchronous_commit: "on", client_min_messages: "warning" } });
+    const pool = new SQL(url, {
+      max: options.max ?? DEFAULT_POOL,
+      connection: { synchronous_commit: "on", client_min_messages: "warning" },
+    });
     const c = new PgConnection(pool);
     try {
       await c.migrate();
@@ -96,6 +107,17 @@ export class PgConnection extends Client {
   /** Runs fn in one transaction; resolves after COMMIT (durable), rejects after ROLLBACK if fn throws. */
   transaction<T>(fn: (tx: PgTransaction) => Promise<T>): Promise<T> {
     return this.pool.begin((tx) => fn(new TxClient(tx))) as Promise<T>;
+  }
+
+  /**
+   * A connection of the pool for the caller alone, until release(): for a read transaction that
+   * spans many awaits of unrelated work (a mailbox snapshot, mailbox-snapshot.ts).
+   */
+  async reserve(): Promise<PgReserved> {
+    const reserved = await this.pool.reserve();
+    const client = new Client(reserved as unknown as BunClient) as Client & PgReserved;
+    client.release = () => reserved.release();
+    return client;
   }
 
   /**

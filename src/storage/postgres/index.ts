@@ -8,11 +8,12 @@ import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
 import { postgresAutomationRepositories } from "./automation";
 import { PgBlobStore, putPgBlob } from "./blobs";
-import { PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
+import { DEFAULT_POOL, PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
 import { postgresEventsRepositories } from "./events";
 import { postgresImapFolderRepositories } from "./imap-folders";
 import { postgresMailRepositories } from "./mail";
+import { maxPgSnapshots, PgMailboxSnapshots } from "./mailbox-snapshot";
 import { deletePgMessageRows } from "./message-rows";
 import { num } from "./rows";
 import { claimPgSecretVerifier, postgresSignals } from "./signals";
@@ -37,6 +38,7 @@ function repositories(c: PgClient): Repositories {
 /** Connects to `url` (postgres://…), migrates (once, whatever the number of nodes starting), and opens the Storage. */
 export async function openPostgresStorage(url: string, options: PostgresStorageOptions = {}): Promise<Storage> {
   const c = await PgConnection.open(url, options);
+  const snapshots = new PgMailboxSnapshots(c, maxPgSnapshots(options.max ?? DEFAULT_POOL));
   const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
   const bind = (tx: PgTransaction, committed: Array<() => void>): Transaction => ({
     ...repositories(tx),
@@ -56,6 +58,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
         for (const wake of committed) wake();
       }
     },
+    mailboxSnapshot: (inboxId, folderId) => snapshots.take(inboxId, folderId),
     deleteMessages: (projectId, ids) => c.transaction((tx) => deletePgMessageRows(tx, projectId, ids)),
     // Indexed in the transaction that stores the message (search-vector.ts): nothing to wait for.
     searchable: async () => {},
@@ -72,7 +75,10 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     },
     signals: postgresSignals(c),
     claimSecretVerifier: (candidate) => claimPgSecretVerifier(c, candidate),
-    close: () => c.close(),
+    close: async () => {
+      await snapshots.closeAll();
+      await c.close();
+    },
   };
 }
 

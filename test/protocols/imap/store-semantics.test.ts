@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startInboxd, type Instance } from "../../support/harness";
 import { newBox, RawImap } from "../../support/imap";
 import { withDatabaseFile } from "../../support/sqlite-file";
+import { sqliteOnly } from "../../support/test-database";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -163,7 +164,7 @@ describe("SEARCH text keys are substrings", () => {
     r.close();
   });
 
-  test("a mailbox above 2,000 messages: a mid-word value is found through the trigram index of the vocabulary, same answers as the scan", async () => {
+  test("a mailbox above 2,000 messages: mid-word values are found through the index, same answers as the scan", async () => {
     bigBox = await newBox(inst);
     const r = await session(bigBox);
     await r.cmd("c1", "CREATE Big");
@@ -180,44 +181,62 @@ describe("SEARCH text keys are substrings", () => {
       expect(await r.until(`m${start} `, 60_000)).toContain(`m${start} OK [APPENDUID`);
     }
     await r.cmd("s0", "SELECT Big");
-    const before = await termLookups();
     expect(await bigSearches(r)).toEqual(BIG_ANSWERS);
-    // Every fragment of 3+ characters took the trigram index (one MATCH); "ll" walked the vocabulary.
-    const after = await termLookups();
-    expect({ trigram: after.trigram - before.trigram, walk: after.walk - before.walk }).toEqual({ trigram: 5, walk: 1 });
     r.close();
   }, 120_000);
 
-  test("an index from before the term table: filled once by the worker, the walk answers meanwhile, then the trigram index", async () => {
-    await inst.stop();
-    withDatabaseFile(
-      inst.dataDir,
-      (db) =>
-        db.exec("DROP TRIGGER index_terms_added; DROP TABLE index_terms_trigram; DROP TABLE index_terms; DROP TABLE index_terms_fill"),
-      { file: "inboxd-search.db" },
-    );
-    inst = await inst.restart();
-    const r = await session(bigBox);
-    await r.cmd("s0", "SELECT Big");
-    // Whichever way each round took, the answers are the same; the fill ends within the deadline.
-    const deadline = Date.now() + 60_000;
-    for (let before = await termLookups(); ; ) {
+  sqliteOnly("the FTS5 vocabulary and its trigram index live in SQLite's search database")(
+    "the big mailbox's fragments of 3+ characters take the vocabulary's trigram index, a 2-character one walks it",
+    async () => {
+      const r = await session(bigBox);
+      await r.cmd("s0", "SELECT Big");
+      const before = await termLookups();
       expect(await bigSearches(r)).toEqual(BIG_ANSWERS);
+      // Every fragment of 3+ characters took the trigram index (one MATCH); "ll" walked the vocabulary.
       const after = await termLookups();
-      if (after.trigram - before.trigram === 5) break;
-      expect(Date.now()).toBeLessThan(deadline);
-      before = after;
-      await Bun.sleep(100);
-    }
-    const missing = withDatabaseFile(
-      inst.dataDir,
-      (db) =>
-        db.query("SELECT COUNT(*) AS n FROM messages_fts_terms WHERE term NOT IN (SELECT term FROM index_terms)").get() as { n: number },
-      { file: "inboxd-search.db", readonly: true },
-    );
-    expect(missing.n).toBe(0);
-    r.close();
-  }, 120_000);
+      expect({ trigram: after.trigram - before.trigram, walk: after.walk - before.walk }).toEqual({ trigram: 5, walk: 1 });
+      r.close();
+    },
+  );
+
+  sqliteOnly("drops tables of SQLite's search database (inboxd-search.db) to replay an upgrade")(
+    "an index from before the term table: filled once by the worker, the walk answers meanwhile, then the trigram index",
+    async () => {
+      await inst.stop();
+      // Restarted whatever happens: the later tests of this file share the instance.
+      try {
+        withDatabaseFile(
+          inst.dataDir,
+          (db) =>
+            db.exec("DROP TRIGGER index_terms_added; DROP TABLE index_terms_trigram; DROP TABLE index_terms; DROP TABLE index_terms_fill"),
+          { file: "inboxd-search.db" },
+        );
+      } finally {
+        inst = await inst.restart();
+      }
+      const r = await session(bigBox);
+      await r.cmd("s0", "SELECT Big");
+      // Whichever way each round took, the answers are the same; the fill ends within the deadline.
+      const deadline = Date.now() + 60_000;
+      for (let before = await termLookups(); ; ) {
+        expect(await bigSearches(r)).toEqual(BIG_ANSWERS);
+        const after = await termLookups();
+        if (after.trigram - before.trigram === 5) break;
+        expect(Date.now()).toBeLessThan(deadline);
+        before = after;
+        await Bun.sleep(100);
+      }
+      const missing = withDatabaseFile(
+        inst.dataDir,
+        (db) =>
+          db.query("SELECT COUNT(*) AS n FROM messages_fts_terms WHERE term NOT IN (SELECT term FROM index_terms)").get() as { n: number },
+        { file: "inboxd-search.db", readonly: true },
+      );
+      expect(missing.n).toBe(0);
+      r.close();
+    },
+    120_000,
+  );
 
   test("SENTON/SENTBEFORE/SENTSINCE use the day written in the Date header, whatever its zone", async () => {
     const box = await newBox(inst);
