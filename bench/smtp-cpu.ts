@@ -3,7 +3,8 @@
 // (sessions reused); around each run the server's CPU time is read from /proc/<pid>/task/*/stat, so
 // the figure is µs of CPU per message for the main thread (the event loop) and for all threads.
 // CPU per message moves less with other load on a shared machine than messages/s does.
-//   bun bench/smtp-cpu.ts [--messages N] [--rounds R]
+//   bun bench/smtp-cpu.ts [--messages N] [--rounds R] [--threads] [--profile DIR]
+// --threads: also CPU per message of each server thread, by thread name (the JIT, the workers).
 // Figures are printed, never asserted. Linux only (/proc).
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { arg, loadAverage, machineLine } from "./support";
 
 const MESSAGES = arg("messages", 3000);
 const ROUNDS = arg("rounds", 1);
+const THREADS = process.argv.includes("--threads");
 const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
 
 /** utime + stime of one task, in µs. */
@@ -23,6 +25,20 @@ function taskCpu(pid: number, tid: number): number {
   } catch {
     return 0; // the thread ended meanwhile
   }
+}
+
+/** CPU per thread name (comm), µs: where "all threads" goes (--threads). */
+function byThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    let name = "?";
+    try {
+      name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+    } catch {}
+    if (Number(t) === pid) name = "main";
+    out.set(name, (out.get(name) ?? 0) + taskCpu(pid, Number(t)));
+  }
+  return out;
 }
 
 function cpu(pid: number): { main: number; all: number } {
@@ -63,9 +79,11 @@ try {
   let expected = 500;
   for (let round = 0; round < ROUNDS; round++) {
     for (const reuse of [false, true]) {
+      const threadsBefore = THREADS ? byThread(pid) : null;
       const before = cpu(pid);
       const r = await smtpSource(port, inbox.address, MESSAGES, reuse);
       const after = cpu(pid);
+      const threadsAfter = THREADS ? byThread(pid) : null;
       expected += MESSAGES;
       const per = (x: number) => ((x / MESSAGES) | 0).toString();
       console.log(
@@ -73,6 +91,13 @@ try {
           `server CPU per message: main thread ${per(after.main - before.main)} µs, all threads ${per(after.all - before.all)} µs` +
           (r.ok ? "" : " (smtp-source failed)"),
       );
+      if (threadsBefore && threadsAfter) {
+        const parts = [...threadsAfter]
+          .map(([name, us]) => [name, (us - (threadsBefore.get(name) ?? 0)) / MESSAGES] as const)
+          .filter(([, us]) => us >= 5)
+          .sort((a, b) => b[1] - a[1]);
+        console.log(`  per thread (µs/message): ${parts.map(([n, us]) => `${n} ${us.toFixed(0)}`).join(", ")}`);
+      }
     }
   }
   const total = (await json(inst.api(`/v1/inboxes/${inbox.id}`))).body.data.message_count;

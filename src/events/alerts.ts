@@ -13,6 +13,7 @@ import { requireDevice } from "../tenancy/auth";
 import type { EventLog } from "./event-stream";
 import type { QuotaRefusal, StoredMessage } from "../mail/ingest";
 import type { InboxRow } from "../mail/inboxes";
+import { InboxLookupCache } from "../mail/inbox-lookups";
 
 export const ALERT_TYPES = ["message.arrived", "inbox.expiring", "inbox.quota", "team.quota"] as const;
 export const ALERT_CHANNELS = ["arrivals", "failures"] as const;
@@ -48,10 +49,15 @@ interface Raise {
 }
 
 export class AlertService {
+  /** Watchers per inbox, read in every delivery's transaction: kept in memory, dropped on change (mail/inbox-lookups.ts). */
+  private readonly watching: InboxLookupCache<string[]>;
+
   constructor(
     private readonly ctx: AppContext,
     private readonly events: EventLog,
-  ) {}
+  ) {
+    this.watching = new InboxLookupCache("watchers", ctx.bus, (id) => ctx.storage.inboxWatches.watcherUserIds(id));
+  }
 
   /** Users (not devices: one alert per person) whose devices watch the inbox. */
   watchers(repos: Repositories, inboxId: string): Promise<string[]> {
@@ -60,7 +66,7 @@ export class AlertService {
 
   /** Ingest hook, inside the transaction that stores the message. */
   async onMessageStored(m: StoredMessage, tx: Transaction): Promise<void> {
-    const users = await this.watchers(tx, m.inbox.id);
+    const users = await this.watching.get(m.inbox.id, (id) => this.watchers(tx, id));
     if (users.length === 0) return;
     const from = m.parsed.from.name || m.parsed.from.email || "unknown sender";
     for (const userId of users) {

@@ -19,7 +19,11 @@ export type BusEvent =
    * a device logged out, a user's sessions ended, an inbox's IMAP/POP3 password replaced.
    * Sessions that authenticated with it re-check and close (tenancy/revocation.ts).
    */
-  | { type: "principal.revoked"; kind: RevokedKind; id: string };
+  | { type: "principal.revoked"; kind: RevokedKind; id: string }
+  /** An inbox's chaos rules or watchers changed (published after the commit): cached copies are dropped (mail/inbox-lookups.ts). */
+  | { type: "inbox.lookups"; kind: InboxLookupKind; inboxId: string };
+
+export type InboxLookupKind = "chaos" | "watchers";
 
 /** api_key and device: the principal's id; user: every device of that user; inbox: its IMAP/POP3 password. */
 export type RevokedKind = "api_key" | "device" | "user" | "inbox";

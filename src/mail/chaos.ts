@@ -13,6 +13,7 @@ import type { ChaosRuleRecord } from "../storage/mail";
 import { nowIso } from "../lib/time";
 import { validation } from "../lib/errors";
 import type { InboxRow } from "./inboxes";
+import { InboxLookupCache } from "./inbox-lookups";
 
 export const CHAOS_MAX_RULES = 10;
 export const CHAOS_MAX_DELAY_MS = 30_000;
@@ -64,12 +65,17 @@ const ENHANCED = /^(\d)\.\d{1,3}\.\d{1,3}(?=\s|$)/;
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
 export class ChaosService {
+  /** Rules per inbox, read at every RCPT: kept in memory, dropped on change (inbox-lookups.ts). */
+  private readonly rules: InboxLookupCache<ChaosRuleRecord[]>;
+
   constructor(
     private readonly ctx: AppContext,
     private readonly inboxes: InboxLookup,
     /** A number in [0, 1); a rule fires when it is below the rule's rate (tests pass their own). */
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.rules = new InboxLookupCache("chaos", ctx.bus, (id) => ctx.storage.inboxChaos.ofInbox(id));
+  }
 
   async get(projectId: string, inboxId: string): Promise<ChaosView> {
     const inbox = await this.inboxes.get(projectId, inboxId);
@@ -82,17 +88,19 @@ export class ChaosService {
     const inbox = await this.inboxes.get(projectId, inboxId);
     const createdAt = nowIso();
     await this.ctx.storage.transaction((tx) => tx.inboxChaos.replace(inbox.id, rules, createdAt));
+    this.rules.changed(inbox.id);
     return view(inbox, rules);
   }
 
   async clear(projectId: string, inboxId: string): Promise<void> {
     const inbox = await this.inboxes.get(projectId, inboxId);
     await this.ctx.storage.inboxChaos.clear(inbox.id);
+    this.rules.changed(inbox.id);
   }
 
   /** The inbox's rules, read once at RCPT and judged again at the end of DATA (atRcpt, atData). */
-  rulesOf(inbox: InboxRow): Promise<ChaosRuleRecord[]> {
-    return this.ctx.storage.inboxChaos.ofInbox(inbox.id);
+  rulesOf(inbox: InboxRow): ChaosRuleRecord[] | Promise<ChaosRuleRecord[]> {
+    return this.rules.get(inbox.id);
   }
 
   /** The reply for RCPT TO this inbox (given its rules), or null to go on as usual. */

@@ -1,6 +1,7 @@
 // Inboxes: disposable (a lifetime) on the project's shared subdomain, or persistent on a custom
 // domain. Owns every inbox rule of the contract (ttl ranges and clamp, local_part, address_taken,
 // plan limits, watch flag) and the inbox resource's shape.
+import { inboxLookupChanged } from "./inbox-lookups";
 import { publishRevoked } from "../tenancy/revocation";
 import type { MailRemoval } from "./removal";
 import type { AppContext } from "../runtime/context";
@@ -235,10 +236,12 @@ export class InboxService {
 
   async watch(p: Principal, inboxId: string): Promise<void> {
     await this.ctx.storage.inboxWatches.add({ inboxId, deviceSessionId: p.id, userId: p.userId!, createdAt: nowIso() });
+    inboxLookupChanged(this.ctx.bus, "watchers", inboxId);
   }
 
   async unwatch(p: Principal, inboxId: string): Promise<void> {
     await this.ctx.storage.inboxWatches.remove(inboxId, p.id);
+    inboxLookupChanged(this.ctx.bus, "watchers", inboxId);
   }
 
   async watchedBy(p: Principal, ids: string[]): Promise<Set<string>> {

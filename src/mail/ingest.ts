@@ -261,15 +261,17 @@ export class IngestService {
       projects.push(project);
     }
     let parsed: ParsedMessage;
+    /** The blob key, when the parse thread took it. */
+    let sha256: string | null = null;
     try {
-      parsed = await this.parser.parse(raw);
+      ({ parsed, sha256 } = await this.parser.parse(raw));
     } catch (e) {
       parsed = unparsed(size, e);
     }
     const envelopeFrom = typeof envelopeFromOrOf === "function" ? envelopeFromOrOf(parsed) : envelopeFromOrOf;
     // Pin before put: a concurrent delete of an identical message must not free the blob
     // between our put and our commit (content addressing shares blobs).
-    const blobKey = raw instanceof Uint8Array ? sha256Hex(raw) : raw.key;
+    const blobKey = raw instanceof Uint8Array ? (sha256 ?? sha256Hex(raw)) : raw.key;
     const attachmentKeys = parsed.attachments.map((a) => a.sha256);
     const unpins = [blobKey, ...attachmentKeys].map((k) => pinBlob(k));
     try {

@@ -25,17 +25,44 @@ import { sizeOf } from "./incoming";
 const WORKER_SPEC = import.meta.path.includes("$bunfs") ? "./mail/parse-worker.ts" : new URL("./parse-worker.ts", import.meta.url).href;
 
 interface Pending {
-  resolve: (p: ParsedMessage) => void;
+  resolve: (p: Parsed) => void;
   reject: (e: unknown) => void;
   raw: MessageBytes;
 }
 
+/** A parse's answer: the message, and the sha256 of its bytes when a worker took it (null: not taken). */
+export interface Parsed {
+  parsed: ParsedMessage;
+  sha256: string | null;
+}
+
+/** What a worker is sent (a batch of these per postMessage) and what it answers. */
+export type ParseJob = { id: number; raw: Uint8Array } | { id: number; path: string };
+export interface ParseAnswer {
+  id: number;
+  parsed?: ParsedMessage;
+  sha256?: string;
+  error?: string;
+}
+
 /** In-thread parse of bytes in memory or in a spool file. */
-const parseHere = (raw: MessageBytes): Promise<ParsedMessage> => parseMessage(raw instanceof Uint8Array ? raw : readFileSync(raw.path));
+const parseHere = async (raw: MessageBytes): Promise<Parsed> => ({
+  parsed: await parseMessage(raw instanceof Uint8Array ? raw : readFileSync(raw.path)),
+  sha256: null,
+});
 
 interface Slot {
   worker: Worker;
   pending: Map<number, Pending>;
+  /**
+   * Jobs not yet sent: while a batch is in the worker, what arrives waits here and goes as the
+   * next batch in one postMessage when the worker answers. Each postMessage wakes a thread, and
+   * on two busy cores a wake per message cost the event loop more than the copy itself
+   * (docs/benchmarks.md, "parse off the main thread").
+   */
+  backlog: ParseJob[];
+  backlogTransfer: ArrayBuffer[];
+  busy: boolean;
 }
 
 export class ParsePool {
@@ -64,19 +91,26 @@ export class ParsePool {
     }
     // Parsing must not keep the process alive on its own.
     (worker as any).unref?.();
-    const slot: Slot = { worker, pending: new Map() };
-    worker.onmessage = (e: MessageEvent<{ id: number; parsed?: ParsedMessage; sha256?: string; error?: string }>) => {
-      const p = slot.pending.get(e.data.id);
-      if (!p) return;
-      slot.pending.delete(e.data.id);
-      if (e.data.sha256 && !(p.raw instanceof Uint8Array)) p.raw.setKey(e.data.sha256);
-      if (e.data.parsed) p.resolve(e.data.parsed);
-      else p.reject(new Error(e.data.error ?? "parse failed"));
+    const slot: Slot = { worker, pending: new Map(), backlog: [], backlogTransfer: [], busy: false };
+    worker.onmessage = (e: MessageEvent<ParseAnswer[] | { ready: true }>) => {
+      if (!Array.isArray(e.data)) return;
+      slot.busy = false;
+      this.send(slot);
+      for (const a of e.data) {
+        const p = slot.pending.get(a.id);
+        if (!p) continue;
+        slot.pending.delete(a.id);
+        if (a.sha256 && !(p.raw instanceof Uint8Array)) p.raw.setKey(a.sha256);
+        if (a.parsed) p.resolve({ parsed: a.parsed, sha256: a.sha256 ?? null });
+        else p.reject(new Error(a.error ?? "parse failed"));
+      }
     };
     const fail = (why: unknown) => {
       this.slots = this.slots.filter((s) => s !== slot);
       for (const p of slot.pending.values()) parseHere(p.raw).then(p.resolve, p.reject);
       slot.pending.clear();
+      slot.backlog = [];
+      slot.backlogTransfer = [];
       if (!this.closed) {
         log.error({ err: why }, "parse pool: worker failed; replacing it");
         setTimeout(() => !this.closed && this.slots.length < this.size && this.spawn(), 1000);
@@ -90,7 +124,7 @@ export class ParsePool {
     this.slots.push(slot);
   }
 
-  async parse(raw: MessageBytes): Promise<ParsedMessage> {
+  async parse(raw: MessageBytes): Promise<Parsed> {
     const bytes = sizeOf(raw);
     // Small mail skips the queue: it parses in well under a millisecond.
     if (bytes < this.inlineBelow) return parseHere(raw);
@@ -122,7 +156,7 @@ export class ParsePool {
     }
   }
 
-  private inWorker(raw: MessageBytes): Promise<ParsedMessage> {
+  private inWorker(raw: MessageBytes): Promise<Parsed> {
     if (!this.started) {
       this.started = true;
       for (let i = 0; i < this.size; i++) this.spawn();
@@ -133,9 +167,26 @@ export class ParsePool {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { resolve, reject, raw });
-      // A copy: the SMTP buffer may be a view into a larger pooled allocation. A spool goes as its path.
-      slot.worker.postMessage(raw instanceof Uint8Array ? { id, raw: new Uint8Array(raw) } : { id, path: raw.path });
+      if (raw instanceof Uint8Array) {
+        // One copy, transferred (not cloned again): the caller keeps its bytes for the blob
+        // write, and an LMTP message goes to several deliveries at once. A spool goes as its path.
+        const copy = new Uint8Array(raw);
+        slot.backlog.push({ id, raw: copy });
+        slot.backlogTransfer.push(copy.buffer);
+      } else slot.backlog.push({ id, path: raw.path });
+      this.send(slot);
     });
+  }
+
+  /** Sends the slot's backlog as one batch unless a batch is in the worker already. */
+  private send(slot: Slot): void {
+    if (slot.busy || slot.backlog.length === 0) return;
+    slot.busy = true;
+    const jobs = slot.backlog;
+    const transfer = slot.backlogTransfer;
+    slot.backlog = [];
+    slot.backlogTransfer = [];
+    slot.worker.postMessage(jobs, transfer);
   }
 
   close(): void {

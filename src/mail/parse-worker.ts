@@ -6,10 +6,11 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseMessage } from "../mime/parse";
 import { type CompiledPattern, matchPattern } from "../mime/pattern";
+import type { ParseAnswer, ParseJob } from "./parse-pool";
 
 declare const self: Worker;
 
-type Job = { id: number; raw: Uint8Array } | { id: number; path: string } | { id: number; pattern: CompiledPattern; text: string };
+type PatternJob = { id: number; pattern: CompiledPattern; text: string };
 
 /**
  * After a parse at least this large, a full collection runs at once. mailparser leaves ~130 MB of
@@ -19,8 +20,8 @@ type Job = { id: number; raw: Uint8Array } | { id: number; path: string } | { id
  */
 const COLLECT_AFTER = 4 * 1024 * 1024;
 
-self.onmessage = async (e: MessageEvent<Job>) => {
-  if ("pattern" in e.data) {
+self.onmessage = async (e: MessageEvent<PatternJob | ParseJob[]>) => {
+  if (!Array.isArray(e.data)) {
     const { id, pattern, text } = e.data;
     try {
       self.postMessage({ id, matches: matchPattern(pattern, text) });
@@ -29,33 +30,28 @@ self.onmessage = async (e: MessageEvent<Job>) => {
     }
     return;
   }
-  const { id } = e.data;
+  // A batch from the parse pool: one answer for all of it (one wake of the event loop).
+  const answers: ParseAnswer[] = [];
+  const transfer = new Set<ArrayBuffer>();
   let size = 0;
-  try {
-    // A spooled message (src/mail/incoming.ts) is read here, so the main thread never holds it.
-    // Its sha256 (the blob key) is taken here too, off the event loop.
-    const spooled = "path" in e.data;
-    const raw = "path" in e.data ? readFileSync(e.data.path) : e.data.raw;
-    size = raw.byteLength;
-    const sha256 = spooled ? createHash("sha256").update(raw).digest("hex") : undefined;
-    const parsed = await parseMessage(raw);
-    self.postMessage({ id, parsed, sha256 }, parsed.attachments.map((a) => a.content.buffer as ArrayBuffer).filter(unique()));
-  } catch (err) {
-    self.postMessage({ id, error: String((err as Error)?.message ?? err) });
+  for (const job of e.data) {
+    try {
+      // A spooled message (src/mail/incoming.ts) is read here, so the main thread never holds it.
+      // Its sha256 (the blob key) is taken here too, off the event loop, as for bytes in memory.
+      const raw = "path" in job ? readFileSync(job.path) : job.raw;
+      size += raw.byteLength;
+      const sha256 = createHash("sha256").update(raw).digest("hex");
+      const parsed = await parseMessage(raw);
+      for (const a of parsed.attachments) transfer.add(a.content.buffer as ArrayBuffer);
+      answers.push({ id: job.id, parsed, sha256 });
+    } catch (err) {
+      answers.push({ id: job.id, error: String((err as Error)?.message ?? err) });
+    }
   }
+  self.postMessage(answers, [...transfer]);
   if (size >= COLLECT_AFTER) Bun.gc(true);
 };
 
 // Loaded (mailparser and all): the pattern runner starts its clocks only now, so a cold start is
 // not counted against a pattern's time limit. The parse pool ignores this message (it has no id).
 self.postMessage({ ready: true });
-
-/** Transfer each underlying buffer once (attachments may share one). */
-function unique() {
-  const seen = new Set<ArrayBuffer>();
-  return (b: ArrayBuffer) => {
-    if (seen.has(b)) return false;
-    seen.add(b);
-    return true;
-  };
-}

@@ -299,6 +299,16 @@ describe("what a sender sees", () => {
     expect(await count(inbox.id)).toBe(1);
   });
 
+  test("a replaced rule applies to the very next RCPT (rules are kept in memory and dropped on change)", async () => {
+    const inbox = await chaosInbox([{ stage: "rcpt", code: 550, message: "first rule" }]);
+    for (let i = 0; i < 2; i++) expect((await transaction([inbox.address])).rcptReplies[0]).toStartWith("550 5.7.1 first rule");
+    expect((await put(inbox.id, [{ stage: "rcpt", code: 451, message: "second rule" }])).status).toBe(200);
+    expect((await transaction([inbox.address])).rcptReplies[0]).toStartWith("451 4.3.0 second rule");
+    expect((await put(inbox.id, [])).status).toBe(200);
+    expect(code((await transaction([inbox.address])).dataReply!)).toBe(250);
+    expect(await count(inbox.id)).toBe(1);
+  });
+
   test("two recipients, one with an rcpt rule: only that RCPT is refused, the other inbox gets the message", async () => {
     const refused = await chaosInbox([{ stage: "rcpt", code: 550, message: "no thanks" }]);
     const other = await createInbox(inst);

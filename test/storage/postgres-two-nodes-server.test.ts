@@ -3,13 +3,13 @@
 // long-poll and an IMAP IDLE parked on node B (the bus crosses nodes through LISTEN/NOTIFY); a
 // message deleted through B's POP3 is gone from A's REST; with both nodes dispatching, every
 // webhook delivery arrives exactly once; an API key revoked on A is refused by B at once (its credential
-// cache is cleared through the bus); a node with another INBOXD_SECRET_KEY refuses to start;
+// cache is cleared through the bus), and so are chaos rules changed on A; a node with another INBOXD_SECRET_KEY refuses to start;
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { connected, newBox, send } from "../support/imap";
-import { nextMessage, sendMail } from "../support/mail";
+import { nextMessage, sendMail, sendRaw } from "../support/mail";
 import { Pop3Client } from "../support/pop3-client";
 import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
@@ -141,6 +141,28 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     const r = await b.api("/v1/inboxes", { token: key.secret });
     console.log(`B refused the revoked key ${(performance.now() - revokedAt).toFixed(0)} ms after the revocation began`);
     expect(r.status).toBe(401);
+  });
+
+  test("chaos rules changed on A apply at B's next RCPT, though B keeps them in memory", async () => {
+    const box = await newBox(a);
+    const rules = (list: unknown[]) => json(a.api(`/v1/inboxes/${box.id}/chaos`, { method: "PUT", json: { rules: list } }));
+    const mail = `From: app@example.com\r\nSubject: chaos across nodes\r\n\r\nx\r\n`;
+    const refusal = (n: Instance) =>
+      sendRaw(n, box.address, mail).then(
+        () => 250,
+        (e) => e.responseCode as number,
+      );
+    expect((await rules([{ stage: "rcpt", code: 550 }])).status).toBe(200);
+    expect(await refusal(b)).toBe(550); // now cached on B
+    const waiting = nextMessage(b, box.id);
+    expect((await rules([])).status).toBe(200);
+    // A's signals reach B in order: once B has seen this later mail, it has dropped the old rules.
+    const other = await newBox(a);
+    const seen = nextMessage(b, other.id);
+    await sendMail(a, { from: "sender@example.com", to: other.address, subject: "after the change", text: "x" });
+    await seen;
+    expect(await refusal(b)).toBe(250);
+    expect((await waiting).subject).toBe("chaos across nodes");
   });
 
   test("a node with another INBOXD_SECRET_KEY refuses to start, naming the setting", async () => {

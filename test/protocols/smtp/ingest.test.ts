@@ -200,8 +200,43 @@ describe("limits", () => {
 });
 
 describe("parse worker threads (INBOXD_PARSE_WORKERS)", () => {
+  let worker: Instance;
+  beforeAll(async () => {
+    worker = await startInboxd({ INBOXD_PARSE_INLINE_BELOW: "0" });
+  });
+  afterAll(async () => {
+    await worker.stop();
+    worker.cleanup();
+  });
+
+  test("concurrent messages parsed in the worker (batched), one the parser fails on: every one 250, stored, fully parsed on first read", async () => {
+    const inbox = await createInbox(worker);
+    // mailparser gives up on more than 1,000 MIME parts: the message is kept with parse_error set.
+    const broken =
+      "From: Ann <ann@example.com>\r\nSubject: too many parts\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n" +
+      "--b\r\nContent-Type: text/plain\r\n\r\nx\r\n".repeat(1500) +
+      "--b--\r\n";
+    const good = (i: number) => `From: app@example.com\r\nSubject: batch ${i}\r\n\r\nYour code is 4812${i}.\r\n`;
+    const infos = await Promise.all(
+      [broken, ...Array.from({ length: 12 }, (_, i) => good(i))].map((raw) => sendRaw(worker, inbox.address, raw)),
+    );
+    for (const info of infos) expect(info.response).toMatch(/^250 2\.0\.0 stored /);
+    const list = (await json(worker.api(`/v1/inboxes/${inbox.id}/messages?limit=50`))).body.data as any[];
+    expect(list.length).toBe(13);
+    for (const summary of list) {
+      const m = (await json(worker.api(`/v1/messages/${summary.id}`))).body.data;
+      if (m.subject === "too many parts") {
+        expect(m.parse_error).toMatch(/child nodes/);
+        expect(m.from).toMatchObject({ email: "ann@example.com", name: "Ann" });
+      } else {
+        expect(m.parse_error).toBeNull();
+        expect(m.codes).toEqual([`4812${m.subject.slice("batch ".length)}`]);
+      }
+    }
+  });
+
   test("mail parsed in a worker thread reads back the same as mail parsed on the main thread", async () => {
-    // `inst` parses in a worker thread (the default); this one on the main thread.
+    // `worker` parses every message in a worker thread; this one on the main thread.
     const pooled = await startInboxd({ INBOXD_PARSE_WORKERS: "0" });
     try {
       const read = async (i: Instance) => {
@@ -224,7 +259,7 @@ describe("parse worker threads (INBOXD_PARSE_WORKERS)", () => {
         const { id, inbox_id, received_at, expires_at, envelope, attachments, ...rest } = m;
         return { rest, att: [...att], sha: attachments[0].sha256, to: envelope.to === inbox.address };
       };
-      const [a, b] = await Promise.all([read(pooled), read(inst)]);
+      const [a, b] = await Promise.all([read(pooled), read(worker)]);
       expect(a.att).toEqual([0, 1, 2, 250, 251, 252]);
       expect(a.rest.codes).toEqual(["739104"]);
       expect(a.rest.subject).toBe("Überweisung code");
