@@ -395,18 +395,24 @@ export class IngestService {
       await this.ctx.storage.transaction(async (tx) => {
         outcomes.length = 0;
         await tx.inboxes.lockForDelivery(batch.flatMap((w) => w.recipients.map((r) => r.inbox.id)));
+        // A delivery alone needs no savepoint (two round trips on PostgreSQL): if it fails, the
+        // whole transaction is rolled back, which undoes only its writes too.
+        const alone = batch.length === 1;
         for (const w of batch) {
           try {
-            outcomes.push({ ok: true, stored: await tx.savepoint((t) => this.storeOne(t, w)) });
+            outcomes.push({ ok: true, stored: alone ? await this.storeOne(tx, w) : await tx.savepoint((t) => this.storeOne(t, w)) });
           } catch (error) {
             outcomes.push({ ok: false, error });
+            if (alone) throw new AloneRefused();
           }
         }
       });
     } catch (error) {
       // The commit or the flush failed: nobody of this batch may be told "stored".
-      for (const w of batch) w.reject(error);
-      return;
+      if (!(error instanceof AloneRefused)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
     }
     batch.forEach((w, i) => {
       const o = outcomes[i]!;
@@ -567,6 +573,9 @@ export class IngestService {
     );
   }
 }
+
+/** Rolls back the transaction of a delivery that was alone in its group and failed (its outcome holds why). */
+class AloneRefused extends Error {}
 
 /** The recipient inbox disappeared between RCPT and commit. */
 export class InboxGone extends Error {
