@@ -26,7 +26,6 @@ export interface EmitOptions {
 }
 
 export interface AppendedEvent {
-  seq: number;
   id: string;
   projectId: string;
   type: string;
@@ -75,7 +74,6 @@ export class EventLog {
     opts: EmitOptions = {},
   ): Promise<AppendedEvent> {
     const ev: AppendedEvent = {
-      seq: 0,
       id: newId(),
       projectId,
       type,
@@ -85,7 +83,7 @@ export class EventLog {
       occurredAt: nowIso(),
       orderKey: opts.orderKey ?? opts.inboxId ?? "",
     };
-    ev.seq = await tx.eventLog.append({
+    await tx.appendEvent({
       id: ev.id,
       projectId,
       type,

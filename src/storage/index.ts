@@ -13,7 +13,7 @@ import type { TenancyRepositories } from "./tenancy";
 import type { MailboxSnapshot, MailRepositories, RemovedMessage } from "./mail";
 import type { ImapFolderRepositories } from "./imap-folders";
 import type { DomainsRepositories } from "./domains";
-import type { EventsRepositories } from "./events";
+import type { EventRecord, EventsRepositories } from "./events";
 import type { AutomationRepositories } from "./automation";
 
 export interface Repositories
@@ -36,6 +36,13 @@ export interface Transaction extends Repositories {
    * after the commit; on PostgreSQL the COMMIT is a network round trip away.
    */
   afterCommit(fn: () => void): void;
+  /**
+   * Appends to the event log as part of this transaction (rolled back with it, or with the
+   * savepoint it was made in). SQLite writes it at once; PostgreSQL just before COMMIT, all of the
+   * transaction's events in one statement, so the per-project lock that keeps `seq` in commit order
+   * (postgres/events.ts) is held for the commit only, not for the rest of an ingest group.
+   */
+  appendEvent(e: EventRecord): Promise<void>;
 }
 
 export interface StorageStats {
@@ -51,6 +58,12 @@ export interface Storage extends Repositories {
   readonly blobs: TransactionalBlobStore;
   /** Runs fn in one transaction; resolves with its result once the commit is durable. */
   transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * How many ingest group commits (mail/ingest.ts) may be open at once. Absent: one (SQLite, one
+   * writer, whose statements never wait on a network). A server engine runs several on pooled
+   * connections, so one group's round trips overlap another's and its commit's WAL flush.
+   */
+  readonly ingestGroups?: number;
   /**
    * Deletes messages of the project in one transaction of their own, off the event loop where the
    * engine can (a bulk deletion's statements then never hold it); the rows deleted and the blob

@@ -75,6 +75,12 @@ export interface InboxRepository {
    * that mailbox's own, migration 0029) and reads the inbox row; null if either is gone.
    */
   takeUid(id: string, folderId?: string | null): Promise<{ uid: number; inbox: InboxRecord } | null>;
+  /**
+   * Inside a transaction, before its first takeUid: locks these inboxes' rows in id order, so that
+   * transactions delivering into several inboxes at once (group commits, on several nodes) never
+   * wait for each other in a cycle. A no-op where one writer holds the whole database (SQLite).
+   */
+  lockForDelivery(ids: string[]): Promise<void>;
   mailboxStatus(id: string): Promise<MailboxStatus | null>;
   /** Deletes the inbox with its messages; the blob keys they referenced, or null when there was no such inbox. */
   deleteInProject(projectId: string, id: string): Promise<string[] | null>;

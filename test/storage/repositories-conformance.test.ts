@@ -338,6 +338,39 @@ for (const engine of ENGINES) {
       expect((await s.eventLog.after("pr_b1", 0, null, 10)).map((e) => e.id)).toEqual(["ev_first", "ev_second"]);
     });
 
+    test("Transaction.appendEvent: in the order made, with the transaction; a failed savepoint's or transaction's events are gone", async () => {
+      const base = await s.eventLog.lastSeq("pr_b1");
+      const made = (id: string, minute: number) => ({
+        ...event(id, "pr_b1", null, minute),
+        data: JSON.stringify({ id, subject: "a\u0000b" }),
+      });
+      await s.transaction(async (tx) => {
+        await tx.appendEvent(made("ev_tx1", 20));
+        await tx.savepoint(async (sp) => sp.appendEvent(made("ev_tx2", 21)));
+        await tx
+          .savepoint(async (sp) => {
+            await sp.appendEvent(made("ev_undone", 22));
+            throw new Error("this delivery fails");
+          })
+          .catch(() => undefined);
+        // Other projects' events in the same transaction (PostgreSQL locks each project once, in one order).
+        await tx.appendEvent({ ...event("ev_other", "pr_b9", null, 23) });
+        await tx.appendEvent(made("ev_tx3", 24));
+      });
+      await expect(
+        s.transaction(async (tx) => {
+          await tx.appendEvent(made("ev_rolled_back", 25));
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      const after = await s.eventLog.after("pr_b1", base, null, 10);
+      expect(after.map((e) => e.id)).toEqual(["ev_tx1", "ev_tx2", "ev_tx3"]);
+      expect(after.map((e) => e.occurred_at)).toEqual([at(20), at(21), at(24)]);
+      // A NUL the subject carried survives as JSON's escape (the JSON text itself holds none).
+      expect(JSON.parse(after[0]!.data).subject).toBe("a\u0000b");
+      expect((await s.eventLog.after("pr_b9", 0, null, 10)).map((e) => e.id)).toEqual(["ev_other"]);
+    });
+
     const hook = (id: string, projectId: string): WebhookRecord => ({
       id,
       project_id: projectId,

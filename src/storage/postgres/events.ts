@@ -40,6 +40,40 @@ const EVENT_LOG_LOCK = 0x65766e74; // "evnt"
 
 const stored = (r: Row): StoredEvent => ({ seq: num(r.seq), id: r.id, type: r.type, data: r.data, occurred_at: r.occurred_at });
 
+/** NUL cannot be in PostgreSQL text (connection.ts stores it as U+FFFD): the same for values sent inside JSON. */
+const noNul = (v: string | null): string | null => (v === null ? null : v.replaceAll("\u0000", "\uFFFD"));
+
+/**
+ * A transaction's events, appended right before its COMMIT (Transaction.appendEvent): the
+ * projects' locks in one order (hash order, so two such transactions never wait on each other in
+ * a cycle), then every row in one statement, in the order they were made, so `seq` follows it.
+ */
+export async function appendPgEvents(c: PgClient, events: EventRecord[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((e) => ({
+    id: e.id,
+    project_id: e.projectId,
+    type: e.type,
+    inbox_id: e.inboxId,
+    user_id: e.userId,
+    data: noNul(e.data),
+    occurred_at: e.occurredAt,
+    message_id: e.messageId ?? null,
+  }));
+  // One statement: the uncorrelated subquery runs once, before the first row passes its filter,
+  // so every lock is held before the first identity is drawn.
+  await c.run(
+    `WITH lock AS (
+       SELECT pg_advisory_xact_lock($1, h) FROM (SELECT DISTINCT hashtext(p) AS h FROM unnest($2::text[]) AS p ORDER BY 1) AS x)
+     INSERT INTO events (id, project_id, type, inbox_id, user_id, data, occurred_at, message_id)
+     SELECT r->>'id', r->>'project_id', r->>'type', r->>'inbox_id', r->>'user_id', r->>'data', r->>'occurred_at', r->>'message_id'
+     FROM jsonb_array_elements($3::text::jsonb) WITH ORDINALITY AS t(r, n) WHERE (SELECT count(*) FROM lock) >= 0 ORDER BY n`,
+    EVENT_LOG_LOCK,
+    [...new Set(events.map((e) => e.projectId))],
+    JSON.stringify(rows),
+  );
+}
+
 class PgEventLog implements EventLogRepository {
   constructor(private readonly c: PgClient) {}
 

@@ -16,7 +16,7 @@ import type {
   MailRepositories,
 } from "../mail";
 import type { PgClient } from "./connection";
-import { inboxFromPgRow, num, type Row } from "./rows";
+import { inboxFromPgRow, num, type Row, teamUsedBytesSql } from "./rows";
 
 const orNull = (r: Row | null) => (r ? inboxFromPgRow(r) : null);
 
@@ -92,7 +92,7 @@ class PgInboxes implements InboxRepository {
   }
 
   async teamUsedBytes(teamId: string) {
-    const r = await this.c.row<{ used_bytes: string }>("SELECT used_bytes FROM teams WHERE id = $1", teamId);
+    const r = await this.c.row<{ used_bytes: string }>(`SELECT ${teamUsedBytesSql("$1")} AS used_bytes`, teamId);
     return r ? num(r.used_bytes) : 0;
   }
 
@@ -147,6 +147,16 @@ class PgInboxes implements InboxRepository {
 
   async setPassword(id: string, passwordEnc: string) {
     await this.c.run("UPDATE inboxes SET password_enc = $1 WHERE id = $2", passwordEnc, id);
+  }
+
+  async lockForDelivery(ids: string[]) {
+    // Rows are locked in the ORDER BY's order: two groups sharing inboxes queue on the first shared
+    // one instead of each holding one the other waits for (a deadlock PostgreSQL breaks after 1 s
+    // by aborting one group, every delivery of it refused). The lock is the one takeUid's UPDATE takes.
+    const distinct = [...new Set(ids)];
+    if (distinct.length > 1) {
+      await this.c.run("SELECT 1 FROM inboxes WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE", distinct);
+    }
   }
 
   async takeUid(id: string, folderId: string | null = null) {

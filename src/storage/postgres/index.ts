@@ -6,11 +6,12 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
+import type { EventRecord } from "../events";
 import { postgresAutomationRepositories } from "./automation";
 import { PgBlobStore, putPgBlob } from "./blobs";
 import { DEFAULT_POOL, PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
-import { postgresEventsRepositories } from "./events";
+import { appendPgEvents, postgresEventsRepositories } from "./events";
 import { postgresImapFolderRepositories } from "./imap-folders";
 import { postgresMailRepositories } from "./mail";
 import { maxPgSnapshots, PgMailboxSnapshots } from "./mailbox-snapshot";
@@ -23,6 +24,13 @@ export interface PostgresStorageOptions extends PgConnectionOptions {
   /** Where this node spools large incoming messages (default: a new directory under the OS temp dir). */
   spoolDir?: string;
 }
+
+/**
+ * Ingest group commits open at once per node (Storage.ingestGroups): each statement is a round
+ * trip, so one group at a time leaves the node waiting on the network. Four of the pool's ten
+ * connections; groups into one inbox still take turns on its row (UIDs in commit order).
+ */
+const INGEST_GROUPS = 4;
 
 function repositories(c: PgClient): Repositories {
   return {
@@ -40,19 +48,33 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   const c = await PgConnection.open(url, options);
   const snapshots = new PgMailboxSnapshots(c, maxPgSnapshots(options.max ?? DEFAULT_POOL));
   const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
-  const bind = (tx: PgTransaction, committed: Array<() => void>): Transaction => ({
+  /** `events`: what appendEvent collected in this scope, kept by the enclosing scope only if this one succeeds. */
+  const bind = (tx: PgTransaction, committed: Array<() => void>, events: EventRecord[]): Transaction => ({
     ...repositories(tx),
-    savepoint: (fn) => tx.savepoint((sp) => fn(bind(sp, committed))),
+    savepoint: async (fn) => {
+      const mine: EventRecord[] = [];
+      const out = await tx.savepoint((sp) => fn(bind(sp, committed, mine)));
+      events.push(...mine);
+      return out;
+    },
     putInlineBlob: (key, bytes) => putPgBlob(tx, key, bytes),
     afterCommit: (fn) => void committed.push(fn),
+    appendEvent: async (e) => void events.push(e),
   });
   return {
     ...repositories(c),
     blobs,
+    ingestGroups: INGEST_GROUPS,
     transaction: async (fn) => {
       const committed: Array<() => void> = [];
       try {
-        return await c.transaction((tx) => fn(bind(tx, committed)));
+        return await c.transaction(async (tx) => {
+          const events: EventRecord[] = [];
+          const out = await fn(bind(tx, committed, events));
+          // Last, right before COMMIT: the event log's per-project locks are held for the commit only.
+          await appendPgEvents(tx, events);
+          return out;
+        });
       } finally {
         // Wake-ups only once COMMIT returned: a reader woken earlier would not see the rows yet.
         for (const wake of committed) wake();

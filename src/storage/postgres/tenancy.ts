@@ -29,6 +29,10 @@ import {
   num,
   type Row,
 } from "../row-records";
+import { teamUsedBytesSql } from "./rows";
+
+/** A team row with its stored bytes summed over its inboxes (migration 0033; teams.used_bytes is not kept). */
+const TEAM_COLUMNS = `SELECT t.id, t.name, t.plan, t.created_at, ${teamUsedBytesSql("t.id")} AS used_bytes FROM teams t`;
 
 class PgTeams implements TeamRepository {
   constructor(private readonly c: PgClient) {}
@@ -38,12 +42,12 @@ class PgTeams implements TeamRepository {
   }
 
   async byId(id: string) {
-    const r = await this.c.row<Row>("SELECT * FROM teams WHERE id = $1", id);
+    const r = await this.c.row<Row>(`${TEAM_COLUMNS} WHERE t.id = $1`, id);
     return r ? team(r) : null;
   }
 
   async byName(name: string) {
-    const r = await this.c.row<Row>("SELECT * FROM teams WHERE name = $1", name);
+    const r = await this.c.row<Row>(`${TEAM_COLUMNS} WHERE t.name = $1`, name);
     return r ? team(r) : null;
   }
 
@@ -341,7 +345,7 @@ class PgUsage implements UsageRepository {
   async counts(teamId: string, projectId: string): Promise<UsageCounts | null> {
     // One round trip instead of SQLite's eight statements (each is a network hop here).
     const r = await this.c.row<Row>(
-      `SELECT t.used_bytes, t.created_at,
+      `SELECT ${teamUsedBytesSql("t.id")} AS used_bytes, t.created_at,
          (SELECT COUNT(*) FROM inboxes i JOIN projects p ON p.id = i.project_id WHERE p.team_id = t.id AND i.catch_all = 0) AS team_inboxes,
          (SELECT COUNT(*) FROM inboxes WHERE project_id = $2) AS project_inboxes,
          (SELECT COALESCE(SUM(message_count), 0) FROM inboxes WHERE project_id = $2) AS project_messages,

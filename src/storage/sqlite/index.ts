@@ -40,6 +40,8 @@ export function openSqliteStorage(dataDir: string): Storage {
     putInlineBlob: async (key, bytes) => blobs.putInline(key, bytes),
     // A transaction's body awaits nothing but its own statements: by the next turn it has committed.
     afterCommit: (fn) => void setImmediate(fn),
+    // One writer: no lock to hold for less time, the event is written where it is made.
+    appendEvent: async (e) => void (await direct.eventLog.append(e)),
   };
   const outside = Object.fromEntries(Object.entries(direct).map(([name, repo]) => [name, gated(repo as object, c)]));
   return {

@@ -141,6 +141,10 @@ class SqliteInboxes implements InboxRepository {
     this.c.run("UPDATE inboxes SET password_enc = ? WHERE id = ?", passwordEnc, id);
   }
 
+  async lockForDelivery(_ids: string[]) {
+    // One writer: the transaction already holds the whole database.
+  }
+
   async takeUid(id: string, folderId: string | null = null) {
     if (folderId !== null) {
       // Another mailbox's own counter (migration 0029); the inbox row is read beside it.
