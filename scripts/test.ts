@@ -57,12 +57,14 @@ function followsEngineSwitch(file: string, seen = new Set<string>()): boolean {
 
 function engineFiles(): string[] {
   const filters = args.filter((a) => !a.startsWith("-"));
-  return [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
-    .sort()
-    .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
-    // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
-    .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && followsEngineSwitch(join(root, f)))
-    .map((f) => `./${f}`);
+  return (
+    [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
+      .sort()
+      .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
+      // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
+      .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && followsEngineSwitch(join(root, f)))
+      .map((f) => `./${f}`)
+  );
 }
 
 function count(output: string, word: string): number {
@@ -135,7 +137,9 @@ const total = { passed: 0, failed: 0, skipped: extraSkips };
 for (const [i, o] of outcomes.entries()) {
   const files = passes[i]!.files;
   const scope = files ? `${files.length} files` : "every file";
-  console.log(`${passes[i]!.name} pass (${scope}): ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped in ${o.seconds.toFixed(0)} s`);
+  console.log(
+    `${passes[i]!.name} pass (${scope}): ${o.passed} passed, ${o.failed} failed, ${o.skipped} skipped in ${o.seconds.toFixed(0)} s`,
+  );
   total.passed += o.passed;
   total.failed += o.failed;
   total.skipped += o.skipped;
@@ -143,4 +147,3 @@ for (const [i, o] of outcomes.entries()) {
 for (const n of notes) console.log(n);
 console.log(`${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ""}`);
 process.exit(total.failed > 0 ? 1 : 0);
-export {};
