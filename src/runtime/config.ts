@@ -8,6 +8,7 @@ import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
 import type { LoginLimits } from "../lib/login-throttle";
 import { classifyAddress } from "../lib/egress";
 import { type EgressAllowEntry, parseAllowEntry } from "../lib/egress-policy";
+import { parseProxySource, type ProxySourceRange } from "../lib/proxy-sources";
 
 export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
@@ -56,6 +57,8 @@ export interface Config {
   /** Per-client fairness (docs/security.md, "Per-client fairness"). */
   /** SMTP connections one client address may hold at once (LMTP is not counted: its clients are MTAs). */
   smtpMaxPerAddress: number;
+  /** Balancers whose mail connections open with a PROXY header (INBOXD_PROXY_PROTOCOL_FROM; src/protocols/proxy/). */
+  proxyProtocolFrom: readonly ProxySourceRange[];
   /** IMAP/POP3 connections not yet logged in that one client address may hold at once. */
   imapPreauthPerAddress: number;
   pop3PreauthPerAddress: number;
@@ -360,6 +363,19 @@ export const SETTINGS = [
   // Per-client fairness: a tenth of the global connection caps per address, so one client (or NAT)
   // can hold at most a tenth of the slots; IMAP/POP3 count only connections not logged in yet, so a
   // CI host's many logged-in sessions are bounded by the global caps alone.
+  // Behind HAProxy (send-proxy-v2) the mail listeners learn the client's address from the
+  // balancer's header; only the listed addresses are believed (src/lib/proxy-sources.ts).
+  setting(
+    "proxyProtocolFrom",
+    "INBOXD_PROXY_PROTOCOL_FROM",
+    "balancers whose SMTP, LMTP, IMAP and POP3 connections must start with a PROXY protocol header (v1 or v2), comma-separated CIDRs or addresses (default none)",
+    (e, n) =>
+      list(e, n).map((v) => {
+        const range = parseProxySource(v);
+        if (!range) throw new ConfigError(`${n} has an invalid entry "${v}" (a CIDR such as 10.0.0.0/8, or an address)`);
+        return range;
+      }),
+  ),
   setting("smtpMaxPerAddress", "INBOXD_SMTP_MAX_PER_ADDRESS", "open SMTP connections from one client address (default 100)", (e, n) =>
     int(e, n, 100, 1, 1_000_000),
   ),
