@@ -127,6 +127,8 @@ export interface Config {
   deviceMaxSeconds: number;
   /** Long-lived sessions (SSE, MCP, long-polls) re-check their credential this often, milliseconds. */
   sessionRecheckMs: number;
+  /** How long a request may trust an API key or device session read before, milliseconds (tenancy/auth.ts). */
+  credentialCacheMs: number;
   /** Operational log: least level written, and text (one readable line per event) or json (docs/operations.md). */
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -553,6 +555,14 @@ export const SETTINGS = [
     "INBOXD_SESSION_RECHECK_MS",
     "open SSE streams, MCP sessions and long-polls re-read their credential this often, milliseconds (default 30000)",
     (e, n) => int(e, n, 30_000, 50, 3_600_000),
+  ),
+  // A revocation clears every node's cache at once through the bus; this bounds what a lost
+  // wake-up (a node dying between its commit and its NOTIFY) can leave usable.
+  setting(
+    "credentialCacheMs",
+    "INBOXD_CREDENTIAL_CACHE_MS",
+    "how long an API key or device session read from the database is trusted without reading it again, milliseconds (default 5000)",
+    (e, n) => int(e, n, 5000, 0, 3_600_000),
   ),
   setting("logLevel", "INBOXD_LOG_LEVEL", "least level logged: trace, debug, info, warn, error, fatal or silent (default info)", (e, n) =>
     oneOf(e, n, "info", LOG_LEVELS),
