@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
 import { postgresAutomationRepositories } from "./automation";
+import { releasePgBlob } from "./blob-release";
 import { PgBlobStore, putPgBlob } from "./blobs";
 import { PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
@@ -57,6 +58,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
       }
     },
     deleteMessages: (projectId, ids) => c.transaction((tx) => deletePgMessageRows(tx, projectId, ids)),
+    releaseBlob: (key) => releasePgBlob(c, key),
     // Indexed in the transaction that stores the message (search-vector.ts): nothing to wait for.
     searchable: async () => {},
     check: async (write) => {

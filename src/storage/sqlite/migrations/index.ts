@@ -29,6 +29,7 @@ import m0029 from "./0029_uids_per_mailbox";
 import m0030 from "./0030_condstore_follow_moves";
 import m0031 from "./0031_node_shared_state";
 import m0032 from "./0032_blob_chunks";
+import m0033 from "./0033_blob_touched_at";
 import type { Database } from "bun:sqlite";
 
 /**
@@ -70,4 +71,5 @@ export const migrations: Migration[] = [
   { version: 30, name: "condstore_follow_moves", sql: m0030.sqlite },
   { version: 31, name: "node_shared_state", sql: m0031.sqlite },
   { version: 32, name: "blob_chunks", sql: m0032.sqlite },
+  { version: 33, name: "blob_touched_at", sql: m0033.sqlite },
 ];
