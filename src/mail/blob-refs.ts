@@ -1,6 +1,8 @@
 // Frees blobs no message or attachment references any more. Content addressing means a new
 // message may reuse a blob between its put() and its row commit: such keys are pinned while in
-// flight and never freed. (A multi-node store would use a grace period instead of pins.)
+// flight and never freed by this process. Other nodes' deliveries are not pinned here: on
+// PostgreSQL, Storage.releaseBlob locks the blob's row before it looks for references
+// (storage/postgres/blob-release.ts, migration 0033).
 import type { Storage } from "../storage";
 
 const pins = new Map<string, number>();
@@ -22,10 +24,7 @@ export async function releaseBlobs(storage: Storage, keys: Iterable<string>): Pr
   let freed = 0;
   for (const key of new Set(keys)) {
     if (pins.has(key)) continue;
-    if (!(await storage.blobRefs.isReferenced(key))) {
-      await storage.blobs.delete(key);
-      freed++;
-    }
+    if (await storage.releaseBlob(key)) freed++;
   }
   return freed;
 }

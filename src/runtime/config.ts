@@ -8,6 +8,7 @@ import { LOG_LEVELS, type LogFormat, type LogLevel } from "../lib/log";
 import type { LoginLimits } from "../lib/login-throttle";
 import { classifyAddress } from "../lib/egress";
 import { type EgressAllowEntry, parseAllowEntry } from "../lib/egress-policy";
+import { parseProxySource, type ProxySourceRange } from "../lib/proxy-sources";
 
 export type PlanSlug = "self-hosted" | "free" | "starter" | "pro" | "business";
 
@@ -56,6 +57,8 @@ export interface Config {
   /** Per-client fairness (docs/security.md, "Per-client fairness"). */
   /** SMTP connections one client address may hold at once (LMTP is not counted: its clients are MTAs). */
   smtpMaxPerAddress: number;
+  /** Balancers whose mail connections open with a PROXY header (INBOXD_PROXY_PROTOCOL_FROM; src/protocols/proxy/). */
+  proxyProtocolFrom: readonly ProxySourceRange[];
   /** IMAP/POP3 connections not yet logged in that one client address may hold at once. */
   imapPreauthPerAddress: number;
   pop3PreauthPerAddress: number;
@@ -124,6 +127,8 @@ export interface Config {
   deviceMaxSeconds: number;
   /** Long-lived sessions (SSE, MCP, long-polls) re-check their credential this often, milliseconds. */
   sessionRecheckMs: number;
+  /** How long a request may trust an API key or device session read before, milliseconds (tenancy/auth.ts). */
+  credentialCacheMs: number;
   /** Operational log: least level written, and text (one readable line per event) or json (docs/operations.md). */
   logLevel: LogLevel;
   logFormat: LogFormat;
@@ -360,6 +365,19 @@ export const SETTINGS = [
   // Per-client fairness: a tenth of the global connection caps per address, so one client (or NAT)
   // can hold at most a tenth of the slots; IMAP/POP3 count only connections not logged in yet, so a
   // CI host's many logged-in sessions are bounded by the global caps alone.
+  // Behind HAProxy (send-proxy-v2) the mail listeners learn the client's address from the
+  // balancer's header; only the listed addresses are believed (src/lib/proxy-sources.ts).
+  setting(
+    "proxyProtocolFrom",
+    "INBOXD_PROXY_PROTOCOL_FROM",
+    "balancers whose SMTP, LMTP, IMAP and POP3 connections must start with a PROXY protocol header (v1 or v2), comma-separated CIDRs or addresses (default none)",
+    (e, n) =>
+      list(e, n).map((v) => {
+        const range = parseProxySource(v);
+        if (!range) throw new ConfigError(`${n} has an invalid entry "${v}" (a CIDR such as 10.0.0.0/8, or an address)`);
+        return range;
+      }),
+  ),
   setting("smtpMaxPerAddress", "INBOXD_SMTP_MAX_PER_ADDRESS", "open SMTP connections from one client address (default 100)", (e, n) =>
     int(e, n, 100, 1, 1_000_000),
   ),
@@ -537,6 +555,14 @@ export const SETTINGS = [
     "INBOXD_SESSION_RECHECK_MS",
     "open SSE streams, MCP sessions and long-polls re-read their credential this often, milliseconds (default 30000)",
     (e, n) => int(e, n, 30_000, 50, 3_600_000),
+  ),
+  // A revocation clears every node's cache at once through the bus; this bounds what a lost
+  // wake-up (a node dying between its commit and its NOTIFY) can leave usable.
+  setting(
+    "credentialCacheMs",
+    "INBOXD_CREDENTIAL_CACHE_MS",
+    "how long an API key or device session read from the database is trusted without reading it again, milliseconds (default 5000)",
+    (e, n) => int(e, n, 5000, 0, 3_600_000),
   ),
   setting("logLevel", "INBOXD_LOG_LEVEL", "least level logged: trace, debug, info, warn, error, fatal or silent (default info)", (e, n) =>
     oneOf(e, n, "info", LOG_LEVELS),

@@ -71,6 +71,12 @@ export interface Storage extends Repositories {
    */
   deleteMessages(projectId: string, ids: string[]): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }>;
   /**
+   * Deletes a blob if no message or attachment references it; true when it did. Safe against a
+   * put of the same key on another node whose message is not committed yet (PostgreSQL:
+   * postgres/blob-release.ts); SQLite's single process relies on mail/blob-refs.ts' pins.
+   */
+  releaseBlob(key: string): Promise<boolean>;
+  /**
    * Resolves once every message this node has stored so far is in the full-text index (an engine
    * may index after the commit). Call it before a search, so a search sees the mail already
    * acknowledged.

@@ -36,7 +36,8 @@ export interface ProjectRef {
 export const KEY_PREFIX = "isk_live_";
 export const DEVICE_PREFIX = "isd_";
 
-const CACHE_MS = 5_000;
+/** Projects and their plans change rarely; a plan change may take this long to apply. */
+const PROJECT_CACHE_MS = 5_000;
 const TOUCH_MS = 1_000;
 
 interface Loaded {
@@ -59,7 +60,8 @@ export class AuthService {
   private projectCache = new Map<string, { p: ProjectRef; at: number }>();
 
   constructor(private readonly ctx: AppContext) {
-    // A revocation (tenancy/revocation.ts) applies at once to requests, not after the cache's 5 s.
+    // A revocation (tenancy/revocation.ts) applies at once to requests, not after the cache's
+    // INBOXD_CREDENTIAL_CACHE_MS; from another node it arrives through the ClusterBus.
     ctx.bus.subscribe((e) => {
       if (e.type === "principal.revoked") this.invalidate();
     });
@@ -77,7 +79,7 @@ export class AuthService {
     const hash = hashToken(token);
     const now = Date.now();
     let hit = this.cache.get(hash);
-    if (!hit || now - hit.at > CACHE_MS) {
+    if (!hit || now - hit.at > this.ctx.config.credentialCacheMs) {
       const found = await this.load(token, hash);
       if (!found) {
         this.cache.delete(hash);
@@ -184,7 +186,7 @@ export class AuthService {
   async project(id: string): Promise<ProjectRef | null> {
     const now = Date.now();
     const hit = this.projectCache.get(id);
-    if (hit && now - hit.at < CACHE_MS) return hit.p;
+    if (hit && now - hit.at < PROJECT_CACHE_MS) return hit.p;
     const row = await this.ctx.storage.projects.withPlan(id);
     if (!row) return null;
     const p: ProjectRef = {

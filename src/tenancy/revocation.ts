@@ -11,8 +11,9 @@
 //      longer holds is ended by its owner's callback. Re-checking instead of trusting the event's
 //      id alone is what keeps a rotation exact: sessions opened with the new secret stay.
 //
-// The bus is in-process, so a change made by another process (`inboxd user passwd` on the data
-// directory, another node on a shared database) is caught by the periodic re-check
+// Another node's revocation arrives through the ClusterBus (runtime/cluster-bus.ts) like a local
+// one. A change made without a bus (`inboxd user passwd` on the data directory) or a wake-up lost
+// with a node that died after its commit is caught by the periodic re-check
 // (INBOXD_SESSION_RECHECK_MS), which also ends device sessions that expire while a stream is open.
 import type { AppContext } from "../runtime/context";
 import type { RevokedKind } from "../lib/bus";

@@ -3,18 +3,26 @@
 // long-poll and an IMAP IDLE parked on node B (the bus crosses nodes through LISTEN/NOTIFY); a
 // message deleted through B's POP3 is gone from A's REST; with both nodes dispatching, every
 // webhook delivery arrives exactly once; an API key revoked on A is refused by B at once (its credential
-// cache is cleared through the bus), and so are chaos rules changed on A; a node with another INBOXD_SECRET_KEY refuses to start;
+// cache is cleared through the bus), and so are chaos rules changed on A; an IMAP session on B whose inbox
+// password is rotated through A's REST is ended (BYE) by B. Both nodes run with an hour-long credential cache and
+// session re-check (INBOXD_CREDENTIAL_CACHE_MS, INBOXD_SESSION_RECHECK_MS), so within these tests' deadlines only the
+// cross-node signal can explain a revocation taking effect on B; a node with another INBOXD_SECRET_KEY refuses to start;
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
-import { connected, newBox, send } from "../support/imap";
+import { connected, newBox, RawImap, send } from "../support/imap";
 import { nextMessage, sendMail, sendRaw } from "../support/mail";
 import { Pop3Client } from "../support/pop3-client";
 import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
 
 const SECRET_KEY = "cd".repeat(32);
+/**
+ * Neither node re-reads a credential on its own within an hour: the fallbacks a lost wake-up
+ * relies on (the cache's expiry, the periodic re-check) cannot act within a test's deadline.
+ */
+const NO_FALLBACK = { INBOXD_CREDENTIAL_CACHE_MS: "3600000", INBOXD_SESSION_RECHECK_MS: "3600000" };
 const available = !!postgresBinDir() || postgresRequired;
 if (!available) test.skip(postgresMissing, () => {});
 
@@ -30,8 +38,8 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     url = await pg.newDatabase();
     rx = await Receiver.start();
     // One after the other: the first start bootstraps the database, the second finds it done.
-    a = await startInboxd({ INBOXD_DATABASE_URL: url, INBOXD_SECRET_KEY: SECRET_KEY, INBOXD_WEBHOOK_TIMEOUT_MS: "2000" });
-    b = await startInboxd({ INBOXD_DATABASE_URL: url, INBOXD_SECRET_KEY: SECRET_KEY, INBOXD_WEBHOOK_TIMEOUT_MS: "2000" });
+    a = await startInboxd({ INBOXD_DATABASE_URL: url, INBOXD_SECRET_KEY: SECRET_KEY, INBOXD_WEBHOOK_TIMEOUT_MS: "2000", ...NO_FALLBACK });
+    b = await startInboxd({ INBOXD_DATABASE_URL: url, INBOXD_SECRET_KEY: SECRET_KEY, INBOXD_WEBHOOK_TIMEOUT_MS: "2000", ...NO_FALLBACK });
   });
   afterAll(async () => {
     for (const n of [a, b]) {
@@ -127,7 +135,7 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     expect(ids.length).toBe(n);
   });
 
-  test("an API key revoked on A is refused by B at once, though B had it in its 5 s credential cache", async () => {
+  test("an API key revoked on A is refused by B at once, though B had it in its hour-long credential cache", async () => {
     const key = (await json(a.api("/v1/api-keys", { method: "POST", json: { name: "cross-node", scopes: ["inboxes:read"] } }))).body.data;
     expect((await b.api("/v1/inboxes", { token: key.secret })).status).toBe(200); // now cached on B
     const box = await newBox(a);
@@ -163,6 +171,35 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     await seen;
     expect(await refusal(b)).toBe(250);
     expect((await waiting).subject).toBe("chaos across nodes");
+  });
+
+  test("an IMAP session on B is ended (BYE) when its inbox's password is rotated through A's REST", async () => {
+    const box = await newBox(a);
+    const imap = await RawImap.open(b.ports.imap!);
+    try {
+      await imap.login(box);
+      expect(await imap.cmd("S1", "SELECT INBOX")).toContain("S1 OK");
+      const rotatedAt = performance.now();
+      const rotated = await json(a.api(`/v1/inboxes/${box.id}/credentials/rotate`, { method: "POST" }));
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.data.password).not.toBe(box.password);
+      // The client sends nothing: no command of its own makes B look. B's own re-check would come
+      // after an hour (NO_FALLBACK); 20 s is a deadline only the bus can meet.
+      const bye = await imap.until("* BYE", 20_000);
+      console.log(`B said BYE ${(performance.now() - rotatedAt).toFixed(0)} ms after the rotation through A began`);
+      expect(bye).toContain("credentials were revoked");
+      expect(await imap.waitClosed(20_000)).toBe(true);
+      // A session on B logged in with the new password works (the rotation ended only the old one).
+      const fresh = await RawImap.open(b.ports.imap!);
+      try {
+        await fresh.login({ ...box, password: rotated.body.data.password });
+        expect(await fresh.cmd("N1", "NOOP")).toContain("N1 OK");
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      imap.close();
+    }
   });
 
   test("a node with another INBOXD_SECRET_KEY refuses to start, naming the setting", async () => {

@@ -32,7 +32,9 @@ const SQLITE_ONLY = {
   triggers: ["search_queue_ad", "messages_ad_events"],
 };
 const POSTGRES_ONLY = {
-  columns: { messages: ["search_vector"] } as Record<string, string[]>,
+  // blobs_inline.touched_at (0034): what makes freeing a blob safe across nodes; SQLite's one
+  // process pins the blobs of its deliveries in flight instead.
+  columns: { messages: ["search_vector"], blobs_inline: ["touched_at"] } as Record<string, string[]>,
   indexes: ["messages_search"],
   // Large blobs' bytes in ~1 MiB rows (migration 0032); SQLite keeps large blobs as files.
   tables: ["blob_chunks"],

@@ -1,5 +1,6 @@
 // Helpers for the IMAP tests: inboxes with credentials, mail sent through the real SMTP
 // listener, an imapflow client, and a raw TLS line client for byte-level assertions.
+import net from "node:net";
 import tls from "node:tls";
 import { ImapFlow } from "imapflow";
 import { json, type Instance } from "./harness";
@@ -77,10 +78,24 @@ export class RawImap {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  /** `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux). */
-  static async open(port: number, localAddress?: string): Promise<RawImap> {
+  /**
+   * `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux);
+   * `first` goes out in clear before the TLS handshake (a balancer's PROXY header).
+   */
+  static async open(port: number, localAddress?: string, first?: Buffer): Promise<RawImap> {
+    let plain: net.Socket | undefined;
+    if (first) {
+      plain = net.connect({ host: "127.0.0.1", port, localAddress });
+      plain.write(first);
+    }
     // localAddress is passed on to net.connect; the TLS option types just do not list it.
-    const socket = tls.connect({ host: "127.0.0.1", port, rejectUnauthorized: false, localAddress } as tls.ConnectionOptions);
+    const socket = tls.connect({
+      host: "127.0.0.1",
+      port,
+      rejectUnauthorized: false,
+      localAddress,
+      ...(plain ? { socket: plain } : {}),
+    } as tls.ConnectionOptions);
     await new Promise<void>((res, rej) => {
       socket.once("secureConnect", () => res());
       socket.once("error", rej);

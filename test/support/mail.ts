@@ -63,13 +63,17 @@ export class SmtpDialog {
     });
   }
 
-  /** `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux). */
-  static async open(port: number, localAddress?: string): Promise<{ dialog: SmtpDialog; greeting: string }> {
+  /**
+   * `localAddress` picks the client address (any 127.x.y.z reaches a loopback listener on Linux);
+   * `first` is written as soon as the connection is up (a balancer's PROXY header).
+   */
+  static async open(port: number, localAddress?: string, first?: Buffer): Promise<{ dialog: SmtpDialog; greeting: string }> {
     const socket = connect({ port, host: "127.0.0.1", localAddress });
     await new Promise<void>((res, rej) => {
       socket.once("connect", res);
       socket.once("error", rej);
     });
+    if (first) socket.write(first);
     const dialog = new SmtpDialog(socket);
     return { dialog, greeting: await dialog.reply() };
   }

@@ -3,7 +3,8 @@
 // total, per inbox, and per client address before log-in) and one sweeper that says BYE to
 // sessions idle beyond the timeout, or not logged in within the pre-auth timeout.
 import { log } from "../../lib/log";
-import net, { type Server, type Socket } from "node:net";
+import type net from "node:net";
+import type { Server, Socket } from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
@@ -11,6 +12,7 @@ import type { Listener, ListenerFactory } from "../listener";
 import { AddressSlots, refuse } from "../address-slots";
 import { Session, type SessionHost } from "./session";
 import { imapOptions, type ImapOptions } from "./options";
+import { mailServer } from "../proxy/accept";
 
 interface Shared {
   options: ImapOptions;
@@ -22,7 +24,6 @@ interface Shared {
 }
 
 const sharedByCtx = new WeakMap<AppContext, Shared>();
-const HANDSHAKE_TIMEOUT_MS = 10_000;
 
 function shared(ctx: AppContext): Shared {
   let sh = sharedByCtx.get(ctx);
@@ -53,13 +54,20 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-function accept(ctx: AppContext, services: Services, sh: Shared, socket: Socket, startTls: SessionHost["startTls"]): void {
+function accept(
+  ctx: AppContext,
+  services: Services,
+  sh: Shared,
+  socket: Socket,
+  client: string | undefined,
+  startTls: SessionHost["startTls"],
+): void {
   socket.on("error", () => socket.destroy());
   if (sh.sessions.size >= sh.options.maxConnections) {
     refuse(socket, "* BYE Too many connections, try again later\r\n");
     return;
   }
-  const slot = sh.preauth.claim(socket.remoteAddress);
+  const slot = sh.preauth.claim(client);
   if (!slot) {
     refuse(socket, "* BYE [UNAVAILABLE] Too many connections not logged in from your address; try again later\r\n");
     return;
@@ -88,7 +96,7 @@ function accept(ctx: AppContext, services: Services, sh: Shared, socket: Socket,
     },
   };
   ctx.metrics.connections.inc({ proto: "imap" });
-  const s = new Session(socket, host);
+  const s = new Session(socket, host, client);
   sh.sessions.add(s);
   s.greet();
 }
@@ -125,11 +133,14 @@ function started(sh: Shared, server: Server, secure: boolean, proto: string, por
 
 export const imapListener: ListenerFactory = async (ctx, services) => {
   const sh = shared(ctx);
-  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, (socket) =>
-    accept(ctx, services, sh, socket, null),
-  );
-  // Failed handshakes (scanners, plain-text clients on the TLS port) just drop the socket.
-  server.on("tlsClientError", (_e, socket) => socket.destroy());
+  // Implicit TLS; a balancer's PROXY header, when configured, comes before the handshake.
+  const server = mailServer({
+    proto: "imap",
+    tls: { cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeoutMs: 10_000 },
+    proxyFrom: ctx.config.proxyProtocolFrom,
+    badHeader: "",
+    connection: (socket, client) => accept(ctx, services, sh, socket, client, null),
+  });
   ctx.ports.imap = await listen(server, ctx.config.imapPort, ctx.config.host);
   return started(sh, server, true, "imap", ctx.ports.imap);
 };
@@ -139,7 +150,13 @@ export const imapPlainListener: ListenerFactory = async (ctx, services) => {
   const sh = shared(ctx);
   const secureContext = tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key });
   const upgrade = (socket: Socket) => new tls.TLSSocket(socket, { isServer: true, secureContext });
-  const server = net.createServer((socket) => accept(ctx, services, sh, socket, upgrade));
+  const server = mailServer({
+    proto: "imap",
+    tls: null,
+    proxyFrom: ctx.config.proxyProtocolFrom,
+    badHeader: "* BYE Invalid PROXY protocol header\r\n",
+    connection: (socket, client) => accept(ctx, services, sh, socket, client, upgrade),
+  });
   const port = await listen(server, ctx.config.imapPlainPort, ctx.config.host);
   return started(sh, server, false, "imapplain", port);
 };

@@ -97,8 +97,10 @@ export class Session {
   constructor(
     public socket: Socket,
     readonly host: SessionHost,
+    /** The client's address: the socket's, or the one a trusted balancer's PROXY header named. */
+    client: string | undefined = socket.remoteAddress,
   ) {
-    this.ip = socket.remoteAddress ?? "unknown";
+    this.ip = client ?? "unknown";
     this.secure = host.secure;
     this.framer = new Framer(host.options.limits);
     this.attach(socket);

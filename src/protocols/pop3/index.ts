@@ -3,7 +3,7 @@
 // framing lines, pipelining order, back-pressure, idle and pre-auth timeouts and connection
 // bounds (in total, and per client address before log-in). What the lines mean is session.ts.
 import { log } from "../../lib/log";
-import net from "node:net";
+import type net from "node:net";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
@@ -11,6 +11,7 @@ import type { Listener, ListenerFactory } from "../listener";
 import { type AddressSlot, AddressSlots, refuse } from "../address-slots";
 import { InboxSlots, Pop3Session, type SessionIo } from "./session";
 import { MAX_LINE_BYTES } from "./parser";
+import { mailServer } from "../proxy/accept";
 
 /** Pipelined lines buffered before the socket stops being read. */
 const MAX_QUEUED_LINES = 64;
@@ -63,10 +64,12 @@ class Connection {
     socket: net.Socket,
     readonly implicitTls: boolean,
     private readonly preauthSlot: AddressSlot,
+    /** The client's address: the socket's, or the one a trusted balancer's PROXY header named. */
+    client: string | undefined,
   ) {
     this.socket = socket;
     this.secure = implicitTls;
-    const ip = socket.remoteAddress ?? "unknown";
+    const ip = client ?? "unknown";
     const io: SessionIo = {
       ip,
       secure: () => this.secure,
@@ -231,18 +234,25 @@ async function listen(server: net.Server, host: string, port: number): Promise<n
   return (server.address() as net.AddressInfo).port;
 }
 
-function accept(ctx: AppContext, services: Services, sh: Shared, socket: net.Socket, implicitTls: boolean): void {
+function accept(
+  ctx: AppContext,
+  services: Services,
+  sh: Shared,
+  socket: net.Socket,
+  client: string | undefined,
+  implicitTls: boolean,
+): void {
   socket.on("error", () => socket.destroy());
   if (sh.connections.size >= ctx.config.pop3MaxConnections) {
     refuse(socket, "-ERR [SYS/TEMP] too many connections; try again later\r\n");
     return;
   }
-  const slot = sh.preauth.claim(socket.remoteAddress);
+  const slot = sh.preauth.claim(client);
   if (!slot) {
     refuse(socket, "-ERR [SYS/TEMP] too many connections not logged in from your address; try again later\r\n");
     return;
   }
-  const c = new Connection(ctx, services, sh, socket, implicitTls, slot);
+  const c = new Connection(ctx, services, sh, socket, implicitTls, slot, client);
   sh.connections.add(c);
   c.start();
 }
@@ -256,11 +266,14 @@ function stopper(server: net.Server, sh: Shared, implicitTls: boolean): () => Pr
 
 export const pop3Listener: ListenerFactory = async (ctx, services): Promise<Listener> => {
   const sh = shared(ctx);
-  const server = tls.createServer({ cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeout: HANDSHAKE_TIMEOUT_MS }, (socket) =>
-    accept(ctx, services, sh, socket, true),
-  );
-  // Failed or stalled handshakes (scanners, plain-text clients on the TLS port): drop the socket.
-  server.on("tlsClientError", (_e, socket) => socket.destroy());
+  // Implicit TLS; a balancer's PROXY header, when configured, comes before the handshake.
+  const server = mailServer({
+    proto: "pop3",
+    tls: { cert: ctx.tls.cert, key: ctx.tls.key, handshakeTimeoutMs: HANDSHAKE_TIMEOUT_MS },
+    proxyFrom: ctx.config.proxyProtocolFrom,
+    badHeader: "",
+    connection: (socket, client) => accept(ctx, services, sh, socket, client, true),
+  });
   const port = await listen(server, ctx.config.host, ctx.config.pop3Port);
   ctx.ports.pop3 = port;
   return { proto: "pop3", port, stop: stopper(server, sh, true) };
@@ -269,7 +282,13 @@ export const pop3Listener: ListenerFactory = async (ctx, services): Promise<List
 export const pop3PlainListener: ListenerFactory = async (ctx, services): Promise<Listener | null> => {
   if (ctx.config.pop3PlainPort === null) return null;
   const sh = shared(ctx);
-  const server = net.createServer((socket) => accept(ctx, services, sh, socket, false));
+  const server = mailServer({
+    proto: "pop3",
+    tls: null,
+    proxyFrom: ctx.config.proxyProtocolFrom,
+    badHeader: "-ERR [SYS/TEMP] invalid PROXY protocol header\r\n",
+    connection: (socket, client) => accept(ctx, services, sh, socket, client, false),
+  });
   const port = await listen(server, ctx.config.host, ctx.config.pop3PlainPort);
   return { proto: "pop3plain", port, stop: stopper(server, sh, false) };
 };

@@ -12,13 +12,14 @@
 //   DATA stored                      250 2.0.0 stored <ids>, sent only after the commit (fsynced blob + row)
 //   an inbox's fault-injection rule  its code and text at RCPT or at the end of DATA, after its
 //                                    delay; nothing stored (mail/chaos.ts, docs/chaos.md)
-import net from "node:net";
+import type net from "node:net";
 import { log } from "../../lib/log";
 import tls from "node:tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
 import { type AddressSlot, AddressSlots, refuse } from "../address-slots";
+import { mailServer } from "../proxy/accept";
 import { type SmtpHost, SmtpSession } from "./session";
 
 /** Sessions get this long to finish what they are doing when the server stops. */
@@ -69,24 +70,31 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
       mine.delete(s);
     },
   };
-  const server = net.createServer((socket) => {
+  const connection = (socket: net.Socket, client: string | undefined) => {
     socket.on("error", () => socket.destroy());
     socket.setNoDelay(true);
     if (sh.sessions.size >= config.smtpMaxConnections) {
       refuse(socket, `421 4.7.0 ${config.publicHost} Error: too many connections; try again later\r\n`);
       return;
     }
-    const slot = lmtp ? null : sh.perAddress.claim(socket.remoteAddress);
+    const slot = lmtp ? null : sh.perAddress.claim(client);
     if (slot === null && !lmtp) {
       refuse(socket, `421 4.7.0 ${config.publicHost} Error: too many connections from your address; try again later\r\n`);
       return;
     }
     ctx.metrics.connections.inc({ proto: lmtp ? "lmtp" : "smtp" });
-    const s = new SmtpSession(socket, host);
+    const s = new SmtpSession(socket, host, client);
     if (slot) sh.slotOf.set(s, slot);
     sh.sessions.add(s);
     mine.add(s);
     s.greet();
+  };
+  const server = mailServer({
+    proto: lmtp ? "lmtp" : "smtp",
+    tls: null,
+    proxyFrom: config.proxyProtocolFrom,
+    badHeader: `421 4.7.0 ${config.publicHost} Error: invalid PROXY protocol header\r\n`,
+    connection,
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -81,8 +81,10 @@ export class SmtpSession {
   constructor(
     private socket: Socket,
     readonly host: SmtpHost,
+    /** The client's address: the socket's, or the one a trusted balancer's PROXY header named. */
+    client: string | undefined = socket.remoteAddress,
   ) {
-    this.ip = socket.remoteAddress ?? "unknown";
+    this.ip = client ?? "unknown";
     this.attach(socket);
   }
 

@@ -31,7 +31,7 @@ const READ_PIECE = 64 * 1024;
 /** A stream reads a large blob stored before migration 0032 (one bytea) this many bytes per query. */
 const STREAM_SLICE = 1024 * 1024;
 /** blobs_inline.codec: the bytes are in the row (0; SQLite's 1 is zstd), or in blob_chunks (2: the row is a head). */
-const CODEC_CHUNKED = 2;
+export const CODEC_CHUNKED = 2;
 const EMPTY = new Uint8Array(0);
 
 const asBytes = (v: unknown): Uint8Array => (v instanceof Uint8Array ? v : new Uint8Array(v as ArrayBuffer));
@@ -42,10 +42,16 @@ export interface PgPool extends PgClient {
   transaction<T>(fn: (tx: PgTransaction) => Promise<T>): Promise<T>;
 }
 
-/** Writes a blob as part of whatever transaction `c` is bound to (content addressed: a second write is a no-op). */
+/**
+ * Writes a blob as part of whatever transaction `c` is bound to. Content addressed: a second write
+ * of a key keeps the bytes and only touches the row, which holds its lock until the transaction
+ * (the ingest's, with the message row) commits; a node freeing the blob meanwhile waits for that
+ * commit and then sees the new reference (blob-release.ts). If the freer got there first, the
+ * conflict disappears with its DELETE and this INSERT writes the bytes afresh.
+ */
 export async function putPgBlob(c: PgClient, key: string, bytes: Uint8Array): Promise<void> {
   await c.run(
-    "INSERT INTO blobs_inline (key, bytes, codec, raw_size) VALUES ($1, $2, 0, $3) ON CONFLICT (key) DO NOTHING",
+    "INSERT INTO blobs_inline (key, bytes, codec, raw_size) VALUES ($1, $2, 0, $3) ON CONFLICT (key) DO UPDATE SET touched_at = now()",
     key,
     bytes,
     bytes.byteLength,
@@ -64,7 +70,10 @@ const BLOB_WRITE_LOCK = 0x626c6f62; // "blob"
 async function putChunked(pool: PgPool, key: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
   await pool.transaction(async (tx) => {
     await tx.run("SELECT pg_advisory_xact_lock($1, hashtext($2))", BLOB_WRITE_LOCK, key);
-    if (await tx.row("SELECT 1 FROM blobs_inline WHERE key = $1", key)) return;
+    // Present: touch it. This transaction commits before the message row that will point at the
+    // blob, so the lock does not cover that gap; the touch does (a chunked blob touched within
+    // BLOB_GRACE_SECONDS is never freed, blob-release.ts).
+    if (await tx.row("UPDATE blobs_inline SET touched_at = now() WHERE key = $1 RETURNING 1", key)) return;
     await tx.run("DELETE FROM blob_chunks WHERE key = $1", key);
     let seq = 0;
     let size = 0;
@@ -120,7 +129,7 @@ export class PgBlobStore implements TransactionalBlobStore {
   async put(bytes: Uint8Array): Promise<string> {
     const key = sha256Hex(bytes);
     if (bytes.byteLength <= this.inlineMax) await putPgBlob(this.c, key, bytes);
-    else if ((await this.size(key)) === null) await putChunked(this.c, key, slicesOf(bytes));
+    else await putChunked(this.c, key, slicesOf(bytes));
     return key;
   }
 
@@ -130,7 +139,8 @@ export class PgBlobStore implements TransactionalBlobStore {
 
   async adopt(spool: BlobSpool): Promise<string> {
     const key = spool.finish().key;
-    if ((await this.size(key)) === null) await putChunked(this.c, key, fileChunks(spool.path));
+    // Also when the blob is there: putChunked touches it (the file is only read if it is written).
+    await putChunked(this.c, key, fileChunks(spool.path));
     return key;
   }
 

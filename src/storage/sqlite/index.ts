@@ -57,6 +57,11 @@ export function openSqliteStorage(dataDir: string): Storage {
       for (const hook of c.afterCommit) hook();
       return { removed: r.removed, blobKeys: r.blobKeys };
     },
+    releaseBlob: async (key) => {
+      if (await (outside as unknown as Repositories).blobRefs.isReferenced(key)) return false;
+      await blobs.delete(key);
+      return true;
+    },
     searchable: () => search.searchable(),
     check: async (write) => {
       if (write) await c.transaction(async () => undefined);

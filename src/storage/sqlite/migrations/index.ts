@@ -30,6 +30,7 @@ import m0030 from "./0030_condstore_follow_moves";
 import m0031 from "./0031_node_shared_state";
 import m0032 from "./0032_blob_chunks";
 import m0033 from "./0033_team_bytes_from_inboxes";
+import m0034 from "./0034_blob_touched_at";
 import type { Database } from "bun:sqlite";
 
 /**
@@ -72,4 +73,5 @@ export const migrations: Migration[] = [
   { version: 31, name: "node_shared_state", sql: m0031.sqlite },
   { version: 32, name: "blob_chunks", sql: m0032.sqlite },
   { version: 33, name: "team_bytes_from_inboxes", sql: m0033.sqlite },
+  { version: 34, name: "blob_touched_at", sql: m0034.sqlite },
 ];
