@@ -15,43 +15,25 @@ import { sha256Hex } from "../../src/storage/blobs";
 import type { NewMessage } from "../../src/storage/mail";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { PG_INLINE_MAX } from "../../src/storage/postgres/blobs";
-import { inboxRecord } from "../support/storage-records";
+import { inboxRecord, messageRecord, T0 } from "../support/storage-records";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
 
-const T0 = "2026-01-01T00:00:00.000Z";
 let n = 0;
 
 function message(inboxId: string, projectId: string, uid: number, blobKey: string): NewMessage {
   n++;
-  return {
-    id: `01J0000000000000000000${String(n).padStart(4, "0")}`,
+  const id = `01J0000000000000000000${String(n).padStart(4, "0")}`;
+  return messageRecord({
+    id,
     inbox_id: inboxId,
     project_id: projectId,
     uid,
     blob_key: blobKey,
-    size_bytes: 100,
-    logical_size_bytes: 100,
     envelope_from: "sender@example.test",
-    envelope_to: `${inboxId}@example.test`,
-    from_email: "sender@example.test",
-    from_name: "",
-    to_json: "[]",
-    cc_json: "[]",
     subject: `message ${n}`,
-    preview: "",
-    text_body: "body",
-    html_body: null,
-    codes: "[]",
-    links: "[]",
-    headers: "[]",
-    headers_truncated: 0,
     message_id_header: `<${n}@example.test>`,
     sent_at: T0,
-    attachment_count: 0,
-    parse_error: null,
-    received_at: T0,
-    expires_at: "2027-01-01T00:00:00.000Z",
-  };
+  });
 }
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("freeing blobs with two nodes on PostgreSQL", () => {

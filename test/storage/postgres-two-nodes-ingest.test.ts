@@ -11,30 +11,10 @@ import { newId } from "../../src/lib/ids";
 import type { Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { inboxRecord, messageRecord } from "../support/storage-records";
 
 const T = new Date().toISOString();
 const INBOXES = ["ib_a", "ib_b", "ib_c", "ib_d"];
-const inboxRecord = (id: string, projectId: string) => ({
-  id,
-  projectId,
-  address: `${id}@example.test`,
-  localPart: id,
-  domain: "example.test",
-  domainId: null,
-  name: null,
-  type: "persistent" as const,
-  status: "active" as const,
-  passwordEnc: "x",
-  uidValidity: 1,
-  uidNext: 1,
-  expiresAt: null,
-  expiringAlertedAt: null,
-  createdBySession: null,
-  messageCount: 0,
-  unreadCount: 0,
-  usedBytes: 0,
-  createdAt: T,
-});
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreSQL: ingest's group commits", () => {
   let pg: PostgresServer;
@@ -50,7 +30,8 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreS
     for (const p of ["pr_g1", "pr_g2"]) {
       await a.projects.insert({ id: p, teamId: "tm_g", slug: p, name: p, environment: "live", settings: {}, createdAt: T });
     }
-    for (const [i, id] of INBOXES.entries()) await a.inboxes.insert(inboxRecord(id, i < 2 ? "pr_g1" : "pr_g2"));
+    for (const [i, id] of INBOXES.entries())
+      await a.inboxes.insert(inboxRecord(id, i < 2 ? "pr_g1" : "pr_g2", { type: "persistent", createdAt: T }));
   });
 
   afterAll(async () => {
@@ -69,35 +50,22 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreS
           await tx.savepoint(async (sp) => {
             const { uid, inbox } = (await sp.inboxes.takeUid(inboxId))!;
             const id = newId();
-            await sp.messages.insert({
-              id,
-              inbox_id: inboxId,
-              project_id: inbox.projectId,
-              uid,
-              blob_key: "k",
-              size_bytes: size,
-              logical_size_bytes: size,
-              envelope_from: null,
-              envelope_to: inbox.address,
-              from_email: "s@example.test",
-              from_name: "",
-              to_json: "[]",
-              cc_json: "[]",
-              subject: `m ${uid}`,
-              preview: "",
-              text_body: "b",
-              html_body: null,
-              codes: "[]",
-              links: "[]",
-              headers: "[]",
-              headers_truncated: 0,
-              message_id_header: null,
-              sent_at: null,
-              attachment_count: 0,
-              parse_error: null,
-              received_at: new Date().toISOString(),
-              expires_at: T,
-            });
+            await sp.messages.insert(
+              messageRecord({
+                id,
+                inbox_id: inboxId,
+                project_id: inbox.projectId,
+                uid,
+                size_bytes: size,
+                logical_size_bytes: size,
+                envelope_to: inbox.address,
+                from_email: "s@example.test",
+                subject: `m ${uid}`,
+                text_body: "b",
+                received_at: new Date().toISOString(),
+                expires_at: T,
+              }),
+            );
             if (i % 2) await sp.messages.setFlags(inboxId, [{ id, read: true }]);
             return { inbox: inboxId, uid, read: i % 2 === 1 };
           }),

@@ -18,7 +18,7 @@ import type { AppContext } from "../../src/runtime/context";
 import { sha256Hex, type Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
-import { inboxRecord, T0 } from "../support/storage-records";
+import { inboxRecord, messageRecord, T0 } from "../support/storage-records";
 
 const HOUR = 3600_000;
 
@@ -156,35 +156,19 @@ function storeMessage(node: Storage, inboxId: string, expiresAt: string): Promis
     const raw = new TextEncoder().encode(`Subject: ${id}\r\n\r\nbody`);
     const key = sha256Hex(raw);
     await tx.putInlineBlob(key, raw);
-    await tx.messages.insert({
-      id,
-      inbox_id: inboxId,
-      project_id: "pr_j",
-      uid,
-      blob_key: key,
-      size_bytes: raw.byteLength,
-      logical_size_bytes: raw.byteLength,
-      envelope_from: null,
-      envelope_to: `${inboxId}@example.test`,
-      from_email: "sender@example.test",
-      from_name: "",
-      to_json: "[]",
-      cc_json: "[]",
-      subject: id,
-      preview: "",
-      text_body: "body",
-      html_body: null,
-      codes: "[]",
-      links: "[]",
-      headers: "[]",
-      headers_truncated: 0,
-      message_id_header: null,
-      sent_at: null,
-      attachment_count: 0,
-      parse_error: null,
-      received_at: T0,
-      expires_at: expiresAt,
-    });
+    await tx.messages.insert(
+      messageRecord({
+        id,
+        inbox_id: inboxId,
+        project_id: "pr_j",
+        uid,
+        blob_key: key,
+        size_bytes: raw.byteLength,
+        logical_size_bytes: raw.byteLength,
+        subject: id,
+        expires_at: expiresAt,
+      }),
+    );
     return id;
   });
 }

@@ -9,6 +9,7 @@ import { sha256Hex, type Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { newId } from "../../src/lib/ids";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { messageRecord } from "../support/storage-records";
 
 const T = new Date().toISOString();
 
@@ -60,35 +61,22 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreS
       const key = sha256Hex(raw);
       await tx.putInlineBlob(key, raw);
       const id = newId();
-      await tx.messages.insert({
-        id,
-        inbox_id: "ib_2",
-        project_id: "pr_2",
-        uid,
-        blob_key: key,
-        size_bytes: raw.byteLength,
-        logical_size_bytes: raw.byteLength,
-        envelope_from: null,
-        envelope_to: "two@example.test",
-        from_email: "sender@example.test",
-        from_name: "",
-        to_json: "[]",
-        cc_json: "[]",
-        subject: word,
-        preview: "",
-        text_body: `${word} body`,
-        html_body: null,
-        codes: "[]",
-        links: "[]",
-        headers: "[]",
-        headers_truncated: 0,
-        message_id_header: null,
-        sent_at: null,
-        attachment_count: 0,
-        parse_error: null,
-        received_at: new Date().toISOString(),
-        expires_at: T,
-      });
+      await tx.messages.insert(
+        messageRecord({
+          id,
+          inbox_id: "ib_2",
+          project_id: "pr_2",
+          uid,
+          blob_key: key,
+          size_bytes: raw.byteLength,
+          logical_size_bytes: raw.byteLength,
+          envelope_to: "two@example.test",
+          subject: word,
+          text_body: `${word} body`,
+          received_at: new Date().toISOString(),
+          expires_at: T,
+        }),
+      );
       return { id, uid, key };
     });
 

@@ -1,5 +1,5 @@
 // Records the storage tests insert directly through the repositories (no service above them).
-import type { InboxRecord } from "../../src/storage/mail";
+import type { InboxRecord, NewMessage } from "../../src/storage/mail";
 
 /** The instant the storage tests' records are made at. */
 export const T0 = "2026-01-01T00:00:00.000Z";
@@ -26,4 +26,35 @@ export const inboxRecord = (id: string, projectId: string, patch: Partial<InboxR
   usedBytes: 0,
   createdAt: T0,
   ...patch,
+});
+
+/**
+ * A stored message's row for `messages.insert`: a small plain-text mail from sender@example.test to the inbox's
+ * address, expiring in 2027; `m` gives its identity and overrides any other field.
+ */
+export const messageRecord = (m: Pick<NewMessage, "id" | "inbox_id" | "project_id" | "uid"> & Partial<NewMessage>): NewMessage => ({
+  blob_key: "k",
+  size_bytes: 100,
+  logical_size_bytes: 100,
+  envelope_from: null,
+  envelope_to: `${m.inbox_id}@example.test`,
+  from_email: "sender@example.test",
+  from_name: "",
+  to_json: "[]",
+  cc_json: "[]",
+  subject: `message ${m.uid}`,
+  preview: "",
+  text_body: "body",
+  html_body: null,
+  codes: "[]",
+  links: "[]",
+  headers: "[]",
+  headers_truncated: 0,
+  message_id_header: null,
+  sent_at: null,
+  attachment_count: 0,
+  parse_error: null,
+  received_at: T0,
+  expires_at: "2027-01-01T00:00:00.000Z",
+  ...m,
 });
