@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { json, startInboxd } from "../test/support/harness";
 import { waitForPort } from "../test/support/net";
-import { arg, loadAverage, machineLine, pct, SmtpClient, withMaildev } from "./support";
+import { arg, loadAverage, machineLine, pct, SmtpClient, smtpSource, withMaildev } from "./support";
 
 const SEQUENTIAL = arg("sequential", 200);
 const MESSAGES = arg("messages", 2000);
@@ -132,32 +132,6 @@ const reportRate = (who: string, r: { seconds: number; rate: number }) =>
     `${who.padEnd(8)} ${MESSAGES} x 10 KB, one message per connection, ${SENDERS} concurrent senders: ${r.seconds.toFixed(2)} s = ${r.rate.toFixed(0)} messages/s`,
   );
 
-/** `smtp-source` (Postfix) against a port: wall time for its run. */
-async function smtpSource(port: number, to: string, disconnect: boolean): Promise<{ seconds: number; ok: boolean; err: string }> {
-  const args = [
-    "-s",
-    "8",
-    "-m",
-    "5000",
-    "-l",
-    "10240",
-    "-f",
-    "bench@example.com",
-    "-t",
-    to,
-    ...(disconnect ? ["-d"] : []),
-    `127.0.0.1:${port}`,
-  ];
-  const t0 = performance.now();
-  const child = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "pipe"] });
-  let err = "";
-  child.stderr.on("data", (d) => (err += d));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
-  const status = await new Promise<number | null>((r) => child.on("close", r));
-  clearTimeout(timer);
-  return { seconds: (performance.now() - t0) / 1000, ok: status === 0, err: err.trim().split("\n").slice(-3).join(" | ") };
-}
-
 /**
  * While `running` is pending: one probe message at a time to a probe inbox with a long-poll
  * parked on it, alternately plain and filtered by a word of the message (`q`, which waits for
@@ -232,7 +206,7 @@ try {
       for (const d of [false, true]) {
         // smtp-source disconnects after every message unless -d ("don't disconnect"); it speaks HELO, one command per round trip.
         const what = `smtp-source -s 8 -m 5000 -l 10240${d ? " -d (8 sessions reused)" : " (a new connection per message)"}`;
-        const run = smtpSource(port, inbox.address, d);
+        const run = smtpSource({ port, to: inbox.address, messages: 5000, reuse: d });
         const probes = await probeLatency(inst, run);
         const a = await run;
         console.log(
@@ -241,7 +215,7 @@ try {
         console.log(
           `inboxd    meanwhile, 250 -> long-poll answer: p50 ${pct(probes.plain, 50).toFixed(2)} ms, p99 ${pct(probes.plain, 99).toFixed(2)} ms (${probes.plain.length} probes); with q (search index): p50 ${pct(probes.filtered, 50).toFixed(2)} ms, p99 ${pct(probes.filtered, 99).toFixed(2)} ms (${probes.filtered.length}); goal p99 < 25 ms`,
         );
-        const b = await smtpSource(sinkPort, "sink@example.com", d);
+        const b = await smtpSource({ port: sinkPort, to: "sink@example.com", messages: 5000, reuse: d });
         console.log(
           `smtp-sink ${what}: ${b.seconds.toFixed(2)} s = ${(5000 / b.seconds).toFixed(0)} messages/s${b.ok ? "" : ` (failed: ${b.err})`}`,
         );

@@ -5,9 +5,9 @@
 // each run the server's CPU per thread is read from /proc (as bench/smtp-cpu.ts); medians at the end.
 //   bun bench/smtp-cpu-ab.ts [--messages 1000] [--pairs 4] before=/tmp/w-main after=.:INBOXD_X=1,INBOXD_Y=2 ...
 // Figures are printed, never asserted. Linux only (/proc); needs Postfix's smtp-source.
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { smtpSource } from "./support";
 const argv = process.argv.slice(2);
 const opt = (n: string, d: number) => (argv.includes(`--${n}`) ? Number(argv[argv.indexOf(`--${n}`) + 1]) : d);
 const MESSAGES = opt("messages", 1000),
@@ -43,25 +43,6 @@ const threads = (pid: number) => {
   }
   return m;
 };
-function smtpSource(port: number, to: string, n: number, reuse: boolean) {
-  const args = [
-    "-s",
-    "8",
-    "-m",
-    String(n),
-    "-l",
-    "10240",
-    "-f",
-    "bench@example.com",
-    "-t",
-    to,
-    ...(reuse ? ["-d"] : []),
-    `127.0.0.1:${port}`,
-  ];
-  const t0 = performance.now();
-  const c = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "inherit"] });
-  return new Promise<number>((r) => c.on("close", () => r((performance.now() - t0) / 1000)));
-}
 if (!Bun.which("smtp-source")) {
   console.log("smtp-source (Postfix) not installed: skipped");
   process.exit(0);
@@ -77,7 +58,7 @@ for (const s of specs) {
   const inbox = (await h.json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
   servers.push({ ...s, inst, inbox, h, res: { new: [] as number[][], d: [] as number[][] } });
 }
-for (const s of servers) await smtpSource(s.inst.ports.smtp, s.inbox.address, 500, true);
+for (const s of servers) await smtpSource({ port: s.inst.ports.smtp, to: s.inbox.address, messages: 500, reuse: true });
 const fmt = (m: Map<string, number>) =>
   [...m]
     .filter(([, v]) => v >= 5)
@@ -91,7 +72,7 @@ try {
       for (const s of order) {
         const pid = s.inst.proc.pid;
         const a = threads(pid);
-        const secs = await smtpSource(s.inst.ports.smtp, s.inbox.address, MESSAGES, reuse);
+        const { seconds: secs } = await smtpSource({ port: s.inst.ports.smtp, to: s.inbox.address, messages: MESSAGES, reuse });
         const b = threads(pid);
         const per = new Map([...b].map(([k, v]) => [k, (v - (a.get(k) ?? 0)) / MESSAGES]));
         const main = per.get("main")!;

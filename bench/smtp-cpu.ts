@@ -6,10 +6,9 @@
 //   bun bench/smtp-cpu.ts [--messages N] [--rounds R] [--threads] [--profile DIR]
 // --threads: also CPU per message of each server thread, by thread name (the JIT, the workers).
 // Figures are printed, never asserted. Linux only (/proc).
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { json, startInboxd } from "../test/support/harness";
-import { arg, loadAverage, machineLine } from "./support";
+import { arg, loadAverage, machineLine, smtpSource } from "./support";
 
 const MESSAGES = arg("messages", 3000);
 const ROUNDS = arg("rounds", 1);
@@ -51,15 +50,6 @@ function cpu(pid: number): { main: number; all: number } {
   return { main: taskCpu(pid, pid), all };
 }
 
-function smtpSource(port: number, to: string, n: number, reuse: boolean): Promise<{ seconds: number; ok: boolean }> {
-  const args = ["-s", "8", "-m", String(n), "-l", "10240", "-f", "bench@example.com", "-t", to];
-  if (reuse) args.push("-d");
-  args.push(`127.0.0.1:${port}`);
-  const t0 = performance.now();
-  const child = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "inherit"] });
-  return new Promise((r) => child.on("close", (status) => r({ seconds: (performance.now() - t0) / 1000, ok: status === 0 })));
-}
-
 if (!Bun.which("smtp-source")) {
   console.log("smtp-source (Postfix) not installed: skipped");
   process.exit(0);
@@ -75,13 +65,13 @@ try {
   const pid = inst.proc.pid;
   const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
   const port = inst.ports.smtp!;
-  await smtpSource(port, inbox.address, 500, true); // warm-up (JIT)
+  await smtpSource({ port, to: inbox.address, messages: 500, reuse: true }); // warm-up (JIT)
   let expected = 500;
   for (let round = 0; round < ROUNDS; round++) {
     for (const reuse of [false, true]) {
       const threadsBefore = THREADS ? byThread(pid) : null;
       const before = cpu(pid);
-      const r = await smtpSource(port, inbox.address, MESSAGES, reuse);
+      const r = await smtpSource({ port, to: inbox.address, messages: MESSAGES, reuse });
       const after = cpu(pid);
       const threadsAfter = THREADS ? byThread(pid) : null;
       expected += MESSAGES;

@@ -172,3 +172,27 @@ export async function withMaildev<T>(fn: (smtpPort: number) => Promise<T>): Prom
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Postfix's `smtp-source` against a loopback port: `messages` of 10 KB from 8 concurrent sessions. It
+ * disconnects after every message unless `reuse` (its -d, "don't disconnect"); it speaks HELO, one
+ * command per round trip. Wall time, whether it exited 0, and its last lines of stderr.
+ */
+export async function smtpSource(o: {
+  port: number;
+  to: string;
+  messages: number;
+  reuse: boolean;
+}): Promise<{ seconds: number; ok: boolean; err: string }> {
+  const args = ["-s", "8", "-m", String(o.messages), "-l", "10240", "-f", "bench@example.com", "-t", o.to];
+  if (o.reuse) args.push("-d");
+  args.push(`127.0.0.1:${o.port}`);
+  const t0 = performance.now();
+  const child = spawn("smtp-source", args, { stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  child.stderr?.on("data", (d) => (err += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+  const status = await new Promise<number | null>((r) => child.on("close", r));
+  clearTimeout(timer);
+  return { seconds: (performance.now() - t0) / 1000, ok: status === 0, err: err.trim().split("\n").slice(-3).join(" | ") };
+}
