@@ -9,37 +9,25 @@ import type { Storage } from "../../src/storage";
 import type { NewMessage } from "../../src/storage/mail";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { messageRecord } from "../support/storage-records";
 
 const T = "2026-01-01T00:00:00.000Z";
-const msg = (id: string, uid: number): NewMessage => ({
-  id,
-  inbox_id: "ib_q",
-  project_id: "pr_q",
-  uid,
-  blob_key: "k".repeat(64),
-  size_bytes: 10,
-  logical_size_bytes: 10,
-  envelope_from: null,
-  envelope_to: "q@example.test",
-  from_email: "a@example.test",
-  from_name: "",
-  to_json: "[]",
-  cc_json: "[]",
-  subject: "s",
-  preview: "",
-  text_body: "t",
-  html_body: null,
-  codes: "[]",
-  links: "[]",
-  headers: "[]",
-  headers_truncated: 0,
-  message_id_header: null,
-  sent_at: null,
-  attachment_count: 0,
-  parse_error: null,
-  received_at: T,
-  expires_at: T,
-});
+const msg = (id: string, uid: number): NewMessage =>
+  messageRecord({
+    id,
+    inbox_id: "ib_q",
+    project_id: "pr_q",
+    uid,
+    blob_key: "k".repeat(64),
+    size_bytes: 10,
+    logical_size_bytes: 10,
+    envelope_to: "q@example.test",
+    from_email: "a@example.test",
+    subject: "s",
+    text_body: "t",
+    received_at: T,
+    expires_at: T,
+  });
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL modseqs of the message repository's writes", () => {
   let pg: PostgresServer;
