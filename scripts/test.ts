@@ -58,7 +58,8 @@ function followsEngineSwitch(file: string, seen = new Set<string>()): boolean {
 function engineFiles(): string[] {
   const filters = args.filter((a) => !a.startsWith("-"));
   return (
-    [...new Bun.Glob("test/**/*.test.ts").scanSync({ cwd: root })]
+    [...new Bun.Glob("**/*.test.ts").scanSync({ cwd: root })]
+      .filter((f) => !f.includes("node_modules/"))
       .sort()
       .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
       // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
