@@ -10,6 +10,8 @@ export const jobs: Job[] = [
   { name: "webhook-sweep", everyMs: 30_000, run: (_ctx, s) => s.webhookDispatcher.pump() },
   // Checks are woken by the bus; this is the catch-up after a restart and the safety net.
   { name: "auth-check", everyMs: 30_000, run: (_ctx, s) => s.analyses.auth.catchUp() },
+  // PostgreSQL: large blobs a release had to keep within their grace period (storage/postgres/blob-release.ts).
+  { name: "blob-sweep", everyMs: 600_000, run: (ctx) => ctx.storage.sweepBlobs() },
   { name: "events-prune", everyMs: 3600_000, run: (_ctx, s) => Promise.all([s.events.prune(), s.webhooks.prune()]) },
   { name: "approval-expiry", everyMs: 1_000, run: (_ctx, s) => s.approvals.expireDue() },
   { name: "agent-session-expiry", everyMs: 5_000, run: (_ctx, s) => s.agentSessions.expireDue() },

@@ -77,6 +77,12 @@ export interface Storage extends Repositories {
    */
   releaseBlob(key: string): Promise<boolean>;
   /**
+   * Frees blobs a release had to keep and nothing references any more (PostgreSQL: large blobs
+   * released within the grace of their last put, or left by a crash between put and message;
+   * postgres/blob-release.ts). SQLite frees every blob at its release: nothing to do. Returns how many.
+   */
+  sweepBlobs(): Promise<number>;
+  /**
    * Resolves once every message this node has stored so far is in the full-text index (an engine
    * may index after the commit). Call it before a search, so a search sees the mail already
    * acknowledged.

@@ -196,4 +196,27 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("freeing blobs with two 
     const chunks = (await watch`SELECT count(*)::int AS n FROM blob_chunks WHERE key = ${key}`) as { n: number }[];
     expect(chunks[0]!.n).toBe(0);
   });
+  test("the sweep frees an old unreferenced large blob a release had to keep; referenced or recent ones stay", async () => {
+    const kept = randomBytes(PG_INLINE_MAX + 2000);
+    const used = randomBytes(PG_INLINE_MAX + 3000);
+    const recent = randomBytes(PG_INLINE_MAX + 4000);
+    const keptKey = await a.blobs.put(kept);
+    // Its message came and went within the grace period: the release keeps it.
+    expect(await a.releaseBlob(keptKey)).toBe(false);
+    const usedKey = await b.blobs.put(used);
+    await b.transaction(async (tx) => {
+      const { uid } = (await tx.inboxes.takeUid("ib_1"))!;
+      await tx.messages.insert(message("ib_1", "pr_1", uid, usedKey));
+    });
+    const recentKey = await a.blobs.put(recent);
+    await watch`UPDATE blobs_inline SET touched_at = now() - interval '2 hours' WHERE key IN (${keptKey}, ${usedKey})`;
+    // Either node may run it; B here.
+    expect(await b.sweepBlobs()).toBe(1);
+    expect(await a.blobs.size(keptKey)).toBeNull();
+    const chunks = (await watch`SELECT count(*)::int AS n FROM blob_chunks WHERE key = ${keptKey}`) as { n: number }[];
+    expect(chunks[0]!.n).toBe(0);
+    expect(await a.blobs.size(usedKey)).toBe(used.byteLength);
+    expect(await a.blobs.size(recentKey)).toBe(recent.byteLength);
+    expect(await a.sweepBlobs()).toBe(0);
+  });
 });

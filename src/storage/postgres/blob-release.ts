@@ -13,8 +13,9 @@
 //   conflict any more and writes the bytes itself.
 // - a large blob is written (or found and touched) in a transaction of its own that commits before
 //   B's message does, so no lock spans the gap: a head touched within BLOB_GRACE_SECONDS is kept.
-//   The cost: a large blob whose last message is deleted within that time of its last put stays
-//   until something frees it again (docs/scaling.md, "Blobs").
+//   A large blob whose last message is deleted within that time of its last put (a disposable inbox
+//   of a test, sent to and deleted in seconds) is kept by that release; sweepPgOrphanBlobs frees it
+//   once the grace has passed, as it frees one left by a crash between its put and its message.
 import type { PgPool } from "./blobs";
 import { CODEC_CHUNKED } from "./blobs";
 
@@ -39,4 +40,27 @@ export function releasePgBlob(pool: PgPool, key: string, graceSeconds = BLOB_GRA
     await tx.run("WITH head AS (DELETE FROM blobs_inline WHERE key = $1) DELETE FROM blob_chunks WHERE key = $1", key);
     return true;
   });
+}
+
+/**
+ * Frees large blobs nothing references whose last touch is older than the grace period: those a
+ * release had to keep (deleted within the grace of their put) and those a crash left between a put
+ * and its message. At most `limit` per call; returns how many went. Each goes through
+ * releasePgBlob, so a put touching one meanwhile keeps it. The candidates' scan reads the head rows
+ * of every blob (no index on `touched_at`): it runs every few minutes, not per message.
+ */
+export async function sweepPgOrphanBlobs(pool: PgPool, limit = 500, graceSeconds = BLOB_GRACE_SECONDS): Promise<number> {
+  const candidates = await pool.rows<{ key: string }>(
+    `SELECT b.key FROM blobs_inline b
+      WHERE b.codec = $1 AND b.touched_at < now() - make_interval(secs => $2)
+        AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.blob_key = b.key)
+        AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.blob_key = b.key)
+      LIMIT $3`,
+    CODEC_CHUNKED,
+    graceSeconds,
+    limit,
+  );
+  let freed = 0;
+  for (const { key } of candidates) if (await releasePgBlob(pool, key, graceSeconds)) freed++;
+  return freed;
 }

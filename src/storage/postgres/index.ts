@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
 import type { EventRecord } from "../events";
 import { postgresAutomationRepositories } from "./automation";
-import { releasePgBlob } from "./blob-release";
+import { releasePgBlob, sweepPgOrphanBlobs } from "./blob-release";
 import { PgBlobStore, putPgBlob } from "./blobs";
 import { DEFAULT_POOL, PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
@@ -84,6 +84,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     mailboxSnapshot: (inboxId, folderId) => snapshots.take(inboxId, folderId),
     deleteMessages: (projectId, ids) => c.transaction((tx) => deletePgMessageRows(tx, projectId, ids)),
     releaseBlob: (key) => releasePgBlob(c, key),
+    sweepBlobs: () => sweepPgOrphanBlobs(c),
     // Indexed in the transaction that stores the message (search-vector.ts): nothing to wait for.
     searchable: async () => {},
     check: async (write) => {

@@ -62,6 +62,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       await blobs.delete(key);
       return true;
     },
+    sweepBlobs: async () => 0,
     searchable: () => search.searchable(),
     check: async (write) => {
       if (write) await c.transaction(async () => undefined);
