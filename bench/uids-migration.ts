@@ -12,6 +12,7 @@ import { openDatabase } from "../src/storage/sqlite/database";
 import { newId } from "../src/lib/ids";
 import { json, startInboxd } from "../test/support/harness";
 import { shiftFolderUids, undoUidsPerMailbox, withDatabaseFile } from "../test/support/sqlite-file";
+import { messageRecord } from "../test/support/storage-records";
 import { arg, machineLine } from "./support";
 
 const N = arg("n", 100_000);
@@ -56,7 +57,7 @@ for (let done = 0; done < N; ) {
       const { uid } = (await tx.inboxes.takeUid(box.id, folder))!;
       const now = new Date().toISOString();
       await tx.messages.insert(
-        {
+        messageRecord({
           id: newId(),
           inbox_id: box.id,
           project_id: box.projectId,
@@ -68,23 +69,12 @@ for (let done = 0; done < N; ) {
           envelope_to: "x@example.com",
           from_email: "bench@example.com",
           from_name: "Bench",
-          to_json: "[]",
-          cc_json: "[]",
           subject: `migration message ${i}`,
           preview: "Hello",
           text_body: message(i).slice(80),
-          html_body: null,
-          codes: "[]",
-          links: "[]",
-          headers: "[]",
-          headers_truncated: 0,
-          message_id_header: null,
-          sent_at: null,
-          attachment_count: 0,
-          parse_error: null,
           received_at: now,
           expires_at: new Date(Date.now() + 30 * 86400_000).toISOString(),
-        },
+        }),
         folder,
       );
     }

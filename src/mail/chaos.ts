@@ -13,7 +13,7 @@ import type { ChaosRuleRecord } from "../storage/mail";
 import { nowIso } from "../lib/time";
 import { validation } from "../lib/errors";
 import type { InboxRow } from "./inboxes";
-import { InboxLookupCache } from "./inbox-lookups";
+import { InboxLookupCache, inboxLookupChanged } from "./inbox-lookups";
 
 export const CHAOS_MAX_RULES = 10;
 export const CHAOS_MAX_DELAY_MS = 30_000;
@@ -88,14 +88,14 @@ export class ChaosService {
     const inbox = await this.inboxes.get(projectId, inboxId);
     const createdAt = nowIso();
     await this.ctx.storage.transaction((tx) => tx.inboxChaos.replace(inbox.id, rules, createdAt));
-    this.rules.changed(inbox.id);
+    inboxLookupChanged(this.ctx.bus, "chaos", inbox.id);
     return view(inbox, rules);
   }
 
   async clear(projectId: string, inboxId: string): Promise<void> {
     const inbox = await this.inboxes.get(projectId, inboxId);
     await this.ctx.storage.inboxChaos.clear(inbox.id);
-    this.rules.changed(inbox.id);
+    inboxLookupChanged(this.ctx.bus, "chaos", inbox.id);
   }
 
   /** The inbox's rules, read once at RCPT and judged again at the end of DATA (atRcpt, atData). */

@@ -2,9 +2,9 @@
 // watching it in the commit), kept in memory so the SMTP hot path does not run one query each per
 // message (~45 µs of the event loop per message together, docs/benchmarks.md).
 //
-// Whoever changes one calls `changed(inboxId)` after the commit: this node forgets it at once and
-// the bus carries `inbox.lookups` to the other nodes (runtime/cluster-bus.ts), which forget it
-// too. A signal lost on the way (a node deaf during a reconnect) is covered by the entry's age:
+// Whoever changes one calls `inboxLookupChanged(bus, kind, inboxId)` after the commit: this node
+// forgets it at once and the bus carries `inbox.lookups` to the other nodes
+// (runtime/cluster-bus.ts), which forget it too. A signal lost on the way (a node deaf during a reconnect) is covered by the entry's age:
 // nothing is served older than TTL_MS. A read that started before a change is not kept (the
 // generation check), so a slow query cannot put the old answer back after the change.
 import type { EventBus, InboxLookupKind } from "../lib/bus";
@@ -20,8 +20,8 @@ export class InboxLookupCache<V> {
   private generation = 0;
 
   constructor(
-    private readonly kind: InboxLookupKind,
-    private readonly bus: EventBus,
+    kind: InboxLookupKind,
+    bus: EventBus,
     private readonly load: (inboxId: string) => Promise<V>,
   ) {
     bus.subscribe((e) => {
@@ -47,11 +47,6 @@ export class InboxLookupCache<V> {
     });
   }
 
-  /** After the commit of a change to this inbox's answer: here at once, on the other nodes through the bus. */
-  changed(inboxId: string): void {
-    inboxLookupChanged(this.bus, this.kind, inboxId);
-  }
-
   /** One inbox, or (null) every inbox. */
   private forget(inboxId: string | null): void {
     this.generation++;
@@ -60,7 +55,7 @@ export class InboxLookupCache<V> {
   }
 }
 
-/** For code that changes an answer without holding the cache (watch, unwatch): call after the commit. */
+/** After the commit of a change to this inbox's answer: forgotten here at once, on the other nodes through the bus. */
 export function inboxLookupChanged(bus: EventBus, kind: InboxLookupKind, inboxId: string): void {
   bus.publish({ type: "inbox.lookups", kind, inboxId });
 }

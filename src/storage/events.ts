@@ -216,6 +216,16 @@ export interface WebhookDeliveryRepository {
 export const ALERT_COLUMNS =
   "id, project_id, user_id, type, channel, severity, title, detail, resource_type, resource_id, inbox_id, inbox_address, count, occurred_at, read_at";
 
+/**
+ * What makes alerts.raise coalesce, on every engine (after `INSERT INTO alerts (ALERT_COLUMNS) VALUES …`): the unread
+ * alert of the same user, project, type and resource counts one more and takes the newest details, in the same
+ * statement, so two nodes raising it at once give one alert with count 2.
+ */
+export const ALERT_COALESCE = `ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
+           SET count = alerts.count + 1, occurred_at = excluded.occurred_at, detail = excluded.detail,
+               inbox_id = excluded.inbox_id, inbox_address = excluded.inbox_address
+         RETURNING *`;
+
 /** An alert record as the values of ALERT_COLUMNS. */
 export function alertValues(r: AlertRecord): (string | number | null)[] {
   return [

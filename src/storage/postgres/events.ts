@@ -31,7 +31,7 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from "../events";
-import { ALERT_COLUMNS, alertValues } from "../events";
+import { ALERT_COALESCE, ALERT_COLUMNS, alertValues } from "../events";
 import type { PgClient } from "./connection";
 import { num, type Row } from "./rows";
 
@@ -456,10 +456,7 @@ class PgAlerts implements AlertRepository {
     const row = await this.c.row<AlertRecord>(
       `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
-           SET count = alerts.count + 1, occurred_at = EXCLUDED.occurred_at, detail = EXCLUDED.detail,
-               inbox_id = EXCLUDED.inbox_id, inbox_address = EXCLUDED.inbox_address
-         RETURNING *`,
+         ${ALERT_COALESCE}`,
       ...alertValues(r),
     );
     return { row: row!, created: row!.id === r.id };

@@ -18,7 +18,7 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from "../events";
-import { ALERT_COLUMNS, alertValues } from "../events";
+import { ALERT_COALESCE, ALERT_COLUMNS, alertValues } from "../events";
 import type { SqliteConnection } from "./connection";
 
 class SqliteEventLog implements EventLogRepository {
@@ -380,10 +380,7 @@ class SqliteAlerts implements AlertRepository {
     const row = this.c.get<AlertRecord>(
       `INSERT INTO alerts (${ALERT_COLUMNS})
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (user_id, project_id, type, resource_id) WHERE read_at IS NULL DO UPDATE
-           SET count = alerts.count + 1, occurred_at = excluded.occurred_at, detail = excluded.detail,
-               inbox_id = excluded.inbox_id, inbox_address = excluded.inbox_address
-         RETURNING *`,
+         ${ALERT_COALESCE}`,
       ...alertValues(r),
     );
     return { row: row!, created: row!.id === r.id };
