@@ -212,8 +212,8 @@ async function parse(raw: Uint8Array, opts: ParseOptions | undefined, fast: bool
     if (!Number.isNaN(date.getTime())) sentAt = date.toISOString();
   }
 
-  const htmlText = html ? htmlToText(html) : null;
-  const plain = text ?? htmlText;
+  // The HTML's text only when there is no text part: converting it costs ~80 µs per template.
+  const plain = text ?? (html ? htmlToText(html) : null);
   const codes = extractCodes(subject, text, html);
   if (otp && /^[\p{L}\p{N}-]{1,64}$/u.test(otp)) codes.splice(0, codes.length, otp, ...codes.filter((c) => c !== otp));
 
