@@ -141,6 +141,176 @@ function splitHead(raw: Uint8Array): { headEnd: number; bodyStart: number } | nu
   return raw.length <= MAX_SIMPLE_HEADER_BYTES ? { headEnd: raw.length, bodyStart: raw.length } : null;
 }
 
+interface ContentType {
+  type: string;
+  charset: string;
+  boundary: string;
+}
+
+/**
+ * A Content-Type value the fast path takes: text/plain or text/html with charset/format/delsp, or
+ * multipart/alternative with a boundary (and charset); null for anything else. An empty or absent
+ * one is text/plain, as mailsplit reads it.
+ */
+function readContentType(value: string | null): ContentType | null {
+  const out: ContentType = { type: "text/plain", charset: "", boundary: "" };
+  if (!value) return out;
+  const m = CONTENT_TYPE.exec(value);
+  if (!m) return null;
+  out.type = (m[1] as string).toLowerCase();
+  const multipart = out.type === "multipart/alternative";
+  if (!multipart && out.type !== "text/plain" && out.type !== "text/html") return null;
+  const seen = new Set<string>();
+  for (const p of (m[2] as string).matchAll(PARAM)) {
+    const name = (p[1] as string).toLowerCase();
+    const v = p[2] ?? p[3] ?? "";
+    if (seen.has(name)) return null;
+    seen.add(name);
+    if (name === "charset") out.charset = v;
+    // A boundary on a text part still splits it for mailsplit: left to it.
+    else if (name === "boundary" && multipart) out.boundary = v;
+    // format=flowed is decoded by mailsplit's own libmime copy, whose rules differ from ours.
+    else if (name === "format" && !multipart && v.toLowerCase().trim() !== "flowed") continue;
+    else if (name === "delsp" && !multipart) continue;
+    else return null;
+  }
+  if (multipart && !out.boundary) return null;
+  if (out.charset && BYTE_ORDER_CHARSET.test(out.charset.trim())) return null;
+  return out;
+}
+
+/** A text body as mailparser delivers it: transfer-decoded, charset-decoded, LF line endings; null: not sure. */
+function decodeBody(raw: Buffer, cte: string, charset: string): string | null {
+  let body = raw;
+  if (cte === "base64") {
+    const decoded = decodeBase64(body);
+    if (!decoded) return null;
+    body = decoded;
+  } else if (cte === "quoted-printable") {
+    body = decodeQuotedPrintable(body);
+  } else if (!IDENTITY_ENCODINGS.has(cte)) {
+    return null;
+  }
+  let content: string;
+  if (["ascii", "usascii", "utf8"].includes((charset || "utf-8").toLowerCase().replace(/[^a-z0-9]+/g, ""))) {
+    content = body.toString();
+  } else {
+    // libmime's decode stream yields decode() of the whole body as UTF-8 bytes; the round trip
+    // turns lone surrogates into U+FFFD exactly as that stream does.
+    content = Buffer.from(decodeCharset(body, charset), "utf-8").toString();
+  }
+  return content.replace(/\r?\n/g, "\n");
+}
+
+/** One part of a multipart/alternative: its type and decoded text; null when it is not a plain text part. */
+function readPart(head: Buffer, body: Buffer): { type: string; content: string } | null {
+  const lines = headerLines(head.toString("binary"));
+  if (!lines) return null;
+  let contentType: string | null = null;
+  let encoding: string | null = null;
+  for (const { key, line } of lines) {
+    if (key === "content-type") contentType ??= structuralValueOf(line);
+    else if (key === "content-transfer-encoding") encoding ??= structuralValueOf(line);
+    else if (key === "content-disposition") return null;
+  }
+  const ct = readContentType(contentType);
+  if (!ct || ct.type === "multipart/alternative") return null;
+  const content = decodeBody(body, (encoding ?? "").toLowerCase().trim(), ct.charset);
+  return content === null ? null : { type: ct.type, content };
+}
+
+const MAX_PARTS = 16;
+
+/**
+ * mailsplit's MessageSplitter.checkBoundary for one line: 1 / 2 a delimiter / close delimiter of
+ * the boundary, 0 not one. A line may start with a line ending; after the boundary only "--"
+ * and a line ending may follow (no transport padding), or the end of input.
+ */
+function boundaryLine(b: Buffer, ls: number, le: number, boundary: Buffer): 0 | 1 | 2 {
+  const len = le - ls;
+  let sp = 0;
+  if (len >= 1 && (b[ls] === 0x0d || b[ls] === 0x0a)) {
+    sp++;
+    if (len >= 2 && b[ls] === 0x0d && b[ls + 1] === 0x0a) sp++;
+  }
+  if (len < 4 || b[ls + sp] !== 0x2d || b[ls + sp + 1] !== 0x2d) return 0;
+  if (len < boundary.length + 3 + sp || len > boundary.length + 6 + sp) return 0;
+  for (let i = 0; i < boundary.length; i++) if (b[ls + sp + 2 + i] !== boundary[i]) return 0;
+  let pos = 0;
+  for (let i = boundary.length + 2 + sp; i < len; i++) {
+    const c = b[ls + i];
+    if (pos === 0 && (c === 0x0d || c === 0x0a)) return 1;
+    if ((pos === 0 || pos === 1) && c !== 0x2d) return 0;
+    if (pos === 2 && c !== 0x0d && c !== 0x0a) return 0;
+    if (pos === 3 && c !== 0x0a) return 0;
+    pos++;
+  }
+  return 2;
+}
+
+/**
+ * The parts of a multipart/alternative body as mailsplit cuts them: preamble and epilogue
+ * dropped, a part's header up to its first empty line, its body up to the next delimiter line
+ * less the line ending before it. Null for shapes not worth mirroring (a part with no end to its
+ * header, a last line that starts with a CR, no parts, too many).
+ */
+function splitAlternative(b: Buffer, boundary: Buffer): Array<{ head: Buffer; body: Buffer }> | null {
+  const parts: Array<{ head: Buffer; body: Buffer }> = [];
+  const PRE = 0;
+  const HEAD = 1;
+  const BODY = 2;
+  let state = PRE;
+  let headStart = 0;
+  let head: Buffer = b.subarray(0, 0);
+  let bodyStart = 0;
+  const close = (end: number, sibling: boolean) => {
+    let e = end;
+    if (e > bodyStart && b[e - 1] === 0x0a) {
+      e--;
+      if (e > bodyStart && b[e - 1] === 0x0d) e--;
+    }
+    // mailsplit quirk: before a sibling delimiter, a body that is one bare line ending and
+    // trims to nothing keeps its line ending (the group is pushed with its first line's value).
+    if (e === bodyStart && sibling) e = end;
+    parts.push({ head, body: b.subarray(bodyStart, e) });
+  };
+  let ls = 0;
+  while (ls < b.length) {
+    const lf = b.indexOf(0x0a, ls);
+    const le = lf < 0 ? b.length : lf + 1;
+    // mailsplit checks an unterminated last line with the trimmed line ending in front of it.
+    if (lf < 0 && state === BODY && (b[ls] === 0x0d || b[ls] === 0x0a)) return null;
+    const delimiter = boundaryLine(b, ls, le, boundary);
+    if (state === PRE) {
+      if (delimiter === 1) {
+        state = HEAD;
+        headStart = le;
+      }
+    } else if (state === HEAD) {
+      if (delimiter) return null;
+      if (le - ls === 1 || (le - ls === 2 && b[ls] === 0x0d && b[ls + 1] === 0x0a)) {
+        head = b.subarray(headStart, ls);
+        state = BODY;
+        bodyStart = le;
+      } else if (le - headStart > MAX_SIMPLE_HEADER_BYTES || lf < 0) {
+        return null;
+      }
+    } else {
+      if (delimiter) {
+        close(ls, delimiter === 1);
+        if (parts.length > MAX_PARTS) return null;
+        if (delimiter === 2) return parts;
+        state = HEAD;
+        headStart = le;
+      }
+    }
+    ls = le;
+  }
+  if (state === HEAD) return null;
+  if (state === BODY) parts.push({ head, body: b.subarray(bodyStart) });
+  return parts.length ? parts : null;
+}
+
 /**
  * The message as mailparser would read it, when it is a single text/plain or text/html part with
  * an identity, quoted-printable or base64 transfer encoding; null for anything else (multipart,
@@ -193,28 +363,9 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
     }
   }
 
-  let type = "text/plain";
-  let charset = "";
-  if (contentType) {
-    const m = CONTENT_TYPE.exec(contentType);
-    if (!m) return null;
-    type = (m[1] as string).toLowerCase();
-    const seen = new Set<string>();
-    for (const p of (m[2] as string).matchAll(PARAM)) {
-      const name = (p[1] as string).toLowerCase();
-      const value = p[2] ?? p[3] ?? "";
-      if (seen.has(name)) return null;
-      seen.add(name);
-      if (name === "charset") charset = value;
-      // format=flowed is decoded by mailsplit's own libmime copy, whose rules differ from ours.
-      else if (name === "format" && value.toLowerCase().trim() === "flowed") return null;
-      // A boundary on a text part still splits it for mailsplit; other parameters: not sure.
-      else if (name !== "format" && name !== "delsp") return null;
-    }
-  }
-  if (type !== "text/plain" && type !== "text/html") return null;
-  if (charset && BYTE_ORDER_CHARSET.test(charset.trim())) return null;
-
+  const root = readContentType(contentType);
+  if (!root) return null;
+  const cte = (encoding ?? "").toLowerCase().trim();
   if (date !== null) {
     const parsed = new Date(date);
     // mailparser substitutes the parse time for an unreadable Date: left to it.
@@ -228,29 +379,29 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
     if (otp) mail.otp = otp;
   }
 
-  const cte = (encoding ?? "").toLowerCase().trim();
-  let body: Buffer = bytes.subarray(split.bodyStart);
-  if (cte === "base64") {
-    const decoded = decodeBase64(body);
-    if (!decoded) return null;
-    body = decoded;
-  } else if (cte === "quoted-printable") {
-    body = decodeQuotedPrintable(body);
-  } else if (!IDENTITY_ENCODINGS.has(cte)) {
-    return null;
+  const body = bytes.subarray(split.bodyStart);
+  if (root.type === "multipart/alternative") {
+    // mailsplit splits on the boundary whatever the container's transfer encoding says; not sure.
+    if (!IDENTITY_ENCODINGS.has(cte)) return null;
+    const parts = splitAlternative(body, Buffer.from(root.boundary));
+    if (!parts) return null;
+    const texts: string[] = [];
+    const htmls: string[] = [];
+    for (const part of parts) {
+      const read = readPart(part.head, part.body);
+      if (!read) return null;
+      // mailparser's getTextContent in an alternative: each non-empty part to its list.
+      if (read.content) (read.type === "text/plain" ? texts : htmls).push(read.content);
+    }
+    if (texts.length) mail.text = texts.join("\n");
+    if (htmls.length) mail.html = htmls.join("<br/>\n");
+    return mail;
   }
-
-  let content: string;
-  if (["ascii", "usascii", "utf8"].includes((charset || "utf-8").toLowerCase().replace(/[^a-z0-9]+/g, ""))) {
-    content = body.toString();
-  } else {
-    // libmime's decode stream yields decode() of the whole body as UTF-8 bytes; the round trip
-    // turns lone surrogates into U+FFFD exactly as that stream does.
-    content = Buffer.from(decodeCharset(body, charset), "utf-8").toString();
-  }
-  content = content.replace(/\r?\n/g, "\n");
+  if (root.boundary) return null;
+  const content = decodeBody(body, cte, root.charset);
+  if (content === null) return null;
   if (content) {
-    if (type === "text/plain") mail.text = content;
+    if (root.type === "text/plain") mail.text = content;
     else {
       // mailparser's text for an HTML-only message is "" with skipHtmlToText.
       mail.text = "";
