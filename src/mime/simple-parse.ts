@@ -1,5 +1,5 @@
-// A fast path beside mailparser for the commonest message: one text/plain or text/html body, no
-// MIME structure. mailparser's stream machinery (mailsplit's line-by-line splitter, a Transform per
+// A fast path beside mailparser for the commonest messages: one text/plain or text/html body, or a
+// multipart/alternative of such bodies (what applications and ESPs send). mailparser's stream machinery (mailsplit's line-by-line splitter, a Transform per
 // decoding stage, a setImmediate per step) costs ~200 µs for a 10 KB message; reading the same
 // fields straight from the bytes costs a fraction of that (docs/benchmarks.md). Every rule below
 // mirrors what mailparser 3.14 / mailsplit 5.4 do for such a message, calling the same libmime and
@@ -312,9 +312,10 @@ function splitAlternative(b: Buffer, boundary: Buffer): Array<{ head: Buffer; bo
 }
 
 /**
- * The message as mailparser would read it, when it is a single text/plain or text/html part with
- * an identity, quoted-printable or base64 transfer encoding; null for anything else (multipart,
- * attachments, format=flowed, unusual headers), which parse.ts hands to mailparser.
+ * The message as mailparser would read it, when it is a single text/plain or text/html part, or a
+ * multipart/alternative of them, with identity, quoted-printable or base64 transfer encodings; null
+ * for anything else (other multiparts, attachments, format=flowed, unusual headers), which parse.ts
+ * hands to mailparser.
  */
 export function parseSimple(raw: Uint8Array): SimpleMail | null {
   const split = splitHead(raw);
