@@ -1,7 +1,8 @@
 // A fast path beside mailparser for the commonest messages: one text/plain or text/html body, or a
-// multipart/alternative of such bodies (what applications and ESPs send). mailparser's stream machinery (mailsplit's line-by-line splitter, a Transform per
-// decoding stage, a setImmediate per step) costs ~200 µs for a 10 KB message; reading the same
-// fields straight from the bytes costs a fraction of that (docs/benchmarks.md). Every rule below
+// multipart/alternative of such bodies (what applications and ESPs send). mailparser's stream
+// machinery (mailsplit's line-by-line splitter, a Transform per decoding stage, a setImmediate per
+// step) costs ~200 µs for a 10 KB message; reading the same fields straight from the bytes costs a
+// fraction of that (docs/benchmarks.md). Every rule below
 // mirrors what mailparser 3.14 / mailsplit 5.4 do for such a message, calling the same libmime and
 // mailparser functions where they are exported; anything this file is not sure of answers null and
 // the message goes through mailparser. test/mime/simple-parse.test.ts proves both paths agree.
