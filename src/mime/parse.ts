@@ -134,6 +134,11 @@ function mailparse(raw: Uint8Array): Promise<ParsedMail> {
   );
 }
 
+/** Whether a Date header reads as a date the way mailparser reads it (`new Date(value)`). */
+function readableDate(value: string): boolean {
+  return !Number.isNaN(new Date(value.trim()).getTime());
+}
+
 export function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
   return parse(raw, opts, true);
 }
@@ -188,7 +193,9 @@ async function parse(raw: Uint8Array, opts: ParseOptions | undefined, fast: bool
     text = typeof mail.text === "string" && mail.text !== "" ? mail.text : null;
     html = typeof mail.html === "string" && mail.html !== "" ? mail.html : null;
     messageId = mail.messageId ?? null;
-    if (mail.date instanceof Date && !Number.isNaN(mail.date.getTime()) && headerValue(headers, "date") !== null) {
+    // mailparser dates an unreadable Date header "now" (the parse time): that is no sending time.
+    const dateHeader = headerValue(headers, "date");
+    if (mail.date instanceof Date && !Number.isNaN(mail.date.getTime()) && dateHeader !== null && readableDate(dateHeader)) {
       sentAt = mail.date.toISOString();
     }
     try {

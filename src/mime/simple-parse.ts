@@ -375,9 +375,8 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
   const cte = (encoding ?? "").toLowerCase().trim();
   if (date !== null) {
     const parsed = new Date(date);
-    // mailparser substitutes the parse time for an unreadable Date: left to it.
-    if (Number.isNaN(parsed.getTime())) return null;
-    mail.date = parsed;
+    // An unreadable Date gives no sentAt on either path (parse.ts): mailparser's "now" is dropped.
+    if (!Number.isNaN(parsed.getTime())) mail.date = parsed;
   }
   if (to.length) mail.to = to.length === 1 ? to[0] : to;
   if (cc.length) mail.cc = cc.length === 1 ? cc[0] : cc;
