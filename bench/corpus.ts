@@ -5,33 +5,11 @@
 // mails of test/fixtures/mail/codes (subject, text, HTML). Mix: 70 % multipart/alternative with an
 // HTML template (inline styles and tables, as ESP templates are; 6–25 KB), 30 % plain text (1–3 KB).
 // Every message differs (ids, dates, signatures, codes), so no two share a blob.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { type CodeFixture, codeFixtures, rng } from "../test/support/seeded";
 
-interface Fixture {
-  subject: string;
-  text: string | null;
-  html: string | null;
-}
-
-const DIR = join(import.meta.dir, "../test/fixtures/mail/codes");
-const FIXTURES: Fixture[] = readdirSync(DIR)
-  .filter((f) => f.endsWith(".json"))
-  .flatMap((f) => JSON.parse(readFileSync(join(DIR, f), "utf8")) as Fixture[])
-  .filter((f) => f.subject && (f.text || f.html));
+const FIXTURES: CodeFixture[] = codeFixtures().filter((f) => f.subject && (f.text || f.html));
 
 const SENDERS = ["no-reply@accounts.example.com", "security@mail.example.org", "hello@notifications.example.io", "support@example.net"];
-
-/** A deterministic pseudo-random generator, so that two runs measure the same corpus. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const b64 = (r: () => number, n: number): string => Array.from({ length: n }, () => B64[Math.floor(r() * 64)]).join("");
@@ -87,7 +65,7 @@ function headers(r: () => number, i: number, to: string, from: string, subject: 
 }
 
 /** An ESP-style HTML template around the fixture's content, padded with a realistic footer. */
-function template(r: () => number, f: Fixture, domain: string, target: number): string {
+function template(r: () => number, f: CodeFixture, domain: string, target: number): string {
   const content = f.html ?? `<p>${(f.text ?? "").replace(/\n/g, "<br>")}</p>`;
   const link = `https://${domain}/t/${b64(r, 48)}`;
   let html =

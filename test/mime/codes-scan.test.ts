@@ -3,6 +3,7 @@
 // reference and both run over many generated strings built to hit their edges.
 import { describe, expect, test } from "bun:test";
 import { digitRuns, upperRuns } from "../../src/mime/codes";
+import { rng } from "../support/seeded";
 
 /** The scan upperRuns replaced, verbatim. */
 function upperRunsReference(s: string): number[] {
@@ -21,16 +22,6 @@ const RUN = new RegExp(
   String.raw`(?<![${LETTER}\p{N}_#+])(?<!\d${SEP})\d{1,4}(?:${SEP}\d{1,4}){1,7}(?![${LETTER}\p{N}_])(?!${SEP}\d)`,
   "gu",
 );
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
 
 function generate(r: () => number, alphabet: string[], n: number): string[] {
   const out: string[] = [];

@@ -2,14 +2,13 @@
 // ParsedMessage mailparser gives. Every message here is parsed both ways and compared deeply;
 // each case also states whether it takes the fast path, so a silent fall-back cannot pass as proof.
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import iconv from "iconv-lite";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import { corpusMessage } from "../../bench/corpus";
 import { parseMessage, parseMessageWithMailparser } from "../../src/mime/parse";
 import { parseSimple } from "../../src/mime/simple-parse";
+import { codeFixtures, rng } from "../support/seeded";
 
 const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "\r\n" });
 async function compose(mail: Mail.Options): Promise<Uint8Array> {
@@ -334,28 +333,8 @@ describe("everything else goes through mailparser, with the same result as befor
   for (const [name, raw] of cases) test(name, async () => agree(await raw, false, name));
 });
 
-// Fixed seed: the same messages on every run.
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-
 describe("generated messages", () => {
-  interface Fixture {
-    subject: string;
-    text: string | null;
-    html: string | null;
-  }
-  const dir = join(import.meta.dir, "../fixtures/mail/codes");
-  const fixtures: Fixture[] = readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .flatMap((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as Fixture[]);
+  const fixtures = codeFixtures();
 
   test("every code fixture composed by nodemailer as one text or HTML part or both, in each transfer encoding", async () => {
     const encodings = [undefined, "quoted-printable", "base64"] as const;
