@@ -30,6 +30,9 @@ export interface SessionBinding {
 }
 
 export class AgentSessionService {
+  /** Recordings of answered calls still being written, per run (see recordCall). */
+  private readonly recording = new Map<string, Set<Promise<void>>>();
+
   constructor(
     private readonly ctx: AppContext,
     private readonly agents: AgentService,
@@ -176,8 +179,31 @@ export class AgentSessionService {
     return { principal: { ...principal, scopes: effective, axes } as Principal, binding };
   }
 
-  /** One call made within a session, refused or not, as a step of its run. */
-  async recordCall(
+  /**
+   * One call made within a session, refused or not, as a step of its run. It is recorded after the
+   * call's response has gone out (http/app.ts), so a read of the run right after the call could miss
+   * it: such reads wait for the recordings of answered calls first (callsRecorded).
+   */
+  recordCall(b: SessionBinding, call: { method: string; route: string; path: string; status: number; request_id: string }): Promise<void> {
+    const done = this.writeCall(b, call);
+    let set = this.recording.get(b.runId);
+    if (!set) this.recording.set(b.runId, (set = new Set()));
+    set.add(done);
+    const forget = () => {
+      set.delete(done);
+      if (set.size === 0 && this.recording.get(b.runId) === set) this.recording.delete(b.runId);
+    };
+    done.then(forget, forget);
+    return done;
+  }
+
+  /** Resolves once every call of the run answered on this node so far is recorded (failed ones included). */
+  async callsRecorded(runId: string): Promise<void> {
+    const set = this.recording.get(runId);
+    if (set) await Promise.allSettled([...set]);
+  }
+
+  private async writeCall(
     b: SessionBinding,
     call: { method: string; route: string; path: string; status: number; request_id: string },
   ): Promise<void> {

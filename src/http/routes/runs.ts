@@ -70,6 +70,7 @@ const mod: RouteModule = (ctx, s) =>
       async ({ request, params }) => {
         const { principal, project } = reqOf(request);
         requireScope(principal, "runs:read");
+        await s.agentSessions.callsRecorded(params.id); // its count of session calls
         return { data: s.runs.view(await s.runs.get(project.id, params.id)) };
       },
       { params: IdParams, response: { 200: One(R.Run) }, detail: { summary: "Show a run", tags } },
@@ -80,6 +81,7 @@ const mod: RouteModule = (ctx, s) =>
         const { principal, project } = reqOf(request);
         requireScope(principal, "runs:read");
         const limit = limitOf(query);
+        await s.agentSessions.callsRecorded(params.id);
         return toPage(await s.runs.events(project.id, params.id, query.cursor, limit), limit, (e) => s.runs.eventView(e));
       },
       {
