@@ -3,7 +3,8 @@
 // decoding and code extraction (a large message takes seconds; a 10 KB one most of a
 // millisecond). Messages below `inlineBelow` bytes (INBOXD_PARSE_INLINE_BELOW: 64 KiB on two
 // cores, where the hand-off costs more than it frees; docs/smtp.md) are parsed on the main
-// thread. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
+// thread, except those of a shape mailparser takes seconds over (mime/parse.ts,
+// mailparserMayStall), which go to a worker whatever their size. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
 // worker that fails to start or dies falls back to the same in-thread parse, so parsing never
 // loses a message.
 //
@@ -15,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import { log } from "../lib/log";
 import type { ParsedMessage } from "../mime/types";
-import { parseMessage } from "../mime/parse";
+import { mailparserMayStall, parseIfSimple, parseMessage } from "../mime/parse";
 import type { MessageBytes } from "./incoming";
 import { sizeOf } from "./incoming";
 
@@ -126,8 +127,15 @@ export class ParsePool {
 
   async parse(raw: MessageBytes): Promise<Parsed> {
     const bytes = sizeOf(raw);
-    // Small mail skips the queue: it parses in well under a millisecond.
-    if (bytes < this.inlineBelow) return parseHere(raw);
+    // Small mail skips the queue: the fast path reads text mail in a few tens of µs, mailparser the
+    // rest in a few hundred; a hand-off to the worker costs the event loop more than that (~250 µs
+    // for a 12 KB message with an attachment, docs/benchmarks.md). Except small mail of the shape
+    // mailparser takes seconds over (mime/parse.ts mailparserMayStall): that goes to the worker.
+    if (bytes < this.inlineBelow && raw instanceof Uint8Array) {
+      const parsed = parseIfSimple(raw);
+      if (parsed) return { parsed, sha256: null };
+      if (this.size === 0 || !mailparserMayStall(raw)) return parseHere(raw);
+    }
     await this.room(bytes);
     try {
       return await (this.size === 0 ? parseHere(raw) : this.inWorker(raw));

@@ -329,8 +329,11 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   const lines = headerLines(bytes.toString("binary", 0, split.headEnd));
   if (!lines) return null;
+  // The type decides before any header is decoded: mail declined here costs only the split.
+  const typeLine = lines.find((l) => l.key === "content-type");
+  const root = readContentType(typeLine ? structuralValueOf(typeLine.line) : null);
+  if (!root) return null;
 
-  let contentType: string | null = null;
   let encoding: string | null = null;
   const otpValues: string[] = [];
   const mail: SimpleMail = { attachments: [] };
@@ -340,9 +343,6 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
   for (const { key, line } of lines) {
     if (/^otp-token:/i.test(line)) otpValues.push(line.slice(line.indexOf(":") + 1));
     switch (key) {
-      case "content-type":
-        contentType ??= structuralValueOf(line);
-        break;
       case "content-transfer-encoding":
         encoding ??= structuralValueOf(line);
         break;
@@ -370,8 +370,6 @@ export function parseSimple(raw: Uint8Array): SimpleMail | null {
     }
   }
 
-  const root = readContentType(contentType);
-  if (!root) return null;
   const cte = (encoding ?? "").toLowerCase().trim();
   if (date !== null) {
     const parsed = new Date(date);

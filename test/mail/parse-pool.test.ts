@@ -1,7 +1,8 @@
 // The parse pool (src/mail/parse-pool.ts) with a real worker thread: messages handed over while a
 // batch is in the worker all come back parsed as the main thread parses them, with the blob key;
 // and a worker that dies with a batch in flight and more waiting loses none of them (they are
-// parsed on the main thread), so the delivery that waits for them is never left hanging.
+// parsed on the main thread), so the delivery that waits for them is never left hanging. Small
+// mail stays on the event loop unless mailparser could take seconds over it.
 import { afterEach, expect, test } from "bun:test";
 import { ParsePool } from "../../src/mail/parse-pool";
 import { parseMessage } from "../../src/mime/parse";
@@ -48,4 +49,30 @@ test("a worker that dies with a batch in flight and more waiting: every message 
   });
   // And the next message is parsed too, with or without a replacement worker yet.
   expect((await pool.parse(message(99))).parsed.subject).toBe("batch 99");
+});
+
+/** A small multipart/mixed message (an attachment: mailparser's path) whose text part is quoted-printable. */
+const withAttachment = (text: string) =>
+  enc.encode(
+    "From: ann@example.com\r\nTo: box@example.com\r\nSubject: with a file\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n" +
+      `--x\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${text}\r\n` +
+      "--x\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\nabc\r\n--x--\r\n",
+  );
+
+test("small mail is parsed on the event loop, but one of the shape mailparser takes seconds over goes to the worker", async () => {
+  pool = new ParsePool(1, 64 * 1024);
+  // Parsed here, by the fast path and by mailparser: no blob key comes back (only a worker computes it).
+  for (const raw of [message(7), withAttachment("Your code is 731904.")]) {
+    const here = await pool.parse(raw);
+    expect(here.sha256).toBeNull();
+    expect(here.parsed).toEqual(await parseMessage(raw));
+  }
+  // Taken by the worker although far below the inline limit: libqp's trailing-blank expression
+  // retries from every blank of a run inside a line (20,000 blanks ~0.5 s, 60,000 ~5 s).
+  const slow = withAttachment(`Your code is 731904.${" ".repeat(20_000)}.`);
+  const there = await pool.parse(slow);
+  expect(there.sha256).toBe(sha256Hex(slow));
+  expect(there.parsed.text).toBe(`Your code is 731904.${" ".repeat(20_000)}.`);
+  expect(there.parsed.attachments.map((a) => a.filename)).toEqual(["a.bin"]);
+  expect(there.parsed.codes).toEqual(["731904"]);
 });

@@ -4,7 +4,7 @@ import iconv from "iconv-lite";
 import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import { MAX_HEADER_VALUE_CHARS, MAX_HEADERS } from "../../src/mime/headers";
-import { parseMessage, projectHeaders } from "../../src/mime/parse";
+import { mailparserMayStall, parseMessage, projectHeaders } from "../../src/mime/parse";
 
 const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "\r\n" });
 async function compose(mail: Mail.Options): Promise<Uint8Array> {
@@ -340,5 +340,14 @@ describe("OTP-Token header", () => {
       utf8('From: a@example.com\nSubject: Sign in\nOTP-Token: "913425"; origin="https://example.com"\n\nYour code is 913425.\n'),
     );
     expect(m.codes[0]).toBe("913425");
+  });
+});
+
+describe("mailparserMayStall", () => {
+  test("a run of 2,048 blanks or CRs (mixed) says yes; shorter runs, however many, say no", () => {
+    const run = (n: number) => Array.from({ length: n }, (_, i) => " \t\r"[i % 3]).join("");
+    expect(mailparserMayStall(utf8(`Subject: s\n\nline${run(2048)}x\n`))).toBe(true);
+    expect(mailparserMayStall(utf8(`Subject: s\n\n${`line${run(2047)}x\n`.repeat(20)}`))).toBe(false);
+    expect(mailparserMayStall(utf8("Subject: s\n\nbody\n"))).toBe(false);
   });
 });

@@ -273,3 +273,37 @@ describe("parse worker threads (INBOXD_PARSE_WORKERS)", () => {
     }
   });
 });
+
+describe("a message mailparser takes seconds over", () => {
+  test("is parsed off the event loop: mail sent on another connection meanwhile is stored first", async () => {
+    const inbox = await createInbox(inst);
+    // 40 KB, with a quoted-printable line holding a run of 30,000 blanks (mailparser: about a
+    // second; its time grows with the square of the run, mime/parse.ts mailparserMayStall).
+    const slowRaw =
+      `From: a@example.com\r\nTo: ${inbox.address}\r\nSubject: slow\r\nContent-Type: multipart/mixed; boundary=x\r\n\r\n` +
+      `--x\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nstart${" ".repeat(30_000)}end\r\n` +
+      "--x\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename=a.bin\r\n\r\nabc\r\n--x--\r\n.\r\n";
+    const { dialog: slow } = await SmtpDialog.open(inst.ports.smtp!);
+    await slow.cmd("EHLO slow.example");
+    await slow.cmd("MAIL FROM:<a@example.com>");
+    await slow.cmd(`RCPT TO:<${inbox.address}>`);
+    expect(code(await slow.cmd("DATA"))).toBe(354);
+    const order: string[] = [];
+    slow.write(slowRaw);
+    const slowStored = slow.reply(60_000).then((r) => {
+      order.push("slow");
+      return r;
+    });
+    // A second client, once the slow message is in: its whole transaction goes through while the
+    // slow one is being parsed (on the event loop, its greeting would wait behind the parse).
+    await Bun.sleep(50);
+    const quick = await sendRaw(inst, inbox.address, `From: b@example.com\r\nTo: ${inbox.address}\r\nSubject: quick\r\n\r\nhello\r\n`);
+    order.push("quick");
+    expect(quick.response).toMatch(/^250 2\.0\.0 stored/);
+    expect(await slowStored).toMatch(/^250 2\.0\.0 stored/);
+    slow.close();
+    expect(order).toEqual(["quick", "slow"]);
+    const list = await json(inst.api(`/v1/inboxes/${inbox.id}/messages`));
+    expect(list.body.data.map((m: { subject: string }) => m.subject).sort()).toEqual(["quick", "slow"]);
+  });
+});
