@@ -16,7 +16,7 @@
 import { readFileSync } from "node:fs";
 import { log } from "../lib/log";
 import type { ParsedMessage } from "../mime/types";
-import { mailparserMayStall, parseIfSimple, parseMessage } from "../mime/parse";
+import { mailparserMayStall, parseIfSimple, parseMessage, parseMessageWithMailparser } from "../mime/parse";
 import type { MessageBytes } from "./incoming";
 import { sizeOf } from "./incoming";
 
@@ -46,11 +46,11 @@ export interface ParseAnswer {
   error?: string;
 }
 
-/** In-thread parse of bytes in memory or in a spool file. */
-const parseHere = async (raw: MessageBytes): Promise<Parsed> => ({
-  parsed: await parseMessage(raw instanceof Uint8Array ? raw : readFileSync(raw.path)),
-  sha256: null,
-});
+/** In-thread parse of bytes in memory or in a spool file (`declined`: the fast path already said no). */
+const parseHere = async (raw: MessageBytes, declined = false): Promise<Parsed> => {
+  const bytes = raw instanceof Uint8Array ? raw : readFileSync(raw.path);
+  return { parsed: await (declined ? parseMessageWithMailparser(bytes) : parseMessage(bytes)), sha256: null };
+};
 
 interface Slot {
   worker: Worker;
@@ -134,7 +134,7 @@ export class ParsePool {
     if (bytes < this.inlineBelow && raw instanceof Uint8Array) {
       const parsed = parseIfSimple(raw);
       if (parsed) return { parsed, sha256: null };
-      if (this.size === 0 || !mailparserMayStall(raw)) return parseHere(raw);
+      if (this.size === 0 || !mailparserMayStall(raw)) return parseHere(raw, true);
     }
     await this.room(bytes);
     try {

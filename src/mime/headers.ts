@@ -67,7 +67,8 @@ export function headerEnd(raw: Uint8Array): { end: number; bodyStart: number } {
   return { end: limit, bodyStart: limit };
 }
 
-function decodeValue(value: string): string {
+/** libmime's decodeWords, or the value as it is when its encoded words are malformed. */
+export function decodeWords(value: string): string {
   try {
     return libmime.decodeWords(value);
   } catch {
@@ -91,7 +92,7 @@ export function readHeaders(raw: Uint8Array, maxBytes = MAX_HEADER_BYTES): { hea
     if (colon <= 0) return true; // not a header line (e.g. an mbox "From " line): skipped
     const name = line.slice(0, colon).trim();
     if (!name || /[\s\u0000-\u001f]/.test(name)) return true;
-    let value = decodeValue(
+    let value = decodeWords(
       line
         .slice(colon + 1)
         .replace(/\r?\n/g, "")

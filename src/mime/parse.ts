@@ -144,8 +144,9 @@ export function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<Pars
 }
 
 /**
- * parseMessage without the fast path: every message through mailparser. Internal, for the tests
- * that prove both paths give the same ParsedMessage (test/mime/simple-parse.test.ts) and benches.
+ * parseMessage without the fast path: every message through mailparser. For the parse pool once
+ * parseIfSimple has declined a message, and for the tests that prove both paths give the same
+ * ParsedMessage (test/mime/simple-parse.test.ts) and benches.
  */
 export function parseMessageWithMailparser(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
   return parse(raw, opts, false);

@@ -9,6 +9,7 @@
 import libmime from "libmime";
 import { decode as decodeCharset } from "libmime/lib/charset";
 import { parseAddressHeader, parseOtpToken, type AddressObject } from "mailparser";
+import { decodeWords } from "./headers";
 
 /** The fields of mailparser's ParsedMail that parse.ts reads, as the fast path fills them. */
 export interface SimpleMail {
@@ -81,14 +82,6 @@ function headerValueOf(line: string): string {
 function structuralValueOf(line: string): string {
   const utf8 = Buffer.from(line, "binary").toString("utf8");
   return (libmime.decodeHeader(utf8.includes("\uFFFD") ? line : utf8).value || "").toString().trim();
-}
-
-function decodeWords(value: string): string {
-  try {
-    return libmime.decodeWords(value);
-  } catch {
-    return value;
-  }
 }
 
 /** mailparser's ensureMessageIDFormat. */
