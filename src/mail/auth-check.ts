@@ -7,9 +7,10 @@
 // wakes the checker, which checks a batch at a time (DNS answers cached, a bounded number at once)
 // and stores the results. A restart picks up what was left (the scheduler's catch-up). Asking for
 // a message still queued checks it at once. The stored verdict is what `auth:` searches.
+// mailauth itself runs in a thread of its own (auth-thread.ts): on the event loop its ~0.4 ms per
+// message was 5-7 % of the main thread's time during an SMTP burst, and all of it after one.
 import { hostname } from "node:os";
 import { resolve } from "node:path";
-import { authenticate, type AuthenticateResult } from "mailauth";
 import { CachedDnsLookup } from "../lib/dns";
 import { InFlight } from "../lib/ttl-cache";
 import { DomainError } from "../lib/errors";
@@ -19,6 +20,8 @@ import type { MessageAuthRecord, PendingAuth } from "../storage/mail";
 import type { StoredInTxHook } from "./ingest";
 import type { MessageService } from "./messages";
 import { LARGE_MESSAGE_BYTES, largeMessageStarted } from "./memory-release";
+import { type AuthAnalysis, type CheckEnvelope, type Findings, findings, unchecked } from "./auth-summary";
+import { AuthCheckThread, ThreadGone } from "./auth-thread";
 
 /** One DNS question: a resolver that does not answer in this time is tried once more. */
 const DNS_TIMEOUT_MS = 1_500;
@@ -32,32 +35,18 @@ const PARALLEL = 8;
 /**
  * While mail keeps arriving, checks take at most this share of the time, so that a burst is
  * captured at nearly full speed and checked right after it (mailauth costs ~0.4 ms of CPU per 10 KB
- * message: unthrottled, a burst on 2 cores was taken in a third more slowly). A message asked
- * for is checked at once whatever the queue.
+ * message: unthrottled, a burst on 2 cores was taken in a third more slowly). Since the checks
+ * run in their own thread (auth-worker.ts) the share bounds what they take of the other core,
+ * which the SMTP clients and the search index need too. A message asked for is checked at once
+ * whatever the queue.
  */
 const BUSY_SHARE = 0.05;
 /** Mail arriving within this long counts as a burst. */
 const BUSY_WINDOW_MS = 100;
 
-type Result = "pass" | "fail" | "softfail" | "neutral" | "none" | "temperror" | "permerror" | "policy" | string;
-
-export interface AuthAnalysis {
-  /** fail: SPF fail/softfail/permerror, a DKIM fail/permerror, DMARC fail or ARC fail; pass: none of those and DMARC (or else SPF or a DKIM signature) passed; none: nothing to judge. */
-  verdict: "pass" | "fail" | "none";
-  spf: { result: Result; domain: string | null; comment: string | null };
-  dkim: Array<{ domain: string; selector: string; result: Result; comment: string | null; aligned: boolean }>;
-  dmarc: { result: Result; domain: string | null; policy: string | null; comment: string | null };
-  arc: { result: Result; comment: string | null };
-  /** The SMTP client checked against SPF (null: an import, judged by its Received header if any). */
-  client_ip: string | null;
-  helo: string | null;
-  /** Received-SPF and Authentication-Results as a receiving server would add them. */
-  headers: string;
-  checked_at: string;
-}
-
 export class AuthCheckService {
   private readonly dns: CachedDnsLookup;
+  private readonly thread: AuthCheckThread;
   private readonly inFlight = new InFlight<AuthAnalysis>();
   private draining: Promise<void> | null = null;
   private again = false;
@@ -70,6 +59,7 @@ export class AuthCheckService {
     private readonly messages: MessageService,
   ) {
     this.dns = new CachedDnsLookup(ctx.config.dnsServers, DNS_TIMEOUT_MS);
+    this.thread = new AuthCheckThread({ dnsServers: ctx.config.dnsServers, dnsTimeoutMs: DNS_TIMEOUT_MS });
     // Stable across restarts of this node (one process per data directory: storage/lock.ts), so a
     // restarted node takes back the checks it had claimed instead of waiting for the lease.
     this.node = `${hostname()}:${resolve(ctx.config.dataDir)}`;
@@ -123,6 +113,7 @@ export class AuthCheckService {
   /** Stops taking work. Checks still waiting on DNS are abandoned unrecorded: they stay queued for the next start. */
   stop(): void {
     this.stopped = true;
+    this.thread.stop();
   }
 
   private kick(): void {
@@ -191,35 +182,38 @@ export class AuthCheckService {
   /** Never throws: a check that cannot run is recorded as such (so the queue always moves on). */
   private async authenticate(p: PendingAuth): Promise<AuthAnalysis> {
     const base = { client_ip: p.client_ip, helo: p.helo, checked_at: new Date().toISOString() };
+    const env: CheckEnvelope = { ip: p.client_ip, helo: p.helo, sender: p.envelope_from, mta: this.ctx.config.publicHost };
     let timer: ReturnType<typeof setTimeout> | undefined;
     let raw: Awaited<ReturnType<typeof this.ctx.storage.blobs.stream>> = null;
     // A large message's check counts as large work: the memory it churns is given back after it too.
     const size = (await this.ctx.storage.blobs.size(p.blob_key)) ?? 0;
-    const ended = size >= LARGE_MESSAGE_BYTES ? largeMessageStarted(size) : () => {};
-    try {
+    const large = size >= LARGE_MESSAGE_BYTES;
+    const ended = large ? largeMessageStarted(size) : () => {};
+    const check = async (): Promise<Findings | null> => {
+      if (!large) {
+        // Nearly all mail: whole, to the check thread (mailauth's CPU off the event loop).
+        const bytes = await this.ctx.storage.blobs.get(p.blob_key);
+        if (!bytes) return null;
+        try {
+          const onThread = this.thread.run(bytes, env);
+          if (onThread) return await onThread;
+        } catch (e) {
+          if (!(e instanceof ThreadGone)) throw e;
+        }
+        return findings(bytes, env, this.dns);
+      }
       // A stream of file reads, not the whole message: mailauth hands a Buffer on in setImmediate
       // steps, which Bun runs back to back, so a 24 MB message held the event loop ~0.7 s
       // (/healthz with it); file reads yield between chunks and hold 64 KiB, not 24 MB.
       raw = await this.ctx.storage.blobs.stream(p.blob_key);
-      if (!raw) return { ...unchecked("the raw message is gone"), ...base };
+      return raw && findings(raw, env, this.dns);
+    };
+    try {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
       });
-      const result = await Promise.race([
-        authenticate(raw, {
-          ip: p.client_ip ?? undefined,
-          helo: p.helo ?? undefined,
-          sender: p.envelope_from ?? undefined,
-          // An import has no SMTP client: judge it by its own newest Received header, as the
-          // server that received it did.
-          trustReceived: p.client_ip === null,
-          mta: this.ctx.config.publicHost,
-          resolver: this.dns.resolve as never,
-          disableBimi: true,
-        }),
-        timeout,
-      ]);
-      return { ...summarise(result), ...base };
+      const found = await Promise.race([check(), timeout]);
+      return { ...(found ?? unchecked("the raw message is gone")), ...base };
     } catch (e) {
       const reason =
         e instanceof CheckTimeout
@@ -229,7 +223,7 @@ export class AuthCheckService {
       return { ...unchecked(reason, "temperror"), ...base };
     } finally {
       clearTimeout(timer);
-      raw?.destroy(); // a timed-out check must not keep its file open
+      (raw as { destroy(): void } | null)?.destroy(); // a timed-out check must not keep its file open
       ended();
     }
   }
@@ -251,57 +245,4 @@ function recordOf(p: PendingAuth, a: AuthAnalysis): MessageAuthRecord & { verdic
 /** IPv4 clients reach a dual-stack listener as ::ffff:a.b.c.d; SPF's ip4: rules want a.b.c.d. */
 function plainIp(ip: string): string {
   return ip.toLowerCase().startsWith("::ffff:") && ip.includes(".") ? ip.slice(7) : ip;
-}
-
-function unchecked(comment: string, result: Result = "none"): Omit<AuthAnalysis, "client_ip" | "helo" | "checked_at"> {
-  return {
-    verdict: "none",
-    spf: { result, domain: null, comment },
-    dkim: [],
-    dmarc: { result, domain: null, policy: null, comment },
-    arc: { result: "none", comment: null },
-    headers: "",
-  };
-}
-
-function summarise(r: AuthenticateResult): Omit<AuthAnalysis, "client_ip" | "helo" | "checked_at"> {
-  const spf: AuthAnalysis["spf"] = r.spf
-    ? { result: r.spf.status.result, domain: r.spf.domain ?? null, comment: r.spf.status.comment ?? null }
-    : { result: "none", domain: null, comment: "no SMTP client address to check" };
-  // An unsigned message gets one placeholder result ("message not signed"): that is no signature.
-  const dkim = r.dkim.results
-    .filter((d) => d.signingDomain)
-    .map((d) => ({
-      domain: d.signingDomain ?? "",
-      selector: d.selector ?? "",
-      result: d.status.result,
-      comment: d.status.comment ?? null,
-      aligned: Boolean(d.status.aligned),
-    }));
-  const dmarc: AuthAnalysis["dmarc"] = r.dmarc
-    ? {
-        result: r.dmarc.status.result,
-        domain: r.dmarc.domain ?? null,
-        policy: r.dmarc.policy ?? null,
-        comment: r.dmarc.status.comment ?? null,
-      }
-    : { result: "none", domain: null, policy: null, comment: r.dmarcSkipReason ?? null };
-  const arc: AuthAnalysis["arc"] = r.arc
-    ? { result: r.arc.status.result, comment: r.arc.status.comment ?? null }
-    : { result: "none", comment: null };
-  return { verdict: verdictOf(spf.result, dkim, dmarc.result, arc.result), spf, dkim, dmarc, arc, headers: r.headers };
-}
-
-function verdictOf(spf: Result, dkim: AuthAnalysis["dkim"], dmarc: Result, arc: Result): AuthAnalysis["verdict"] {
-  const failed =
-    spf === "fail" ||
-    spf === "softfail" ||
-    spf === "permerror" ||
-    dkim.some((d) => d.result === "fail" || d.result === "permerror") ||
-    dmarc === "fail" ||
-    dmarc === "permerror" ||
-    arc === "fail";
-  if (failed) return "fail";
-  if (dmarc === "pass" || spf === "pass" || dkim.some((d) => d.result === "pass")) return "pass";
-  return "none";
 }
