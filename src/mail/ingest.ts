@@ -30,6 +30,14 @@ const EMPTY = new Uint8Array(0);
 const PRECHECK_ABOVE = 256 * 1024;
 /** Longest a group commit waits for announced deliveries (see IngestService.announce). */
 const GROUP_WAIT_MS = 2;
+/**
+ * A delivery announced longer ago than this is a slow client (a sender pausing between commands,
+ * a large body on a slow link): groups stop waiting for it. Without this bound one such client,
+ * always mid-transaction, made every group wait its full GROUP_WAIT_MS: 10-25 % fewer messages/s
+ * for everyone else (docs/benchmarks.md, 2026-11-24 19:10). Clients that keep up are announced for
+ * a round of the other senders' commands, a few ms.
+ */
+const ANNOUNCE_FRESH_MS = 10;
 
 /** What storedInTx hooks see: enough to write an outbox row or an alert in the same transaction. */
 export interface StoredMessage {
@@ -150,8 +158,9 @@ export class IngestService {
   private committing = 0;
   /** Inboxes of the groups committing now, with how many deliveries to each. */
   private readonly openInboxes = new Map<string, number>();
-  /** Deliveries announced but not yet queued (see announce). */
-  private announced = 0;
+  /** Deliveries announced but not yet queued (see announce), with when, oldest first (insertion order). */
+  private readonly announced = new Map<number, number>();
+  private announceSeq = 0;
   /** When the oldest delivery of the queue was queued (performance.now()). */
   private groupOpenedAt = 0;
   private groupTimer: ReturnType<typeof setTimeout> | null = null;
@@ -322,7 +331,7 @@ export class IngestService {
 
   /** How many deliveries are announced now (for tests: every path out of a transaction ends its announcement). */
   get announcedDeliveries(): number {
-    return this.announced;
+    return this.announced.size;
   }
 
   /**
@@ -332,14 +341,23 @@ export class IngestService {
    * abandoned (idempotent).
    */
   announce(): () => void {
-    this.announced++;
+    const id = ++this.announceSeq;
+    this.announced.set(id, performance.now());
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      this.announced--;
-      if (this.announced === 0) this.scheduleFlush();
+      this.announced.delete(id);
+      if (this.awaitedDeliveries === 0) this.scheduleFlush();
     };
+  }
+
+  /** Announced deliveries fresh enough for a group to wait for (see ANNOUNCE_FRESH_MS). */
+  get awaitedDeliveries(): number {
+    const freshSince = performance.now() - ANNOUNCE_FRESH_MS;
+    let n = 0;
+    for (const at of this.announced.values()) if (at >= freshSince) n++;
+    return n;
   }
 
   private scheduleFlush(): void {
@@ -360,7 +378,7 @@ export class IngestService {
   private commitOrWait(): void {
     if (this.committing >= this.groups || this.queue.length === 0) return;
     const left = this.groupOpenedAt + GROUP_WAIT_MS - performance.now();
-    if (this.announced > 0 && left > 0) {
+    if (left > 0 && this.awaitedDeliveries > 0) {
       this.groupTimer ??= setTimeout(() => {
         this.groupTimer = null;
         this.commitOrWait();

@@ -2,7 +2,8 @@
 // opened with MAIL FROM makes the next commit wait for it a little, so every way a transaction
 // ends (delivered, RSET, a new MAIL, QUIT, the client vanishing mid-DATA, a refused recipient)
 // must end its announcement, and a client that opens a transaction and never sends DATA must not
-// hold other senders' messages back. In process, to read the count of announced deliveries.
+// hold other senders' messages back: after ANNOUNCE_FRESH_MS groups stop waiting for it. In
+// process, to read the counts of announced and awaited deliveries.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startInProcess, type InProcess } from "../../support/in-process";
 import { code, SmtpDialog } from "../../support/mail";
@@ -27,6 +28,7 @@ afterAll(async () => {
 
 const port = () => srv.server.ctx.ports.smtp!;
 const announced = () => srv.server.services.ingest.announcedDeliveries;
+const awaited = () => srv.server.services.ingest.awaitedDeliveries;
 const stored = (reply: string) => /^250 2\.0\.0 stored ([0-9A-Z]{26})/.exec(reply)?.[1] ?? null;
 
 async function greeted() {
@@ -129,6 +131,25 @@ test("a transaction left open without DATA does not hold other senders' messages
     expect(announced()).toBe(0);
   } finally {
     idle.close();
+  }
+  expect(await settled()).toBe(0);
+});
+
+test("a slow transaction stays announced but stops being waited for: groups wait only for fresh ones", async () => {
+  const slow = await greeted();
+  try {
+    expect(code(await slow.cmd("MAIL FROM:<slow@example.com>"))).toBe(250);
+    expect(announced()).toBe(1);
+    // The client pauses between commands. Read, never timed: poll (bounded) until the rule turns.
+    for (let i = 0; i < 200 && awaited() !== 0; i++) await Bun.sleep(5);
+    expect(awaited()).toBe(0);
+    expect(announced()).toBe(1);
+    // It still delivers when it goes on.
+    expect(code(await slow.cmd(`RCPT TO:<${address}>`))).toBe(250);
+    expect(code(await slow.cmd("DATA"))).toBe(354);
+    expect(stored(await slow.cmd("Subject: slow\r\n\r\nbody\r\n."))).not.toBeNull();
+  } finally {
+    slow.close();
   }
   expect(await settled()).toBe(0);
 });
