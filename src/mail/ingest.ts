@@ -33,9 +33,9 @@ const GROUP_WAIT_MS = 2;
 /**
  * A delivery announced longer ago than this is a slow client (a sender pausing between commands,
  * a large body on a slow link): groups stop waiting for it. Without this bound one such client,
- * always mid-transaction, made every group wait its full GROUP_WAIT_MS: 10-25 % fewer messages/s
- * for everyone else (docs/benchmarks.md, 2026-11-24 19:10). Clients that keep up are announced for
- * a round of the other senders' commands, a few ms.
+ * always mid-transaction, made every group wait its full GROUP_WAIT_MS: 17-34 % fewer messages/s
+ * for everyone else with sessions reused (docs/benchmarks.md, 2026-11-24 18:20-19:45). Clients
+ * that keep up are announced for a round of the other senders' commands, a few ms.
  */
 const ANNOUNCE_FRESH_MS = 10;
 
