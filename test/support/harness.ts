@@ -51,6 +51,16 @@ export function testEnv(dataDir: string, env: Record<string, string> = {}): Reco
   };
 }
 
+/**
+ * Servers started here and not yet gone. A test or bench that ends early (process.exit, say a
+ * bench whose peer is not installed) must not leave one running: at exit each gets SIGTERM and
+ * shuts down by itself.
+ */
+const running = new Set<{ kill(signal?: NodeJS.Signals | number): void }>();
+process.on("exit", () => {
+  for (const p of running) p.kill("SIGTERM");
+});
+
 export async function startInboxd(env: Record<string, string> = {}, dataDir?: string): Promise<Instance> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
   // INBOXD_TEST_DATABASE=postgres: this directory's own database (test-database.ts); a test's own URL wins.
@@ -61,6 +71,8 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
     stdout: "pipe",
     stderr: "pipe",
   });
+  running.add(proc);
+  void proc.exited.then(() => running.delete(proc));
   let out = "";
   const ports: Record<string, number> = {};
   const decoder = new TextDecoder();
@@ -71,6 +83,7 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
   const deadline = Date.now() + 20_000;
   while (!/^ready$/m.test(out)) {
     if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill("SIGKILL"); // one that never became ready is not left behind either
       await Promise.race([done, Bun.sleep(200)]);
       throw new Error(`inboxd did not start (exit ${proc.exitCode}):\n${out}`);
     }
