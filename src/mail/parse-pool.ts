@@ -4,9 +4,9 @@
 // millisecond). Messages below `inlineBelow` bytes (INBOXD_PARSE_INLINE_BELOW: 64 KiB on two
 // cores, where the hand-off costs more than it frees; docs/smtp.md) are parsed on the main
 // thread, except those of a shape mailparser takes seconds over (mime/parse.ts,
-// mailparserMayStall), which go to a worker whatever their size. Workers start on first use. INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a
-// worker that fails to start or dies falls back to the same in-thread parse, so parsing never
-// loses a message.
+// mailparserMayStall), which go to a worker whatever their size. Workers start on first use.
+// INBOXD_PARSE_WORKERS=0 parses everything in the main thread; a worker that fails to start or
+// dies falls back to the same in-thread parse, so parsing never loses a message.
 //
 // Memory: parsing holds about three times a message (its bytes, mailparser's decoded parts and
 // strings, the attachments handed back), so what is handed to parsing at once is bounded by

@@ -139,8 +139,8 @@ function readableDate(value: string): boolean {
   return !Number.isNaN(new Date(value.trim()).getTime());
 }
 
-export function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
-  return parse(raw, opts, true);
+export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
+  return parseIfSimple(raw, opts) ?? parse(raw, opts);
 }
 
 /**
@@ -149,7 +149,7 @@ export function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promise<Pars
  * ParsedMessage (test/mime/simple-parse.test.ts) and benches.
  */
 export function parseMessageWithMailparser(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
-  return parse(raw, opts, false);
+  return parse(raw, opts);
 }
 
 /**
@@ -184,12 +184,13 @@ export function mailparserMayStall(raw: Uint8Array): boolean {
   return false;
 }
 
-async function parse(raw: Uint8Array, opts: ParseOptions | undefined, fast: boolean): Promise<ParsedMessage> {
+/** Through mailparser (what the fast path declines, or everything: parseMessageWithMailparser). */
+async function parse(raw: Uint8Array, opts: ParseOptions | undefined): Promise<ParsedMessage> {
   const { headers, truncated } = readHeaders(raw, opts?.maxHeaderBytes ?? MAX_HEADER_BYTES);
   let mail: MailFields | null = null;
   let parseError: string | null = null;
   try {
-    mail = (fast ? fastParse(raw) : null) ?? (await mailparse(raw));
+    mail = await mailparse(raw);
   } catch (err) {
     parseError = (err instanceof Error ? err.message : String(err)).slice(0, 500) || "unparseable message";
   }
