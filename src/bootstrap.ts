@@ -6,8 +6,9 @@ import type { Services } from "./services";
 import { newKeySecret } from "./tenancy/api-keys";
 import { randomToken } from "./lib/crypto";
 import { hashToken } from "./lib/crypto";
+import { BOOTSTRAP_TEAM } from "./tenancy/operator";
 
-export const BOOTSTRAP_TEAM = "default";
+export { BOOTSTRAP_TEAM };
 
 export async function bootstrap(ctx: AppContext, s: Services, log: (line: string) => void): Promise<void> {
   const { config } = ctx;

@@ -57,6 +57,9 @@ const OPERATION_IDS: Record<string, string> = {
   "get /v1/inboxes/{id}/chaos": "getInboxChaos",
   "put /v1/inboxes/{id}/chaos": "setInboxChaos",
   "delete /v1/inboxes/{id}/chaos": "clearInboxChaos",
+  "get /v1/smtp/chaos": "getSmtpChaos",
+  "put /v1/smtp/chaos": "setSmtpChaos",
+  "delete /v1/smtp/chaos": "clearSmtpChaos",
   "get /v1/inboxes/{id}/credentials": "getInboxCredentials",
   "post /v1/inboxes/{id}/messages": "importInboxMessage",
   "delete /v1/inboxes/{id}/messages": "deleteInboxMessages",
@@ -93,6 +96,7 @@ const TAGS: Record<string, string> = {
   runs: "Scenario runs and their events",
   mcp: "The Model Context Protocol endpoint for AI agents",
   operations: "Liveness and metrics",
+  smtp: "The instance's SMTP listeners: connect-time fault injection (the instance's operator only)",
 };
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -301,7 +305,7 @@ export function completeDocument(doc: any, routes: RouteInfo[]): any {
       const params: any[] = (op.parameters ?? []).map((p: any) => (p.in === "header" ? { ...p, name: HEADER_NAMES[p.name] ?? p.name } : p));
       if (v1 && !USER_PLANE.test(path)) params.push({ $ref: "#/components/parameters/ProjectHeader" });
       const status = successStatus(method, path);
-      if (v1 && ((method === "post" && status === "201") || key === "put /v1/inboxes/{id}/chaos")) {
+      if (v1 && ((method === "post" && status === "201") || key === "put /v1/inboxes/{id}/chaos" || key === "put /v1/smtp/chaos")) {
         params.push({ $ref: "#/components/parameters/IdempotencyKey" });
       }
       if (params.length) op.parameters = params;

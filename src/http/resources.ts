@@ -173,6 +173,21 @@ export const ChaosRules = t.Object(
   },
   { title: "ChaosRules" },
 );
+export const SmtpChaosRules = t.Object(
+  {
+    rules: t.Array(
+      t.Object({
+        stage: t.Literal("connect"),
+        code: t.Union([t.Literal(421), t.Literal(554), t.Null()], { description: "null: a slow greeting (the 220, late)" }),
+        message: NullableString(),
+        rate: t.Number(),
+        delay_ms: t.Integer(),
+        reply: t.String({ description: "the line a client sees when the rule fires (for a slow greeting, the greeting)" }),
+      }),
+    ),
+  },
+  { title: "SmtpChaosRules" },
+);
 
 // -- messages ---------------------------------------------------------------------------------
 const Address = t.Object({ email: t.String({ examples: ["shop@example.com"] }), name: t.String({ examples: ["Shop"] }) });

@@ -21,7 +21,9 @@ export type BusEvent =
    */
   | { type: "principal.revoked"; kind: RevokedKind; id: string }
   /** An inbox's chaos rules or watchers changed (published after the commit): cached copies are dropped (mail/inbox-lookups.ts). */
-  | { type: "inbox.lookups"; kind: InboxLookupKind; inboxId: string };
+  | { type: "inbox.lookups"; kind: InboxLookupKind; inboxId: string }
+  /** The SMTP listeners' connect-time chaos rules changed (after the commit): every node reads them again (mail/smtp-chaos.ts). */
+  | { type: "smtp.chaos" };
 
 export type InboxLookupKind = "chaos" | "watchers";
 

@@ -43,10 +43,11 @@ export class Metrics {
   readonly smtpTransactions = this.counter("inboxd_smtp_transactions_total", "SMTP transactions by result (accepted, refused, deferred).", [
     "result",
   ]);
-  readonly smtpRefusals = this.counter("inboxd_smtp_refusals_total", "Refused MAIL and RCPT commands, by stage and reply code.", [
-    "stage",
-    "code",
-  ]);
+  readonly smtpRefusals = this.counter(
+    "inboxd_smtp_refusals_total",
+    "Refused MAIL and RCPT commands and connections refused by a chaos rule, by stage and reply code.",
+    ["stage", "code"],
+  );
   readonly smtpBytes = this.counter("inboxd_smtp_received_bytes_total", "Bytes of message data accepted over SMTP/LMTP.", []);
   readonly smtpDeliveryDuration = new Histogram({
     name: "inboxd_smtp_delivery_duration_seconds",

@@ -134,11 +134,18 @@ export class ChaosService {
 /** The text after the code: the rule's message (with an enhanced status code put in front unless it has one) or ours. */
 export function replyText(rule: Pick<ChaosRuleRecord, "stage" | "code" | "message">, address: string): string {
   const temporary = rule.code < 500;
-  if (rule.message !== null && ENHANCED.test(rule.message)) return rule.message;
-  const enhanced = temporary ? "4.3.0" : "5.7.1";
-  if (rule.message !== null) return `${enhanced} ${rule.message}`;
   const what = temporary ? "temporary failure injected by inboxd chaos" : "rejected by inboxd chaos (fault injection)";
-  return rule.stage === "rcpt" ? `${enhanced} <${address}>: ${what}` : `${enhanced} message ${what} for <${address}>`;
+  return withEnhanced(
+    rule.message,
+    temporary ? "4.3.0" : "5.7.1",
+    rule.stage === "rcpt" ? `<${address}>: ${what}` : `message ${what} for <${address}>`,
+  );
+}
+
+/** A reply's text: `message` as given when it starts with an enhanced status code, else `enhanced` in front of it (or of `fallback`). */
+export function withEnhanced(message: string | null, enhanced: string, fallback: string): string {
+  if (message === null) return `${enhanced} ${fallback}`;
+  return ENHANCED.test(message) ? message : `${enhanced} ${message}`;
 }
 
 function view(inbox: InboxRow, rules: ChaosRuleRecord[]): ChaosView {
@@ -157,53 +164,75 @@ function view(inbox: InboxRow, rules: ChaosRuleRecord[]): ChaosView {
 
 /** Checks a rules list against the limits (docs/chaos.md); the records to store, in order. */
 export function validateRules(input: unknown): ChaosRuleRecord[] {
-  if (!Array.isArray(input)) throw validation("rules must be an array (empty: no fault injection)", { field: "rules" });
-  if (input.length > CHAOS_MAX_RULES) {
-    throw validation(`at most ${CHAOS_MAX_RULES} rules per inbox`, { field: "rules", max: CHAOS_MAX_RULES });
-  }
-  return input.map((raw, i) => validateRule(raw, `rules[${i}]`));
+  return validateRuleList(input, "per inbox", (r, at) => {
+    if (typeof r.stage !== "string" || !(CHAOS_STAGES as readonly string[]).includes(r.stage)) {
+      throw validation(`${at}.stage must be "rcpt" or "data"`, { field: `${at}.stage`, allowed: CHAOS_STAGES });
+    }
+    const stage = r.stage as ChaosStage;
+    if (!Number.isInteger(r.code) || (r.code as number) < 400 || (r.code as number) > 599) {
+      throw validation(`${at}.code must be an integer 400..599 (4xx: temporary, the sender retries; 5xx: permanent)`, {
+        field: `${at}.code`,
+      });
+    }
+    const code = r.code as number;
+    const rate = ruleRate(r, at);
+    const delayMs = ruleDelay(r, at);
+    return { stage, code, message: ruleMessage(r, at, code), rate, delayMs };
+  });
 }
 
-function validateRule(raw: unknown, at: string): ChaosRuleRecord {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw validation(`${at} must be an object`, { field: at });
-  const r = raw as Record<string, unknown>;
-  if (typeof r.stage !== "string" || !(CHAOS_STAGES as readonly string[]).includes(r.stage)) {
-    throw validation(`${at}.stage must be "rcpt" or "data"`, { field: `${at}.stage`, allowed: CHAOS_STAGES });
+// The checks every kind of chaos rule shares (per inbox here, at connect in smtp-chaos.ts).
+
+/** An array of at most CHAOS_MAX_RULES objects, each checked by `rule` (given its place, `rules[2]`). */
+export function validateRuleList<T>(input: unknown, per: string, rule: (raw: Record<string, unknown>, at: string) => T): T[] {
+  if (!Array.isArray(input)) throw validation("rules must be an array (empty: no fault injection)", { field: "rules" });
+  if (input.length > CHAOS_MAX_RULES) {
+    throw validation(`at most ${CHAOS_MAX_RULES} rules ${per}`, { field: "rules", max: CHAOS_MAX_RULES });
   }
-  const stage = r.stage as ChaosStage;
-  if (!Number.isInteger(r.code) || (r.code as number) < 400 || (r.code as number) > 599) {
-    throw validation(`${at}.code must be an integer 400..599 (4xx: temporary, the sender retries; 5xx: permanent)`, {
-      field: `${at}.code`,
-    });
-  }
-  const code = r.code as number;
+  return input.map((raw, i) => {
+    const at = `rules[${i}]`;
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw validation(`${at} must be an object`, { field: at });
+    return rule(raw as Record<string, unknown>, at);
+  });
+}
+
+/** `rate`: 0..1, default 1. */
+export function ruleRate(r: Record<string, unknown>, at: string): number {
   const rate = r.rate ?? 1;
   if (typeof rate !== "number" || !Number.isFinite(rate) || rate < 0 || rate > 1) {
     throw validation(`${at}.rate must be a number 0..1`, { field: `${at}.rate` });
   }
+  return rate;
+}
+
+/** `delay_ms`: an integer 0..CHAOS_MAX_DELAY_MS, default 0. */
+export function ruleDelay(r: Record<string, unknown>, at: string): number {
   const delayMs = r.delay_ms ?? 0;
   if (!Number.isInteger(delayMs) || (delayMs as number) < 0 || (delayMs as number) > CHAOS_MAX_DELAY_MS) {
     throw validation(`${at}.delay_ms must be an integer 0..${CHAOS_MAX_DELAY_MS}`, { field: `${at}.delay_ms`, max: CHAOS_MAX_DELAY_MS });
   }
-  let message: string | null = null;
-  if (r.message !== undefined && r.message !== null) {
-    if (typeof r.message !== "string") throw validation(`${at}.message must be a string`, { field: `${at}.message` });
-    message = r.message.trim();
-    if (message.length === 0 || message.length > CHAOS_MAX_MESSAGE) {
-      throw validation(`${at}.message must be 1..${CHAOS_MAX_MESSAGE} characters (omit it for the default text)`, {
-        field: `${at}.message`,
-        max: CHAOS_MAX_MESSAGE,
-      });
-    }
-    if (!PRINTABLE.test(message)) {
-      throw validation(`${at}.message must be printable ASCII on one line (it is sent as an SMTP reply)`, { field: `${at}.message` });
-    }
-    const enhanced = ENHANCED.exec(message);
-    if (enhanced && enhanced[1] !== String(code)[0]) {
-      throw validation(`${at}.message starts with an enhanced status code whose class does not match code ${code}`, {
-        field: `${at}.message`,
-      });
-    }
+  return delayMs as number;
+}
+
+/** `message`: absent or null (the default text), else one line of printable ASCII whose enhanced status code, if any, is of the code's class. */
+export function ruleMessage(r: Record<string, unknown>, at: string, code: number): string | null {
+  if (r.message === undefined || r.message === null) return null;
+  if (typeof r.message !== "string") throw validation(`${at}.message must be a string`, { field: `${at}.message` });
+  const message = r.message.trim();
+  if (message.length === 0 || message.length > CHAOS_MAX_MESSAGE) {
+    throw validation(`${at}.message must be 1..${CHAOS_MAX_MESSAGE} characters (omit it for the default text)`, {
+      field: `${at}.message`,
+      max: CHAOS_MAX_MESSAGE,
+    });
   }
-  return { stage, code, message, rate, delayMs: delayMs as number };
+  if (!PRINTABLE.test(message)) {
+    throw validation(`${at}.message must be printable ASCII on one line (it is sent as an SMTP reply)`, { field: `${at}.message` });
+  }
+  const enhanced = ENHANCED.exec(message);
+  if (enhanced && enhanced[1] !== String(code)[0]) {
+    throw validation(`${at}.message starts with an enhanced status code whose class does not match code ${code}`, {
+      field: `${at}.message`,
+    });
+  }
+  return message;
 }

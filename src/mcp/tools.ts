@@ -210,6 +210,48 @@ export function registerTools(server: McpServer, host: ToolHost): void {
 
   tool(
     server,
+    "set_smtp_chaos",
+    "Connection faults (instance-wide, the instance's operator only: the bootstrap key): replace the SMTP listeners' connect rules so that a new connection gets its greeting late (no code), or 421 (closed, the sender retries) or 554 (no service until QUIT), with a probability and a delay. An empty list turns it off.",
+    {
+      rules: z
+        .array(
+          z.object({
+            stage: z.literal("connect"),
+            code: z
+              .union([z.literal(421), z.literal(554)])
+              .nullable()
+              .optional()
+              .describe("absent or null: only delay the 220 greeting"),
+            message: z.string().min(1).max(200).optional().describe("reply text of a 421 or 554 (default names inboxd chaos)"),
+            rate: z.number().min(0).max(1).optional().describe("probability that the rule fires for a connection (default 1)"),
+            delay_ms: z
+              .number()
+              .int()
+              .min(0)
+              .max(30000)
+              .optional()
+              .describe("send the greeting or refusal this late (above 0 without a code)"),
+          }),
+        )
+        .max(10)
+        .describe("tried in order; the first that fires wins"),
+    },
+    async (a) => ok(await api.call("PUT", "/v1/smtp/chaos", { body: { rules: a.rules } })).data,
+  );
+
+  tool(
+    server,
+    "clear_smtp_chaos",
+    "Remove the SMTP listeners' connection faults: every connection is greeted at once again (the instance's operator only).",
+    {},
+    async () => {
+      ok(await api.call("DELETE", "/v1/smtp/chaos"));
+      return { cleared: true };
+    },
+  );
+
+  tool(
+    server,
     "wait_for_message",
     "Wait up to timeout_seconds (max 60) for a message in the inbox that matches q and the filters; returns it (agent view). Existing messages count unless after_message_id is given.",
     {

@@ -22,6 +22,8 @@ import { LatestService } from "../mail/latest";
 import { SearchService } from "../mail/search";
 import { ExpiryService } from "../mail/expiry";
 import { ChaosService } from "../mail/chaos";
+import { SmtpChaosService } from "../mail/smtp-chaos";
+import { InstanceOperators } from "../tenancy/operator";
 import { DomainService } from "../domains/domains";
 import { AgentService } from "../automation/agents";
 import { OriginService } from "../automation/origins";
@@ -66,6 +68,7 @@ export function buildServices(ctx: AppContext) {
     ingest,
     imports: new ImportService(ctx, inboxes, ingest),
     chaos: new ChaosService(ctx, inboxes),
+    smtpChaos: new SmtpChaosService(ctx, new InstanceOperators(ctx)),
     messages,
     latest: new LatestService(ctx, messages),
     analyses,

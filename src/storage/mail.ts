@@ -367,6 +367,26 @@ export interface InboxChaosRepository {
   clear(inboxId: string): Promise<boolean>;
 }
 
+/** One connect-time fault-injection rule of the instance's SMTP listeners (mail/smtp-chaos.ts, docs/chaos.md). */
+export interface SmtpChaosRuleRecord {
+  stage: "connect";
+  /** 421 or 554; null: no refusal, the greeting is only late. */
+  code: 421 | 554 | null;
+  /** Reply text; null: the default text naming inboxd chaos. */
+  message: string | null;
+  /** Probability 0..1 that the rule fires for one connection. */
+  rate: number;
+  delayMs: number;
+}
+
+export interface SmtpChaosRepository {
+  /** The rules in evaluation order (empty: greetings as usual). */
+  list(): Promise<SmtpChaosRuleRecord[]>;
+  /** Replaces every rule by these, in this order (use inside a transaction). */
+  replace(rules: SmtpChaosRuleRecord[], createdAt: string): Promise<void>;
+  clear(): Promise<void>;
+}
+
 /** What SPF, DKIM, DMARC and ARC said of a message (mail/auth-check.ts); verdict null: not checked yet. */
 export interface MessageAuthRecord {
   message_id: string;
@@ -406,6 +426,7 @@ export interface MailRepositories {
   inboxes: InboxRepository;
   inboxWatches: InboxWatchRepository;
   inboxChaos: InboxChaosRepository;
+  smtpChaos: SmtpChaosRepository;
   messages: MessageRepository;
   attachments: AttachmentRepository;
   blobRefs: BlobRefRepository;

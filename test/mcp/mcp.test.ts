@@ -1,5 +1,6 @@
 // The MCP server, through the SDK's own client over both transports (Streamable HTTP and stdio).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -43,6 +44,8 @@ async function flow(client: Client) {
     "delete_inbox",
     "set_inbox_chaos",
     "clear_inbox_chaos",
+    "set_smtp_chaos",
+    "clear_smtp_chaos",
     "wait_for_message",
     "list_messages",
     "get_message",
@@ -154,6 +157,35 @@ describe("MCP over Streamable HTTP", () => {
     expect(sent.sent).toBe(true);
     await transport.terminateSession();
     await client.close();
+  });
+
+  test("set_smtp_chaos refuses new connections with 421; clear_smtp_chaos restores the greeting; a key without * may not", async () => {
+    const { client, transport } = await httpClient();
+    const set = data(
+      await client.callTool({ name: "set_smtp_chaos", arguments: { rules: [{ stage: "connect", code: 421, message: "mcp says later" }] } }),
+    );
+    expect(set.rules[0].reply).toBe("421 4.3.2 mcp says later");
+    const greeting = async () => {
+      const socket = connect({ port: inst.ports.smtp!, host: "127.0.0.1" });
+      const line = await new Promise<string>((resolve) => socket.once("data", (d) => resolve(String(d))));
+      socket.destroy();
+      return line;
+    };
+    expect(await greeting()).toBe("421 4.3.2 mcp says later\r\n");
+    expect(data(await client.callTool({ name: "clear_smtp_chaos", arguments: {} }))).toEqual({ cleared: true });
+    expect(await greeting()).toStartWith("220 ");
+    await transport.terminateSession();
+    await client.close();
+
+    const key = (
+      await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "no star", scopes: ["inboxes:write", "runs:write"] } }))
+    ).body.data.secret;
+    const limited = await httpClient(key);
+    const refused: any = await limited.client.callTool({ name: "set_smtp_chaos", arguments: { rules: [] } });
+    expect(refused.isError).toBe(true);
+    expect(data(refused).error.code).toBe("principal_not_permitted");
+    await limited.transport.terminateSession();
+    await limited.client.close();
   });
 
   test("list_messages and wait_for_message take q (the search grammar); a bad q is the route's 422", async () => {

@@ -751,6 +751,22 @@ for (const engine of ENGINES) {
       expect(await s.inboxChaos.clear("ib_2")).toBe(true);
       expect(await s.inboxChaos.clear("ib_2")).toBe(false);
       expect(await s.inboxChaos.ofInbox("ib_2")).toEqual([]);
+
+      // The SMTP listeners' connect rules: instance-wide, in order, code null for a slow greeting.
+      expect(await s.smtpChaos.list()).toEqual([]);
+      const connect = [
+        { stage: "connect" as const, code: null, message: null, rate: 0.5, delayMs: 2000 },
+        { stage: "connect" as const, code: 421 as const, message: "4.3.2 busy", rate: 1, delayMs: 0 },
+        { stage: "connect" as const, code: 554 as const, message: null, rate: 1, delayMs: 10 },
+      ];
+      await s.transaction((tx) => tx.smtpChaos.replace(connect, T0));
+      expect(await s.smtpChaos.list()).toEqual(connect);
+      await expect(s.transaction((tx) => tx.smtpChaos.replace([{ ...connect[1]!, code: 450 as 421 }], at(1)))).rejects.toThrow();
+      expect(await s.smtpChaos.list()).toEqual(connect);
+      await s.transaction((tx) => tx.smtpChaos.replace([connect[2]!], at(2)));
+      expect(await s.smtpChaos.list()).toEqual([connect[2]]);
+      await s.smtpChaos.clear();
+      expect(await s.smtpChaos.list()).toEqual([]);
     });
 
     test("inboxes: expiry, expiring alerts claimed once, delete; domains see their mailboxes and catch-all", async () => {

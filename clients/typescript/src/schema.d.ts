@@ -677,6 +677,25 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/smtp/chaos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Show the SMTP listeners' connect-time fault-injection rules (instance operator) */
+        get: operations["getSmtpChaos"];
+        /** Set the SMTP listeners' connect-time fault-injection rules (replaces them; instance operator) */
+        put: operations["setSmtpChaos"];
+        post?: never;
+        /** Clear the SMTP listeners' connect-time fault-injection rules (instance operator) */
+        delete: operations["clearSmtpChaos"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -1584,6 +1603,20 @@ export interface components {
                 rate: number;
                 delay_ms: number;
                 /** @description the SMTP reply a sender sees when the rule fires */
+                reply: string;
+            }[];
+        };
+        /** SmtpChaosRules */
+        SmtpChaosRules: {
+            rules: {
+                /** @constant */
+                stage: "connect";
+                /** @description null: a slow greeting (the 220, late) */
+                code: 421 | 554 | null;
+                message: string | null;
+                rate: number;
+                delay_ms: number;
+                /** @description the line a client sees when the rule fires (for a slow greeting, the greeting) */
                 reply: string;
             }[];
         };
@@ -4398,6 +4431,130 @@ export interface operations {
             path: {
                 id: string;
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted (no content) */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSmtpChaos: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SmtpChaosRules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    setSmtpChaos: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+                /** @description 1..255 characters. The same key, route and credential within 24 h replays the stored status and body (with Idempotent-Replayed: true); the same key with another body is 422 idempotency_key_reused */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description at most 10, tried in order; empty: greetings as usual */
+                    rules: {
+                        /** @description "connect" (the only stage): when a client connects, before the greeting */
+                        stage: string;
+                        /** @description 421: refused, the connection is closed (a sender retries later); 554: no service, every command but QUIT gets 503; null or absent: the usual 220, delay_ms late */
+                        code?: number | null;
+                        /** @description reply text of a 421 or 554, 1..200 printable ASCII characters; may start with an enhanced status code of the same class (default: a text naming inboxd chaos) */
+                        message?: string | null;
+                        /** @description probability 0..1 that the rule fires for one connection (default 1) */
+                        rate?: number;
+                        /** @description 0..30000: the greeting or refusal is sent this late; above 0 when there is no code */
+                        delay_ms?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SmtpChaosRules"];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    clearSmtpChaos: {
+        parameters: {
+            query?: never;
+            header?: {
+                "X-Service-Agent-Session"?: string;
+                /** @description project ULID. Required with a device session (400 project_required without it); an API key may omit it (its own project), a different value is 400 project_mismatch */
+                "X-Service-Project"?: components["parameters"]["ProjectHeader"];
+            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

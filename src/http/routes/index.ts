@@ -12,6 +12,7 @@ import apiKeys from "./api-keys";
 import domains from "./domains";
 import inboxes from "./inboxes";
 import chaos from "./chaos";
+import smtpChaos from "./smtp-chaos";
 import mcp from "./mcp";
 import messages from "./messages";
 import analysis from "./analysis";
@@ -37,6 +38,7 @@ export const routeModules: RouteModule[] = [
   domains,
   inboxes,
   chaos,
+  smtpChaos,
   mcp,
   messages,
   analysis,

@@ -1,7 +1,8 @@
 // Inbound SMTP, our own (RFC 5321 with PIPELINING, 8BITMIME, SMTPUTF8, SIZE, CHUNKING/BDAT,
 // BINARYMIME, ENHANCEDSTATUSCODES, STARTTLS with the server's certificate, AUTH PLAIN/LOGIN): the
 // way mail gets into inboxes, on INBOXD_SMTP_PORT, and LMTP (RFC 2033) on INBOXD_LMTP_PORT when
-// set. The 220 goes out as soon as a connection is accepted. AUTH accepts any credentials unless
+// set. The 220 goes out as soon as a connection is accepted, unless a connect-time chaos rule fires
+// (mail/smtp-chaos.ts: the 220 late, or 421 / 554 instead, on SMTP and LMTP alike). AUTH accepts any credentials unless
 // INBOXD_SMTP_AUTH=require (docs/smtp.md). This file owns the listening sockets and the connection
 // budget (in total, and per client address on SMTP: INBOXD_SMTP_MAX_PER_ADDRESS); parser.ts the syntax, session.ts a connection, commands/ one file per command,
 // deliver.ts the end of a message. Replies:
@@ -54,6 +55,8 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
   const { config } = ctx;
   const sh = shared(ctx);
   const mine = new Set<SmtpSession>();
+  // The connect-time chaos rules are in memory before the first connection (none: the usual 220 at once).
+  await services.smtpChaos.ready();
   const host: SmtpHost = {
     ctx,
     services,
@@ -87,7 +90,7 @@ async function start(ctx: AppContext, services: Services, port: number, lmtp: bo
     if (slot) sh.slotOf.set(s, slot);
     sh.sessions.add(s);
     mine.add(s);
-    s.greet();
+    s.greet(services.smtpChaos.atConnect());
   };
   const server = mailServer({
     proto: lmtp ? "lmtp" : "smtp",

@@ -3,7 +3,9 @@
 // the session state, and answers. PIPELINING (RFC 2920): every complete command of a packet is
 // run in order, and the replies produced meanwhile leave in one write, when the input runs dry
 // (or before the session waits for the client: a 334 challenge, STARTTLS). The greeting goes out
-// as soon as the connection is accepted.
+// as soon as the connection is accepted, unless a connect-time chaos rule fires (docs/chaos.md
+// "Connection faults"): then it is late, or a 421 or 554 instead; input that arrives before it
+// waits, and after a 554 every command but QUIT gets 503.
 import { log } from "../../lib/log";
 import type { Socket } from "node:net";
 import tls from "node:tls";
@@ -11,6 +13,7 @@ import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Recipient } from "../../mail/ingest";
 import type { ChaosReply } from "../../mail/chaos";
+import { type ConnectFault, smtpGreeting } from "../../mail/smtp-chaos";
 import type { ChaosRuleRecord } from "../../storage/mail";
 import { type Body, DataDecoder, MAX_COMMAND_LINE, parseCommand, type SmtpCommand } from "./parser";
 import type { IncomingMessage } from "../../mail/incoming";
@@ -48,6 +51,8 @@ const CR = 0x0d;
 const EMPTY = Buffer.alloc(0);
 /** Unprocessed input beyond which the socket stops being read until the session catches up. */
 const PAUSE_ABOVE = 8 * 1024 * 1024;
+/** The answer to every command but QUIT after a 554 greeting (RFC 5321 §3.1). */
+const NO_SERVICE = "503 5.5.1 no service, send QUIT";
 /** Unknown commands in a row before the connection is dropped (a client speaking another protocol). */
 const MAX_UNKNOWN = 10;
 const OVERLONG = Symbol("overlong");
@@ -77,6 +82,10 @@ export class SmtpSession {
   private bdat: { command: SmtpCommand & { verb: "BDAT" }; remaining: number; refusal: string | null } | null = null;
   private lineWaiter: ((line: string | null) => void) | null = null;
   private shuttingDown = false;
+  /** A connect-time fault's delay: no greeting yet, so input waits (cleared when the connection ends). */
+  private greetTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Greeted with 554: only QUIT is served. */
+  private noService = false;
 
   constructor(
     private socket: Socket,
@@ -96,8 +105,39 @@ export class SmtpSession {
     return this.mode === "closed";
   }
 
-  greet(): void {
-    this.socket.write(`220 ${this.host.name} ${this.lmtp ? "LMTP" : "ESMTP"} inboxd test mail sink\r\n`);
+  /** The greeting, or what a connect-time chaos rule that fired says instead, after its delay (a timer: others go on meanwhile). */
+  greet(fault: ConnectFault | null = null): void {
+    if (fault === null) {
+      this.socket.write(`${smtpGreeting(this.host.name, this.lmtp)}\r\n`);
+      return;
+    }
+    if (fault.delayMs <= 0) return this.greetWith(fault);
+    this.greetTimer = setTimeout(() => {
+      this.greetTimer = null;
+      this.greetWith(fault);
+    }, fault.delayMs);
+  }
+
+  private greetWith(fault: ConnectFault): void {
+    if (this.mode === "closed") return;
+    if (fault.code === null) {
+      this.reply(smtpGreeting(this.host.name, this.lmtp));
+    } else {
+      this.host.ctx.metrics.smtpRefusals.inc({ stage: "connect", code: String(fault.code) });
+      log.info({ proto: this.lmtp ? "lmtp" : "smtp", client: this.ip, code: fault.code }, "connection refused by chaos rule");
+      this.reply(`${fault.code} ${fault.text}`);
+      if (fault.code === 421) return this.close();
+      this.noService = true;
+    }
+    this.flush();
+    // What the client sent before the greeting is served now, in order.
+    if (this.input.length > 0) void this.run();
+  }
+
+  private stopGreetTimer(): void {
+    if (this.greetTimer === null) return;
+    clearTimeout(this.greetTimer);
+    this.greetTimer = null;
   }
 
   /** The EHLO/LHLO keywords for the connection as it is now. */
@@ -235,8 +275,8 @@ export class SmtpSession {
   }
 
   private onTimeout(): void {
-    // A command still working (a delivery, a chaos delay) is not the client being idle.
-    if (this.running || this.mode === "closed") return;
+    // A command still working (a delivery, a chaos delay) is not the client being idle, nor is a client waiting for its greeting.
+    if (this.running || this.greetTimer !== null || this.mode === "closed") return;
     this.reply(`421 4.4.2 ${this.host.name} Error: timeout exceeded`);
     this.close();
   }
@@ -245,6 +285,7 @@ export class SmtpSession {
     // During STARTTLS the plain socket is handed to TLS; only the outermost socket's close counts.
     if (socket !== this.socket) return;
     this.mode = "closed";
+    this.stopGreetTimer();
     this.announced?.();
     this.announced = null;
     // A client gone mid-DATA: its temp file and budget go now, not with the session object.
@@ -258,6 +299,7 @@ export class SmtpSession {
   /** Flushes what was said and closes; a client that never closes its side does not keep the slot. */
   close(): void {
     if (this.mode === "closed") return;
+    this.stopGreetTimer();
     this.flush();
     this.mode = "closed";
     this.lineWaiter?.(null);
@@ -306,7 +348,7 @@ export class SmtpSession {
   // -- Input -----------------------------------------------------------------------------
 
   private async run(): Promise<void> {
-    if (this.running) return;
+    if (this.running || this.greetTimer !== null) return;
     this.running = true;
     try {
       while (this.mode !== "closed") {
@@ -407,7 +449,7 @@ export class SmtpSession {
     const parsed = parseCommand(line);
     const verb = parsed.ok ? parsed.command.verb : parsed.verb;
     if (verb === null) {
-      this.reply(parsed.ok ? "500 5.5.2 Error: command not recognized" : parsed.reply);
+      this.reply(this.noService ? NO_SERVICE : parsed.ok ? "500 5.5.2 Error: command not recognized" : parsed.reply);
       if (++this.unknown >= MAX_UNKNOWN) {
         this.reply("421 4.7.0 Error: too many unrecognized commands");
         this.close();
@@ -416,12 +458,14 @@ export class SmtpSession {
     }
     this.unknown = 0;
     const def = commands.get(verb)!;
-    const allowed = def.states.includes(this.state);
+    const allowed = def.states.includes(this.state) && (!this.noService || verb === "QUIT");
     const refusal = allowed
       ? null
-      : this.state === "fresh"
-        ? `503 5.5.1 Error: send ${this.lmtp ? "LHLO" : "EHLO/HELO"} first`
-        : (def.outOfOrder ?? "503 5.5.1 Error: bad sequence of commands");
+      : this.noService
+        ? NO_SERVICE
+        : this.state === "fresh"
+          ? `503 5.5.1 Error: send ${this.lmtp ? "LHLO" : "EHLO/HELO"} first`
+          : (def.outOfOrder ?? "503 5.5.1 Error: bad sequence of commands");
     if (verb === "BDAT") {
       // The chunk follows the command whatever the answer: read it to stay in step (RFC 3030 §2).
       if (!parsed.ok) {

@@ -8,6 +8,8 @@ import type {
   ChaosRuleRecord,
   ExpiredInbox,
   InboxChaosRepository,
+  SmtpChaosRepository,
+  SmtpChaosRuleRecord,
   InboxPatch,
   InboxRecord,
   InboxRepository,
@@ -285,6 +287,37 @@ class PgInboxChaos implements InboxChaosRepository {
   }
 }
 
-export function postgresInboxRepositories(c: PgClient): Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos"> {
-  return { inboxes: new PgInboxes(c), inboxWatches: new PgInboxWatches(c), inboxChaos: new PgInboxChaos(c) };
+class PgSmtpChaos implements SmtpChaosRepository {
+  constructor(private readonly c: PgClient) {}
+
+  async list() {
+    const rows = await this.c.rows<Row>("SELECT code, message, rate, delay_ms FROM smtp_chaos_rules ORDER BY position");
+    return rows.map(
+      (r): SmtpChaosRuleRecord => ({ stage: "connect", code: r.code, message: r.message, rate: r.rate, delayMs: r.delay_ms }),
+    );
+  }
+
+  async replace(rules: SmtpChaosRuleRecord[], createdAt: string) {
+    await this.c.run("DELETE FROM smtp_chaos_rules");
+    for (const [i, r] of rules.entries()) {
+      await this.c.run(
+        "INSERT INTO smtp_chaos_rules (position, stage, code, message, rate, delay_ms, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        i,
+        r.stage,
+        r.code,
+        r.message,
+        r.rate,
+        r.delayMs,
+        createdAt,
+      );
+    }
+  }
+
+  async clear() {
+    await this.c.run("DELETE FROM smtp_chaos_rules");
+  }
+}
+
+export function postgresInboxRepositories(c: PgClient): Pick<MailRepositories, "inboxes" | "inboxWatches" | "inboxChaos" | "smtpChaos"> {
+  return { inboxes: new PgInboxes(c), inboxWatches: new PgInboxWatches(c), inboxChaos: new PgInboxChaos(c), smtpChaos: new PgSmtpChaos(c) };
 }

@@ -15,6 +15,8 @@ import type {
   InboxPatch,
   InboxRecord,
   InboxChaosRepository,
+  SmtpChaosRepository,
+  SmtpChaosRuleRecord,
   InboxRepository,
   InboxWatchRepository,
   MailboxDetails,
@@ -288,6 +290,38 @@ class SqliteInboxChaos implements InboxChaosRepository {
 
   async clear(inboxId: string) {
     return this.c.run("DELETE FROM inbox_chaos_rules WHERE inbox_id = ?", inboxId).changes > 0;
+  }
+}
+
+class SqliteSmtpChaos implements SmtpChaosRepository {
+  constructor(private readonly c: SqliteConnection) {}
+
+  async list() {
+    return this.c
+      .all<{ code: 421 | 554 | null; message: string | null; rate: number; delay_ms: number }>(
+        "SELECT code, message, rate, delay_ms FROM smtp_chaos_rules ORDER BY position",
+      )
+      .map((r): SmtpChaosRuleRecord => ({ stage: "connect", code: r.code, message: r.message, rate: r.rate, delayMs: r.delay_ms }));
+  }
+
+  async replace(rules: SmtpChaosRuleRecord[], createdAt: string) {
+    this.c.run("DELETE FROM smtp_chaos_rules");
+    rules.forEach((r, i) =>
+      this.c.run(
+        "INSERT INTO smtp_chaos_rules (position, stage, code, message, rate, delay_ms, created_at) VALUES (?,?,?,?,?,?,?)",
+        i,
+        r.stage,
+        r.code,
+        r.message,
+        r.rate,
+        r.delayMs,
+        createdAt,
+      ),
+    );
+  }
+
+  async clear() {
+    this.c.run("DELETE FROM smtp_chaos_rules");
   }
 }
 
@@ -847,6 +881,7 @@ export function sqliteMailRepositories(c: SqliteConnection): MailRepositories {
     inboxes: new SqliteInboxes(c),
     inboxWatches: new SqliteInboxWatches(c),
     inboxChaos: new SqliteInboxChaos(c),
+    smtpChaos: new SqliteSmtpChaos(c),
     messages: new SqliteMessages(c),
     attachments: new SqliteAttachments(c),
     blobRefs: new SqliteBlobRefs(c),

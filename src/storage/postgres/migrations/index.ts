@@ -17,6 +17,7 @@ import m0031 from "../../sqlite/migrations/0031_node_shared_state";
 import m0032 from "../../sqlite/migrations/0032_blob_chunks";
 import m0033 from "../../sqlite/migrations/0033_team_bytes_from_inboxes";
 import m0034 from "../../sqlite/migrations/0034_blob_touched_at";
+import m0035 from "../../sqlite/migrations/0035_smtp_chaos";
 import baseline from "./0025_baseline";
 
 export const postgresMigrations: { version: number; name: string; sql: string }[] = [
@@ -30,4 +31,5 @@ export const postgresMigrations: { version: number; name: string; sql: string }[
   { version: 32, name: "blob_chunks", sql: m0032.postgres },
   { version: 33, name: "team_bytes_from_inboxes", sql: m0033.postgres },
   { version: 34, name: "blob_touched_at", sql: m0034.postgres },
+  { version: 35, name: "smtp_chaos", sql: m0035.postgres },
 ];

@@ -31,6 +31,7 @@ import m0031 from "./0031_node_shared_state";
 import m0032 from "./0032_blob_chunks";
 import m0033 from "./0033_team_bytes_from_inboxes";
 import m0034 from "./0034_blob_touched_at";
+import m0035 from "./0035_smtp_chaos";
 import type { Database } from "bun:sqlite";
 
 /**
@@ -74,4 +75,5 @@ export const migrations: Migration[] = [
   { version: 32, name: "blob_chunks", sql: m0032.sqlite },
   { version: 33, name: "team_bytes_from_inboxes", sql: m0033.sqlite },
   { version: 34, name: "blob_touched_at", sql: m0034.sqlite },
+  { version: 35, name: "smtp_chaos", sql: m0035.sqlite },
 ];
