@@ -1,4 +1,5 @@
-// The "Fault injection" dialog of an inbox (GET/PUT/DELETE /v1/inboxes/{id}/chaos, docs/chaos.md):
+// Fault-injection dialogs (docs/chaos.md): an inbox's rules (GET/PUT/DELETE /v1/inboxes/{id}/chaos)
+// and the SMTP listeners' connection faults (smtp-chaos.ts, /v1/smtp/chaos). Both are one editor:
 // the current rules, add and remove rows, save (PUT replaces them) or clear them all (DELETE).
 import { api, describe } from "../api";
 import { dialog, h, icon, replace, toast } from "../dom";
@@ -23,12 +24,32 @@ export async function loadChaos(inboxId: string): Promise<ChaosRule[] | null> {
   }
 }
 
-interface Row {
+export interface RuleRow<T> {
   el: HTMLElement;
-  read(): ChaosRule;
+  read(): T;
 }
 
-function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
+// The fields every kind of rule has.
+export const rateInput = (rate: number) =>
+  h("input", { name: "rate", type: "number", min: 0, max: 1, step: "any", required: true, value: String(rate) });
+export const delayInput = (delay: number, min = 0) =>
+  h("input", { name: "delay_ms", type: "number", min, max: 30000, step: 1, required: true, value: String(delay) });
+export const messageInput = (message: string | null) =>
+  h("input", {
+    name: "message",
+    maxLength: 200,
+    pattern: "[\\x20-\\x7E]*",
+    placeholder: "default: names inboxd chaos",
+    value: message ?? "",
+  });
+export const removeButton = (onclick: () => void) =>
+  h(
+    "button.icon-btn.sm.danger",
+    { type: "button", title: "Remove this rule", "aria-label": "Remove this rule", onclick, dataset: { test: "chaos-remove" } },
+    icon("trash", 14),
+  );
+
+function ruleRow(rule: ChaosRule, onRemove: () => void): RuleRow<ChaosRule> {
   const stage = h(
     "select",
     { name: "stage", "aria-label": "Stage" },
@@ -36,15 +57,9 @@ function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
     h("option", { value: "data", selected: rule.stage === "data" }, "DATA (refuse the message)"),
   );
   const code = h("input", { name: "code", type: "number", min: 400, max: 599, step: 1, required: true, value: String(rule.code) });
-  const rate = h("input", { name: "rate", type: "number", min: 0, max: 1, step: "any", required: true, value: String(rule.rate) });
-  const delay = h("input", { name: "delay_ms", type: "number", min: 0, max: 30000, step: 1, required: true, value: String(rule.delay_ms) });
-  const message = h("input", {
-    name: "message",
-    maxLength: 200,
-    pattern: "[\\x20-\\x7E]*",
-    placeholder: "default: names inboxd chaos",
-    value: rule.message ?? "",
-  });
+  const rate = rateInput(rule.rate);
+  const delay = delayInput(rule.delay_ms);
+  const message = messageInput(rule.message);
   const kind = h("span.chip", null);
   const setKind = () => {
     const n = Number(code.value);
@@ -53,7 +68,7 @@ function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
   };
   code.addEventListener("input", setKind);
   setKind();
-  const row: Row = {
+  return {
     el: h(
       "div.chaos-rule",
       { dataset: { test: "chaos-rule" } },
@@ -64,17 +79,7 @@ function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
         h("label", null, "Code", code),
         h("label", null, "Rate (0..1)", rate),
         h("label", null, "Delay (ms)", delay),
-        h(
-          "button.icon-btn.sm.danger",
-          {
-            type: "button",
-            title: "Remove this rule",
-            "aria-label": "Remove this rule",
-            onclick: () => onRemove(row),
-            dataset: { test: "chaos-remove" },
-          },
-          icon("trash", 14),
-        ),
+        removeButton(onRemove),
       ),
       h("label", null, "Message (optional)", message),
       kind,
@@ -87,48 +92,51 @@ function ruleRow(rule: ChaosRule, onRemove: (row: Row) => void): Row {
       delay_ms: Number(delay.value),
     }),
   };
-  return row;
 }
 
-/** Opens the dialog; resolves with the rules as they are afterwards (null: unchanged or failed). */
-export async function chaosDialog(inbox: { id: string; address: string }): Promise<ChaosRule[] | null> {
-  let current: ChaosRule[];
+/** What differs between the editors: where the rules live, how a row looks, the words. */
+export interface RulesEditor<T> {
+  path: string;
+  title: string;
+  intro: string;
+  /** Shown when there are no rules. */
+  none: string;
+  /** The toast after Clear all. */
+  cleared: string;
+  blank: () => T;
+  row: (rule: T, onRemove: () => void) => RuleRow<T>;
+}
+
+/** Opens the editor; resolves with the rules as they are afterwards (null: unchanged or failed). */
+export async function rulesDialog<T>(e: RulesEditor<T>): Promise<T[] | null> {
+  let current: T[];
   try {
-    current = (await api<{ data: { rules: ChaosRule[] } }>(`/v1/inboxes/${inbox.id}/chaos`)).data.rules;
-  } catch (e) {
-    toast(`Could not load the fault-injection rules: ${describe(e)}`, "error");
+    current = (await api<{ data: { rules: T[] } }>(e.path)).data.rules;
+  } catch (err) {
+    toast(`Could not load the fault-injection rules: ${describe(err)}`, "error");
     return null;
   }
-  const rows: Row[] = [];
+  const rows: RuleRow<T>[] = [];
   const list = h("div.chaos-rules", { dataset: { test: "chaos-rules" } });
   const add = h(
     "button.btn",
-    {
-      type: "button",
-      onclick: () => addRow({ stage: "rcpt", code: 550, message: null, rate: 1, delay_ms: 0 }),
-      dataset: { test: "chaos-add" },
-    },
+    { type: "button", onclick: () => addRow(e.blank()), dataset: { test: "chaos-add" } },
     icon("plus", 14),
     "Add rule",
   );
   const render = () => {
-    replace(
-      list,
-      rows.length
-        ? rows.map((r) => r.el)
-        : h("p.muted.small", { dataset: { test: "chaos-empty" } }, "No rules: mail to this inbox is accepted as usual."),
-    );
+    replace(list, rows.length ? rows.map((r) => r.el) : h("p.muted.small", { dataset: { test: "chaos-empty" } }, e.none));
     add.disabled = rows.length >= MAX_RULES;
   };
-  const remove = (row: Row) => {
-    rows.splice(rows.indexOf(row), 1);
+  const addRow = (rule: T) => {
+    const row = e.row(rule, () => {
+      rows.splice(rows.indexOf(row), 1);
+      render();
+    });
+    rows.push(row);
     render();
   };
-  const addRow = (rule: ChaosRule) => {
-    rows.push(ruleRow(rule, remove));
-    render();
-  };
-  for (const r of current) rows.push(ruleRow(r, remove));
+  for (const r of current) addRow(r);
   render();
 
   let cleared = false;
@@ -138,13 +146,13 @@ export async function chaosDialog(inbox: { id: string; address: string }): Promi
       type: "button",
       disabled: current.length === 0,
       dataset: { test: "chaos-clear" },
-      onclick: async (e: Event) => {
-        const btn = e.currentTarget as HTMLButtonElement;
+      onclick: async (ev: Event) => {
+        const btn = ev.currentTarget as HTMLButtonElement;
         btn.disabled = true;
         try {
-          await api(`/v1/inboxes/${inbox.id}/chaos`, { method: "DELETE" });
+          await api(e.path, { method: "DELETE" });
           cleared = true;
-          toast("Fault injection cleared: mail is accepted as usual", "ok");
+          toast(e.cleared, "ok");
           btn.closest("dialog")?.close("cancel");
         } catch (err) {
           btn.disabled = false;
@@ -155,30 +163,32 @@ export async function chaosDialog(inbox: { id: string; address: string }): Promi
     "Clear all",
   );
 
-  const rules = await dialog<ChaosRule[]>(
-    "Fault injection",
-    h(
-      "div.form-grid",
-      null,
-      h(
-        "p.muted",
-        null,
-        `Make mail to ${inbox.address} fail on purpose. Per stage, rules are tried in order; the first that fires (with its rate) answers with its code after its delay, and the mail is not stored. A DATA rule refuses the whole message, for every recipient.`,
-      ),
-      list,
-      h("div.chaos-tools", null, add, h("span.spacer"), clearAll),
-    ),
+  const rules = await dialog<T[]>(
+    e.title,
+    h("div.form-grid", null, h("p.muted", null, e.intro), list, h("div.chaos-tools", null, add, h("span.spacer"), clearAll)),
     { submit: "Save rules", collect: () => rows.map((r) => r.read()) },
   );
   if (cleared) return [];
   if (rules === null) return null;
   try {
-    const saved = (await api<{ data: { rules: ChaosRule[] } }>(`/v1/inboxes/${inbox.id}/chaos`, { method: "PUT", json: { rules } })).data
-      .rules;
+    const saved = (await api<{ data: { rules: T[] } }>(e.path, { method: "PUT", json: { rules } })).data.rules;
     toast(saved.length ? `Fault injection on: ${saved.length} rule${saved.length === 1 ? "" : "s"}` : "Fault injection off", "ok");
     return saved;
-  } catch (e) {
-    toast(`Could not save the rules: ${describe(e)}`, "error");
+  } catch (err) {
+    toast(`Could not save the rules: ${describe(err)}`, "error");
     return null;
   }
+}
+
+/** An inbox's "Fault injection" dialog. */
+export function chaosDialog(inbox: { id: string; address: string }): Promise<ChaosRule[] | null> {
+  return rulesDialog<ChaosRule>({
+    path: `/v1/inboxes/${inbox.id}/chaos`,
+    title: "Fault injection",
+    intro: `Make mail to ${inbox.address} fail on purpose. Per stage, rules are tried in order; the first that fires (with its rate) answers with its code after its delay, and the mail is not stored. A DATA rule refuses the whole message, for every recipient.`,
+    none: "No rules: mail to this inbox is accepted as usual.",
+    cleared: "Fault injection cleared: mail is accepted as usual",
+    blank: () => ({ stage: "rcpt", code: 550, message: null, rate: 1, delay_ms: 0 }),
+    row: ruleRow,
+  });
 }

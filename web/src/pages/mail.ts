@@ -6,6 +6,7 @@ import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { MessageList } from "./messages";
 import { Reader } from "./reader";
+import { loadSmtpChaos, type SmtpChaosRule, smtpChaosDialog } from "./smtp-chaos";
 import type { Page } from "../main";
 
 export interface Inbox {
@@ -77,6 +78,12 @@ export class MailPage implements Page {
   private listEl = h("div.rows", { role: "listbox", "aria-label": "Inboxes" });
   private countEl = h("span.count-label");
   private cleanups: (() => void)[] = [];
+  /** "Connection faults" (docs/chaos.md): shown only to the instance's operator, whose read of the rules succeeds. */
+  private faultsButton = h(
+    "button.icon-btn.hidden",
+    { "aria-label": "Connection faults", onclick: () => void this.editConnectionFaults(), dataset: { test: "smtp-chaos" } },
+    icon("zap"),
+  );
 
   mount(root: HTMLElement, params: string[]) {
     this.root = root;
@@ -95,6 +102,7 @@ export class MailPage implements Page {
         "div.pane-head",
         null,
         h("div.pane-title", null, h("h2", null, "Inboxes"), this.countEl),
+        this.faultsButton,
         h(
           "button.btn.primary",
           { onclick: () => void this.create(), dataset: { test: "new-inbox" } },
@@ -144,6 +152,22 @@ export class MailPage implements Page {
     );
     this.update(params);
     void this.loadInboxes();
+    void loadSmtpChaos().then((rules) => this.showConnectionFaults(rules));
+  }
+
+  private showConnectionFaults(rules: SmtpChaosRule[] | null) {
+    const b = this.faultsButton;
+    b.classList.toggle("hidden", rules === null);
+    b.classList.toggle("on", !!rules?.length);
+    b.setAttribute("aria-pressed", String(!!rules?.length));
+    b.title = rules?.length
+      ? `Connection faults on: ${rules.length} rule${rules.length === 1 ? "" : "s"} (every project)`
+      : "Connection faults: make new SMTP connections slow or refused (instance-wide)";
+  }
+
+  private async editConnectionFaults() {
+    const rules = await smtpChaosDialog();
+    if (rules !== null) this.showConnectionFaults(rules);
   }
 
   unmount() {
