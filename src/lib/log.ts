@@ -53,7 +53,7 @@ function plain(v: unknown): boolean {
  * (docs/benchmarks.md, 2026-11-24). Anything else (an error, a nested value, format arguments)
  * takes pino's path, so both produce the same line.
  */
-function textFastPath(dest: { lastLevel: number; write(s: string): unknown }) {
+function textFastPath(dest: { write(s: string): unknown }) {
   return function (this: Logger, args: unknown[], method: (...a: unknown[]) => void, level: number): void {
     const [first, second] = args;
     let fields: Record<string, unknown> | null = null;
@@ -77,7 +77,6 @@ function textFastPath(dest: { lastLevel: number; write(s: string): unknown }) {
         const v = fields[k];
         if (v !== undefined) line += ` ${k}=${REDACTED.has(k) ? "[redacted]" : textValue(v)}`;
       }
-    dest.lastLevel = level;
     dest.write(`${line}\n`);
   };
 }
@@ -87,61 +86,23 @@ function errText(e: object): string {
   return [o.code, o.message].filter(Boolean).join(" ") || JSON.stringify(e);
 }
 
-/** A line waits at most this long for company before it is written (LOG_BATCH_BYTES fills sooner). */
-export const LOG_FLUSH_MS = 50;
-const LOG_BATCH_BYTES = 4096;
-const WARN = 40;
-
 export function createLogger(level: LogLevel, format: LogFormat, fd = 1): Logger {
-  // Batched, asynchronous writes: lines gather here until 4 KB or LOG_FLUSH_MS, then leave in one
-  // write(2) on the thread pool (sonic-boom also joins whatever arrives while a write is in flight).
-  // A write per line cost the event loop ~25-45 µs per SMTP message (the hand-off to the thread pool
-  // and its callback; docs/benchmarks.md, 2026-11-24 21:00). Flushed at exit; a kill -9 loses at
-  // most the last LOG_FLUSH_MS of lines.
+  // Asynchronous writes: lines logged while a write is in flight leave together (one write(2) for
+  // many under load instead of one each, ~9 µs a line on the main thread). Flushed at exit.
   const dest = pino.destination({ dest: fd, sync: false });
-  let batch = "";
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    if (batch === "") return;
-    const out = batch;
-    batch = "";
-    dest.write(out);
-  };
-  // A warning or worse leaves at once, with what gathered before it: the line before a crash is
-  // the one wanted. pino tells the level of each line to a stream that asks (needsMetadataGsym).
-  const out = {
-    [pino.symbols.needsMetadataGsym]: true,
-    lastLevel: 0,
-    write(line: string) {
-      batch += line;
-      if (batch.length >= LOG_BATCH_BYTES || out.lastLevel >= WARN) flush();
-      else timer ??= setTimeout(flush, LOG_FLUSH_MS).unref();
-    },
-  };
   process.once("exit", () => {
     try {
-      flush();
       dest.flushSync();
     } catch {
       // nothing left to write, or stdout already gone
     }
   });
-  const text = {
-    [pino.symbols.needsMetadataGsym]: true,
-    lastLevel: 0,
-    write(s: string) {
-      out.lastLevel = text.lastLevel;
-      out.write(textLine(s));
-    },
-  };
-  const stream = format === "json" ? out : text;
+  const stream = format === "json" ? dest : { write: (s: string) => void dest.write(textLine(s)) };
   return pino(
     {
       level,
       base: undefined,
-      ...(format === "text" ? { hooks: { logMethod: textFastPath(out) } } : {}),
+      ...(format === "text" ? { hooks: { logMethod: textFastPath(dest) } } : {}),
       redact: { paths: REDACT, censor: "[redacted]" },
       serializers: { err: pino.stdSerializers.err },
     },
