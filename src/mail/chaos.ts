@@ -149,17 +149,15 @@ export function withEnhanced(message: string | null, enhanced: string, fallback:
 }
 
 function view(inbox: InboxRow, rules: ChaosRuleRecord[]): ChaosView {
-  return {
-    inbox_id: inbox.id,
-    rules: rules.map((r) => ({
-      stage: r.stage,
-      code: r.code,
-      message: r.message,
-      rate: r.rate,
-      delay_ms: r.delayMs,
-      reply: `${r.code} ${replyText(r, inbox.address)}`,
-    })),
-  };
+  return { inbox_id: inbox.id, rules: rules.map((r) => ruleView(r, `${r.code} ${replyText(r, inbox.address)}`)) };
+}
+
+/** A stored rule as the API shows it (per inbox and at connect alike), with the line a sender sees when it fires. */
+export function ruleView<R extends { stage: string; code: number | null; message: string | null; rate: number; delayMs: number }>(
+  r: R,
+  reply: string,
+): { stage: R["stage"]; code: R["code"]; message: string | null; rate: number; delay_ms: number; reply: string } {
+  return { stage: r.stage, code: r.code, message: r.message, rate: r.rate, delay_ms: r.delayMs, reply };
 }
 
 /** Checks a rules list against the limits (docs/chaos.md); the records to store, in order. */

@@ -17,7 +17,7 @@ import type { InstanceOperators } from "../tenancy/operator";
 import { nowIso } from "../lib/time";
 import { log } from "../lib/log";
 import { validation } from "../lib/errors";
-import { ruleDelay, ruleMessage, ruleRate, validateRuleList, withEnhanced } from "./chaos";
+import { ruleDelay, ruleMessage, ruleRate, ruleView, validateRuleList, withEnhanced } from "./chaos";
 
 export const SMTP_CHAOS_CODES = [421, 554] as const;
 export type SmtpChaosCode = (typeof SMTP_CHAOS_CODES)[number];
@@ -143,14 +143,7 @@ export class SmtpChaosService {
 
   private view(rules: SmtpChaosRuleRecord[]): { rules: SmtpChaosRuleView[] } {
     return {
-      rules: rules.map((r) => ({
-        stage: r.stage,
-        code: r.code,
-        message: r.message,
-        rate: r.rate,
-        delay_ms: r.delayMs,
-        reply: r.code === null ? smtpGreeting(this.ctx.config.publicHost) : `${r.code} ${this.refusalText(r)}`,
-      })),
+      rules: rules.map((r) => ruleView(r, r.code === null ? smtpGreeting(this.ctx.config.publicHost) : `${r.code} ${this.refusalText(r)}`)),
     };
   }
 }
