@@ -30,8 +30,8 @@ export interface SessionBinding {
 }
 
 export class AgentSessionService {
-  /** Recordings of answered calls still being written, per run (see recordCall). */
-  private readonly recording = new Map<string, Set<Promise<void>>>();
+  /** The last recording of an answered call still being written, per run (see recordCall). */
+  private readonly recording = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -183,15 +183,17 @@ export class AgentSessionService {
    * One call made within a session, refused or not, as a step of its run. It is recorded after the
    * call's response has gone out (http/app.ts), so a read of the run right after the call could miss
    * it: such reads wait for the recordings of answered calls first (callsRecorded).
+   *
+   * A run's recordings are written one after another, in the order the calls were answered: run
+   * side by side, a slow one (a busy pool, a lock) would take its sequence number after a later
+   * call's, and the run's steps would read out of order.
    */
   recordCall(b: SessionBinding, call: { method: string; route: string; path: string; status: number; request_id: string }): Promise<void> {
-    const done = this.writeCall(b, call);
-    let set = this.recording.get(b.runId);
-    if (!set) this.recording.set(b.runId, (set = new Set()));
-    set.add(done);
+    const previous = this.recording.get(b.runId);
+    const done = previous ? previous.catch(() => {}).then(() => this.writeCall(b, call)) : this.writeCall(b, call);
+    this.recording.set(b.runId, done);
     const forget = () => {
-      set.delete(done);
-      if (set.size === 0 && this.recording.get(b.runId) === set) this.recording.delete(b.runId);
+      if (this.recording.get(b.runId) === done) this.recording.delete(b.runId);
     };
     done.then(forget, forget);
     return done;
@@ -199,8 +201,7 @@ export class AgentSessionService {
 
   /** Resolves once every call of the run answered on this node so far is recorded (failed ones included). */
   async callsRecorded(runId: string): Promise<void> {
-    const set = this.recording.get(runId);
-    if (set) await Promise.allSettled([...set]);
+    await this.recording.get(runId)?.catch(() => {});
   }
 
   private async writeCall(

@@ -125,6 +125,33 @@ describe("agent sessions", () => {
     expect(after.body.code).toBe("agent_session_closed");
   });
 
+  test("a run's calls are its steps in the order they were answered, however fast they come", async () => {
+    // Each call is recorded after its response has gone out; back-to-back calls therefore have their
+    // recordings in flight together, and a slow one must not take its place after a later call's.
+    const k = await key(["runs:write", "runs:read", "inboxes:write", "inboxes:read"]);
+    const a = await agent(["inboxes:write", "inboxes:read"]);
+    const opened = await open(k, { agent_id: a, scopes: ["inboxes:write", "inboxes:read"] });
+    expect(opened.status).toBe(201);
+    const sid = opened.body.data.ulid;
+    const sent: string[] = [];
+    for (let n = 0; n < 12; n++) {
+      // A create (a transaction and a ledger entry) then a cheap refusal, whose recording is quicker.
+      const created = await withSession(k, sid, "/v1/inboxes", { method: "POST", json: { name: `burst ${n}` } });
+      expect(created.status).toBe(201);
+      sent.push("POST 201");
+      const refused = await withSession(k, sid, `/v1/inboxes/${created.body.data.id}/messages`);
+      expect(refused.status).toBe(403);
+      sent.push("GET 403");
+    }
+    const events = await json(inst.api(`/v1/runs/${opened.body.data.run_ulid}/events?limit=100`, { token: k }));
+    expect(events.status).toBe(200);
+    const calls = events.body.data.filter((e: any) => e.type === "session.call");
+    expect(calls.map((e: any) => `${e.payload.method} ${e.payload.status}`)).toEqual(sent);
+    const run = await json(inst.api(`/v1/runs/${opened.body.data.run_ulid}`, { token: k }));
+    expect(run.status).toBe(200);
+    expect((await json(inst.api(`/v1/agent-sessions/${sid}/release`, { method: "POST", token: k }))).body.data.status).toBe("released");
+  });
+
   test("the session header is validated: not a ULID 422, unknown 404, another project's 404", async () => {
     expect((await withSession(inst.key, "nope", "/v1/inboxes")).status).toBe(422);
     const unknown = await withSession(inst.key, "01ARZ3NDEKTSV4RRFFQ69G5FAV", "/v1/inboxes");
