@@ -3,13 +3,14 @@
 // long-poll and an IMAP IDLE parked on node B (the bus crosses nodes through LISTEN/NOTIFY); a
 // message deleted through B's POP3 is gone from A's REST; with both nodes dispatching, every
 // webhook delivery arrives exactly once; an API key revoked on A is refused by B at once (its credential
-// cache is cleared through the bus), and so are chaos rules changed on A; an IMAP session on B whose inbox
+// cache is cleared through the bus), and so are chaos rules changed on A, per inbox and at connect; an IMAP session on B whose inbox
 // password is rotated through A's REST is ended (BYE) by B. Both nodes run with an hour-long credential cache and
 // session re-check (INBOXD_CREDENTIAL_CACHE_MS, INBOXD_SESSION_RECHECK_MS), so within these tests' deadlines only the
 // cross-node signal can explain a revocation taking effect on B; a node with another INBOXD_SECRET_KEY refuses to start;
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { connected, newBox, RawImap, send } from "../support/imap";
 import { nextMessage, sendMail, sendRaw } from "../support/mail";
@@ -25,6 +26,24 @@ const SECRET_KEY = "cd".repeat(32);
 const NO_FALLBACK = { INBOXD_CREDENTIAL_CACHE_MS: "3600000", INBOXD_SESSION_RECHECK_MS: "3600000" };
 const available = !!postgresBinDir() || postgresRequired;
 if (!available) test.skip(postgresMissing, () => {});
+
+/** The first line a node's SMTP listener sends a new connection (its greeting, or a connection fault's reply). */
+function firstLine(n: Instance): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port: n.ports.smtp!, host: "127.0.0.1" });
+    let buf = "";
+    socket.setEncoding("utf8");
+    socket.on("error", reject);
+    socket.on("data", (d: string) => {
+      buf += d;
+      const end = buf.indexOf("\r\n");
+      if (end >= 0) {
+        socket.destroy();
+        resolve(buf.slice(0, end));
+      }
+    });
+  });
+}
 
 describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
   let pg: PostgresServer;
@@ -171,6 +190,28 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     await seen;
     expect(await refusal(b)).toBe(250);
     expect((await waiting).subject).toBe("chaos across nodes");
+  });
+
+  test("connection faults set on A apply to B's next connection, before B's own re-read could", async () => {
+    // B answers connections from its copy of the rules and re-reads them on its own only when the
+    // copy is 5 s old (mail/smtp-chaos.ts STALE_MS). A connection now leaves B with a fresh copy, so
+    // within the next 4 s only the signal from A can explain B taking up a change.
+    await firstLine(b);
+    await Bun.sleep(200);
+    const deadline = Date.now() + 4_000;
+    const untilGreeting = async (prefix: string) => {
+      let line = await firstLine(b);
+      while (!line.startsWith(prefix) && Date.now() < deadline) {
+        await Bun.sleep(20);
+        line = await firstLine(b);
+      }
+      return line;
+    };
+    const set = await json(a.api("/v1/smtp/chaos", { method: "PUT", json: { rules: [{ stage: "connect", code: 421 }] } }));
+    expect(set.status).toBe(200);
+    expect(await untilGreeting("421")).toMatch(/^421 4\.3\.2 /);
+    expect((await a.api("/v1/smtp/chaos", { method: "DELETE" })).status).toBe(204);
+    expect(await untilGreeting("220")).toMatch(/^220 .*ESMTP/);
   });
 
   test("an IMAP session on B is ended (BYE) when its inbox's password is rotated through A's REST", async () => {
