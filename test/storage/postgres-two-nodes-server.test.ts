@@ -10,10 +10,9 @@
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { connected, newBox, RawImap, send } from "../support/imap";
-import { nextMessage, sendMail, sendRaw } from "../support/mail";
+import { nextMessage, sendMail, sendRaw, SmtpDialog } from "../support/mail";
 import { Pop3Client } from "../support/pop3-client";
 import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
@@ -27,22 +26,11 @@ const NO_FALLBACK = { INBOXD_CREDENTIAL_CACHE_MS: "3600000", INBOXD_SESSION_RECH
 const available = !!postgresBinDir() || postgresRequired;
 if (!available) test.skip(postgresMissing, () => {});
 
-/** The first line a node's SMTP listener sends a new connection (its greeting, or a connection fault's reply). */
-function firstLine(n: Instance): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port: n.ports.smtp!, host: "127.0.0.1" });
-    let buf = "";
-    socket.setEncoding("utf8");
-    socket.on("error", reject);
-    socket.on("data", (d: string) => {
-      buf += d;
-      const end = buf.indexOf("\r\n");
-      if (end >= 0) {
-        socket.destroy();
-        resolve(buf.slice(0, end));
-      }
-    });
-  });
+/** What a node's SMTP listener first sends a new connection: its greeting, or a connection fault's reply. */
+async function firstLine(n: Instance): Promise<string> {
+  const { dialog, greeting } = await SmtpDialog.open(n.ports.smtp!);
+  dialog.close();
+  return greeting;
 }
 
 describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
