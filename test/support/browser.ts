@@ -61,6 +61,15 @@ export async function logIn(page: Page): Promise<void> {
   await page.click("button[type=submit]");
 }
 
+/**
+ * Waits until the UI has routed to `path` (the hash without '#'). The router runs on hashchange, which the browser
+ * fires after the click or page.goto that changed the hash has returned; until then the old page is still shown,
+ * and a selector it shares with the new one (a message subject, an empty state) would match the old page.
+ */
+export async function routed(page: Page, path: string): Promise<void> {
+  await page.waitForSelector(`main.view[data-route="${path}"]`, { state: "attached" });
+}
+
 /** Saves test-output/screenshots/<name>-desktop.png and -phone.png of the page as it stands. */
 export async function screenshots(page: Page, name: string, phone = true): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });

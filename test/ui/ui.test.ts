@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, addUser, json, startInboxd, type Instance } from "../support/harness";
 import { transport } from "../support/mail";
-import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser, newPage } from "../support/browser";
+import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser, newPage, routed } from "../support/browser";
 
 if (!hasChromium) console.warn("ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -332,6 +332,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
 
   test("API keys: create shows the secret once, rotate shows a new one, revoke", async () => {
     await page.click("nav a[data-nav=keys]");
+    await routed(page, "/keys");
     await page.waitForSelector("[data-test=key-row]");
     await page.click("[data-test=new-key]");
     await page.fill("dialog input[name=name]", "CI pipeline");
@@ -359,6 +360,24 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     expect((await json(inst.api("/v1/inboxes", { token: rotated }))).status).toBe(401);
   });
 
+  test("a second hashchange for the page shown does not remount it: an open dialog keeps working", async () => {
+    // go() and a click each queue a hashchange, both routed after the fact; the second finds its page already shown.
+    await routed(page, "/keys");
+    await page.evaluate(() => {
+      (document.querySelector("main.view")!.firstElementChild as HTMLElement).dataset.mounted = "first";
+    });
+    await page.click("[data-test=new-key]");
+    await page.fill("dialog input[name=name]", "Survives a hashchange");
+    await page.evaluate(() => window.dispatchEvent(new HashChangeEvent("hashchange")));
+    expect(await page.getAttribute("main.view > :first-child", "data-mounted")).toBe("first");
+    await page.click("dialog button[type=submit]");
+    // The secret box of the key just made (the one before it, from the previous test, may still show).
+    const box = "[data-test=secret]:has-text('Survives a hashchange') code.secret";
+    await page.waitForSelector(box);
+    expect((await json(inst.api("/v1/inboxes", { token: (await page.textContent(box))! }))).status).toBe(200);
+    await page.waitForSelector("[data-test=key-row]:has-text('Survives a hashchange')");
+  });
+
   test("runs: a failed assertion shows in the list and on the run page with its timeline", async () => {
     const agent = await json(inst.api("/v1/agents", { method: "POST", json: { name: "checker", permissions: ["inboxes:read"] } }));
     expect(agent.status).toBe(201);
@@ -384,6 +403,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const runId = run.body.data.id;
 
     await page.click("nav a[data-nav=runs]");
+    await routed(page, "/runs");
     const row = page.locator(`tr.run-row[data-id="${runId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain("Greeting check");
@@ -407,6 +427,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     if (probe.status === 404) {
       // No approvals API on this server: the page must say so instead of failing.
       await page.click("nav a[data-nav=approvals]");
+      await routed(page, "/approvals");
       await page.waitForSelector(".empty");
       expect(await page.textContent(".empty")).toContain("not available");
       console.warn("ui.test.ts: GET /v1/approvals answered 404; the approve-a-parked-run step is skipped");
@@ -450,6 +471,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     }
 
     await page.click("nav a[data-nav=approvals]");
+    await routed(page, "/approvals");
     const card = page.locator("[data-test=approval][data-status=pending]");
     await card.waitFor({ timeout: 10_000 });
     expect(await card.locator("pre.json").textContent()).toContain("approved-by-ui");
@@ -468,6 +490,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     expect(decided.body.data.find((a: any) => a.run_ulid === runId)?.status).toBe("approved");
 
     await page.click("nav a[data-nav=runs]");
+    await routed(page, "/runs");
     await page.waitForSelector(`tr.run-row[data-id="${runId}"]`);
     await page.click(`tr.run-row[data-id="${runId}"]`);
     await page.waitForSelector("[data-test=timeline] li");
@@ -481,6 +504,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     );
     expect(run2.body.data.status).toBe("awaiting_approval");
     await page.click("nav a[data-nav=approvals]");
+    await routed(page, "/approvals");
     const card2 = page.locator(`[data-test=approval][data-status=pending]`);
     await card2.waitFor({ timeout: 10_000 });
     await card2.locator("[data-test=reject]").click();
@@ -503,6 +527,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
 
   test("phone width: one pane at a time with a way back", async () => {
     await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
+    await routed(page, `/inboxes/${inboxId}`);
     await page.setViewportSize(PHONE);
     await page.waitForSelector("[data-test=message-row]");
     expect(await page.isVisible(".pane-inboxes")).toBe(false);
@@ -548,6 +573,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
       201,
     );
     await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
+    await routed(page, `/inboxes/${inboxId}`);
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 4, null, { timeout: 15_000 });
     await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 3);
     await page.click("[data-test=message-row]:has-text('Your sign-in code')");
@@ -585,6 +611,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.click("button[type=submit]");
     await page.waitForSelector("header.topbar");
     await page.click("nav a[data-nav=approvals]");
+    await routed(page, "/approvals");
     await page.waitForSelector(".empty");
     expect(await page.textContent(".empty")).toContain("Only team owners and admins");
     expect(await page.getAttribute("[data-test=approvals-count]", "class")).toContain("hidden");

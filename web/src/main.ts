@@ -53,6 +53,9 @@ function route() {
   for (const r of ROUTES) {
     const m = r.match.exec(path);
     if (!m) continue;
+    // A second hashchange for the path already shown (go() followed by a click, both routed after the fact) must
+    // not remount the page: that would throw away an open dialog or a half-filled form.
+    if (current?.key === r.key && view.dataset.route === path) return;
     const params = m
       .slice(1)
       .filter((x): x is string => !!x)
@@ -68,6 +71,9 @@ function route() {
       current = { key: r.key, page };
       page.mount(view, params);
     }
+    // Marks the path this view has taken in: hashchange fires after the click or navigation that caused it,
+    // so a test (or anyone scripting the UI) waits for this instead of for an element the old page also had.
+    view.dataset.route = path;
     return;
   }
   go("/inboxes");
