@@ -70,6 +70,18 @@ export async function routed(page: Page, path: string): Promise<void> {
   await page.waitForSelector(`main.view[data-route="${path}"]`, { state: "attached" });
 }
 
+/** Clicks the navigation's link to a page (`data-nav` key, path `/key`) and waits until the UI has routed there. */
+export async function openNav(page: Page, key: string): Promise<void> {
+  await page.click(`nav a[data-nav=${key}]`);
+  await routed(page, `/${key}`);
+}
+
+/** Opens `#path` of the UI served at `base`, in the page already loaded, and waits until the UI has routed there. */
+export async function openRoute(page: Page, base: string, path: string): Promise<void> {
+  await page.goto(`${base}/#${path}`);
+  await routed(page, path);
+}
+
 /** Saves test-output/screenshots/<name>-desktop.png and -phone.png of the page as it stands. */
 export async function screenshots(page: Page, name: string, phone = true): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendMail } from "../support/mail";
-import { hasChromium, launch, screenshots, type Browser, newPage, logIn, routed } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openRoute } from "../support/browser";
 
 if (!hasChromium) console.warn("checks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -42,8 +42,7 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
 
   test("an HTML mail: score, a display:flex warning with Outlook for Windows as 'no', spam unavailable without spamd", async () => {
     const id = await send({ subject: "Big sale", html: HTML });
-    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
-    await routed(page, `/inboxes/${inbox.id}/${id}`);
+    await openRoute(page, inst.url, `/inboxes/${inbox.id}/${id}`);
     await page.waitForSelector("[data-test=message-subject]");
     await page.click("button.tab[data-tab=checks]");
     await page.waitForSelector("[data-test=html-score]");
@@ -72,8 +71,7 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
 
   test("Check links: a link to a private address is refused by default and shown as broken", async () => {
     const id = await send({ subject: "Links", html: '<p><a href="http://localhost:9/reset">Reset your password</a></p>' });
-    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
-    await routed(page, `/inboxes/${inbox.id}/${id}`);
+    await openRoute(page, inst.url, `/inboxes/${inbox.id}/${id}`);
     await page.waitForSelector("[data-test=message-subject]");
     await page.click("button.tab[data-tab=checks]");
     await page.click("[data-check=links] [data-test=check-links]");
@@ -87,8 +85,7 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
 
   test("a text-only mail: the HTML section says there is nothing to check", async () => {
     const id = await send({ subject: "Plain", text: "just text" });
-    await page.goto(`${inst.url}/#/inboxes/${inbox.id}/${id}`);
-    await routed(page, `/inboxes/${inbox.id}/${id}`);
+    await openRoute(page, inst.url, `/inboxes/${inbox.id}/${id}`);
     await page.waitForSelector("[data-test=message-subject]");
     await page.click("button.tab[data-tab=checks]");
     await page.waitForSelector("[data-test=html-none]");

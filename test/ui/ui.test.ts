@@ -7,7 +7,19 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, ROOT, addUser, json, startInboxd, type Instance } from "../support/harness";
 import { transport } from "../support/mail";
-import { DESKTOP, PHONE, SHOTS, hasChromium, launch, screenshots, type Browser, newPage, routed } from "../support/browser";
+import {
+  DESKTOP,
+  PHONE,
+  SHOTS,
+  hasChromium,
+  launch,
+  screenshots,
+  type Browser,
+  newPage,
+  openNav,
+  openRoute,
+  routed,
+} from "../support/browser";
 
 if (!hasChromium) console.warn("ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -331,8 +343,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   });
 
   test("API keys: create shows the secret once, rotate shows a new one, revoke", async () => {
-    await page.click("nav a[data-nav=keys]");
-    await routed(page, "/keys");
+    await openNav(page, "keys");
     await page.waitForSelector("[data-test=key-row]");
     await page.click("[data-test=new-key]");
     await page.fill("dialog input[name=name]", "CI pipeline");
@@ -402,8 +413,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     expect(run.body.data.status).toBe("failed");
     const runId = run.body.data.id;
 
-    await page.click("nav a[data-nav=runs]");
-    await routed(page, "/runs");
+    await openNav(page, "runs");
     const row = page.locator(`tr.run-row[data-id="${runId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain("Greeting check");
@@ -426,8 +436,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const probe = await json(inst.api("/v1/approvals", { token, project }));
     if (probe.status === 404) {
       // No approvals API on this server: the page must say so instead of failing.
-      await page.click("nav a[data-nav=approvals]");
-      await routed(page, "/approvals");
+      await openNav(page, "approvals");
       await page.waitForSelector(".empty");
       expect(await page.textContent(".empty")).toContain("not available");
       console.warn("ui.test.ts: GET /v1/approvals answered 404; the approve-a-parked-run step is skipped");
@@ -470,8 +479,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
       );
     }
 
-    await page.click("nav a[data-nav=approvals]");
-    await routed(page, "/approvals");
+    await openNav(page, "approvals");
     const card = page.locator("[data-test=approval][data-status=pending]");
     await card.waitFor({ timeout: 10_000 });
     expect(await card.locator("pre.json").textContent()).toContain("approved-by-ui");
@@ -489,8 +497,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     const decided = await json(inst.api(`/v1/approvals?status=approved`, { token, project }));
     expect(decided.body.data.find((a: any) => a.run_ulid === runId)?.status).toBe("approved");
 
-    await page.click("nav a[data-nav=runs]");
-    await routed(page, "/runs");
+    await openNav(page, "runs");
     await page.waitForSelector(`tr.run-row[data-id="${runId}"]`);
     await page.click(`tr.run-row[data-id="${runId}"]`);
     await page.waitForSelector("[data-test=timeline] li");
@@ -503,8 +510,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
       inst.api("/v1/runs?wait=10", { method: "POST", json: { agent_id: agent.body.data.id, scenario_id: scenario.body.data.id } }),
     );
     expect(run2.body.data.status).toBe("awaiting_approval");
-    await page.click("nav a[data-nav=approvals]");
-    await routed(page, "/approvals");
+    await openNav(page, "approvals");
     const card2 = page.locator(`[data-test=approval][data-status=pending]`);
     await card2.waitFor({ timeout: 10_000 });
     await card2.locator("[data-test=reject]").click();
@@ -526,8 +532,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
   });
 
   test("phone width: one pane at a time with a way back", async () => {
-    await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
-    await routed(page, `/inboxes/${inboxId}`);
+    await openRoute(page, inst.url, `/inboxes/${inboxId}`);
     await page.setViewportSize(PHONE);
     await page.waitForSelector("[data-test=message-row]");
     expect(await page.isVisible(".pane-inboxes")).toBe(false);
@@ -572,8 +577,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     expect((await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "Password reset", ttl_seconds: 86400 } }))).status).toBe(
       201,
     );
-    await page.goto(`${inst.url}/#/inboxes/${inboxId}`);
-    await routed(page, `/inboxes/${inboxId}`);
+    await openRoute(page, inst.url, `/inboxes/${inboxId}`);
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 4, null, { timeout: 15_000 });
     await page.waitForFunction(() => document.querySelectorAll(".inbox-row").length === 3);
     await page.click("[data-test=message-row]:has-text('Your sign-in code')");
@@ -610,8 +614,7 @@ describe.skipIf(!hasChromium)("web UI in Chromium", () => {
     await page.fill("input[type=password]", "member-password-1");
     await page.click("button[type=submit]");
     await page.waitForSelector("header.topbar");
-    await page.click("nav a[data-nav=approvals]");
-    await routed(page, "/approvals");
+    await openNav(page, "approvals");
     await page.waitForSelector(".empty");
     expect(await page.textContent(".empty")).toContain("Only team owners and admins");
     expect(await page.getAttribute("[data-test=approvals-count]", "class")).toContain("hidden");

@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
 import { Receiver } from "../support/webhook-receiver";
-import { hasChromium, launch, screenshots, type Browser, newPage, logIn, routed } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openNav } from "../support/browser";
 
 if (!hasChromium) console.warn("webhooks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
 
@@ -92,8 +92,7 @@ describe.skipIf(!hasChromium)("webhooks page in Chromium", () => {
     await page.goto(inst.url + "/");
     await logIn(page);
     await page.waitForSelector("header.topbar");
-    await page.click("nav a[data-nav=webhooks]");
-    await routed(page, "/webhooks");
+    await openNav(page, "webhooks");
     expect(await page.getAttribute("nav a[data-nav=webhooks]", "class")).toContain("active");
     await card().waitFor();
     expect(page.url()).toEndWith("#/webhooks");
@@ -204,8 +203,7 @@ describe.skipIf(!hasChromium)("webhooks page in Chromium", () => {
     );
     expect(created.status).toBe(201);
     const failId = created.body.data.id;
-    await page.click("nav a[data-nav=webhooks]");
-    await routed(page, "/webhooks");
+    await openNav(page, "webhooks");
     const c = page.locator(`[data-test=webhook][data-id="${failId}"]`);
     await c.waitFor();
     expect(await c.locator("[data-test=health-state]").textContent()).toBe("healthy");
