@@ -14,6 +14,7 @@ import { log } from "../lib/log";
 import { routeModules } from "./routes";
 import { docsRoutes } from "./docs-page";
 import { completeDocument } from "./openapi-doc";
+import { completeValidationDetails, schemaErrors } from "./validation-details";
 
 /** Routes that bind no project (API.md: user-plane). */
 const USER_PLANE = /^\/v1\/(me|projects|devices|signin)(\/|$)/;
@@ -106,7 +107,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
     if (!s?.rateHeaders && new URL(req.url).pathname.startsWith("/v1")) {
       Object.assign(headers, limiter.take(`ip:${clientIp(req)}`).headers);
     }
-    return new Response(JSON.stringify({ code: e.code, message: e.message, details: e.details, request_id: requestId }), {
+    const details = e.code === "validation_error" ? completeValidationDetails(e.details, e.message) : e.details;
+    return new Response(JSON.stringify({ code: e.code, message: e.message, details, request_id: requestId }), {
       status,
       headers,
     });
@@ -226,20 +228,10 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       switch (code) {
         case "VALIDATION": {
           const v = error as any;
-          const errors = validationErrors(v);
+          const errors = schemaErrors(v);
           const where = v.type ?? "input";
-          return envelope(
-            request,
-            new DomainError(
-              "invalid",
-              "validation_error",
-              `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim(),
-              {
-                in: where,
-                errors,
-              },
-            ),
-          );
+          const message = `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim();
+          return envelope(request, new DomainError("invalid", "validation_error", message, { in: where, errors }));
         }
         case "PARSE":
           // Elysia wraps what our parse hook throws (415, 413): answer with that error.
@@ -336,16 +328,6 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
   }));
 
   return { app, metrics, markReady: () => void (ready = true) };
-}
-
-function validationErrors(v: any): { path: string; message: string }[] {
-  try {
-    const all = v.all as { path?: string; message?: string; summary?: string }[] | undefined;
-    if (Array.isArray(all) && all.length) {
-      return all.slice(0, 20).map((e) => ({ path: e.path ?? "", message: e.summary ?? e.message ?? "invalid" }));
-    }
-  } catch {}
-  return [{ path: "", message: String(v?.message ?? "invalid") }];
 }
 
 /**

@@ -182,13 +182,17 @@ const RATE_HEADERS = {
   "X-Request-Id": { $ref: "#/components/headers/X-Request-Id" },
 };
 
-const errorResponse = (description: string, example: { code: string; message: string }, extraHeaders: Record<string, unknown> = {}) => ({
+const errorResponse = (
+  description: string,
+  example: { code: string; message: string; details?: Record<string, unknown> },
+  extraHeaders: Record<string, unknown> = {},
+) => ({
   description,
   headers: { ...RATE_HEADERS, ...extraHeaders },
   content: {
     "application/json": {
       schema: { $ref: "#/components/schemas/Error" },
-      example: { ...example, details: {}, request_id: "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D" },
+      example: { details: {}, ...example, request_id: "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D" },
     },
   },
 });
@@ -233,10 +237,14 @@ const COMPONENTS = {
       code: "not_found",
       message: "inbox not found",
     }),
-    ValidationError: errorResponse("Invalid input (validation_error and other 422 codes); details.errors lists the problems", {
-      code: "validation_error",
-      message: "invalid query: /limit Expected integer",
-    }),
+    ValidationError: errorResponse(
+      "Invalid input (validation_error and other 422 codes); for validation_error, details.field names the first offending field and details.errors lists the problems as {path (JSON pointer), message}",
+      {
+        code: "validation_error",
+        message: "invalid query: /limit must be an integer",
+        details: { in: "query", errors: [{ path: "/limit", message: "must be an integer" }], field: "limit" },
+      },
+    ),
     AnalysisUnavailable: errorResponse("The checker this analysis needs is not configured or not answering (analysis_unavailable)", {
       code: "analysis_unavailable",
       message: "no spam checker is configured (set INBOXD_SPAMD to spamd's host:port)",

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, ULID, type Instance } from "../support/harness";
+import { fieldOf, pointerOf } from "../../src/http/validation-details";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -33,5 +34,59 @@ describe("common rules", () => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("invalid_body");
     expect(r.body.request_id).toMatch(ULID);
+  });
+
+  test("a validation_error names the field and lists the problems the same way, whether the route's schema or a service's rule refused", async () => {
+    const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: {} }))).body.data;
+    const put = (body: unknown) => json(inst.api(`/v1/inboxes/${inbox.id}/chaos`, { method: "PUT", json: body }));
+
+    // The schema: a union of literals names its values, not "'string', 'string'".
+    const literal = await put({ rules: [{ stage: "nope", code: 450 }] });
+    expect(literal.status).toBe(422);
+    expect(literal.body.code).toBe("validation_error");
+    expect(literal.body.details).toMatchObject({
+      in: "body",
+      field: "rules[0].stage",
+      errors: [{ path: "/rules/0/stage", message: 'must be one of "rcpt", "data"' }],
+    });
+    expect(literal.body.message).toBe('invalid body: /rules/0/stage must be one of "rcpt", "data"');
+
+    // A missing member is reported once for its path, as missing.
+    const missing = await put({ rules: [{ code: 450 }] });
+    expect(missing.body.details.field).toBe("rules[0].stage");
+    expect(missing.body.details.errors).toHaveLength(1);
+    expect(missing.body.details.errors[0].message).toContain("missing");
+
+    // Elysia's coercing integer is a union too (a numeric string or an integer).
+    const limit = await json(inst.api("/v1/inboxes?limit=abc"));
+    expect(limit.status).toBe(422);
+    expect(limit.body.details).toMatchObject({ in: "query", field: "limit", errors: [{ path: "/limit", message: "must be an integer" }] });
+
+    // The service's rule (mail/chaos.ts) names the field; the envelope adds the same list.
+    const rule = await put({ rules: [{ stage: "rcpt", code: 700 }] });
+    expect(rule.status).toBe(422);
+    expect(rule.body.details.field).toBe("rules[0].code");
+    expect(rule.body.details.errors).toEqual([{ path: "/rules/0/code", message: rule.body.message }]);
+
+    // A problem in a header is not a field: it keeps its own key and gains no pointer.
+    const header = await json(inst.api("/v1/inboxes", { headers: { "x-service-agent-session": "not-a-ulid" } }));
+    expect(header.status).toBe(422);
+    expect(header.body.details).toEqual({ header: "X-Service-Agent-Session" });
+  });
+});
+
+describe("field names and JSON pointers", () => {
+  test("convert both ways for the names services use", () => {
+    for (const [field, pointer] of [
+      ["rules[0].stage", "/rules/0/stage"],
+      ["limit", "/limit"],
+      ["settings.watch_alerts", "/settings/watch_alerts"],
+      ["a[2][3].b", "/a/2/3/b"],
+      ["", ""],
+    ] as const) {
+      expect(pointerOf(field)).toBe(pointer);
+      expect(fieldOf(pointer)).toBe(field);
+    }
+    expect(fieldOf("/a~1b/c~0d")).toBe("a/b.c~d");
   });
 });

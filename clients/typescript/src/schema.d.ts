@@ -2084,9 +2084,9 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "project_required",
                  *       "message": "a device session must send X-Service-Project",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
@@ -2105,9 +2105,9 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "unauthorized",
                  *       "message": "missing or invalid credentials",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
@@ -2126,9 +2126,9 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "insufficient_scope",
                  *       "message": "this API key lacks the scope inboxes:write",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
@@ -2147,16 +2147,16 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "not_found",
                  *       "message": "inbox not found",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Invalid input (validation_error and other 422 codes); details.errors lists the problems */
+        /** @description Invalid input (validation_error and other 422 codes); for validation_error, details.field names the first offending field and details.errors lists the problems as {path (JSON pointer), message} */
         ValidationError: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2168,9 +2168,18 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {
+                 *         "in": "query",
+                 *         "errors": [
+                 *           {
+                 *             "path": "/limit",
+                 *             "message": "must be an integer"
+                 *           }
+                 *         ],
+                 *         "field": "limit"
+                 *       },
                  *       "code": "validation_error",
-                 *       "message": "invalid query: /limit Expected integer",
-                 *       "details": {},
+                 *       "message": "invalid query: /limit must be an integer",
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
@@ -2189,9 +2198,9 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "analysis_unavailable",
                  *       "message": "no spam checker is configured (set INBOXD_SPAMD to spamd's host:port)",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */
@@ -2211,9 +2220,9 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "details": {},
                  *       "code": "rate_limited",
                  *       "message": "too many requests; retry after the delay in Retry-After",
-                 *       "details": {},
                  *       "request_id": "01JH8Z6Q2V3W4X5Y6Z7A8B9C0D"
                  *     }
                  */

@@ -1,0 +1,84 @@
+// The details of a 422 validation_error, the same whichever layer refused the input: the route's
+// schema (Elysia/TypeBox) or a service's own rule (mail/chaos.ts, tenancy/api-keys.ts, …). A client
+// reads `details.field`, the first offending field as it would write it ("rules[0].stage"), and
+// `details.errors`, every problem found as {path (a JSON pointer), message} (docs/api.md "Errors").
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+/** "/rules/0/stage" → "rules[0].stage"; "" (the whole input) → "". */
+export function fieldOf(pointer: string): string {
+  let out = "";
+  for (const raw of pointer.split("/").slice(1)) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+/** "rules[0].stage" → "/rules/0/stage", the inverse of fieldOf for the names services use. */
+export function pointerOf(field: string): string {
+  const segs = field.match(/[^.[\]]+/g) ?? [];
+  return segs.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+}
+
+/**
+ * The schema validator's findings, one per path (TypeBox reports a missing union member twice),
+ * at most 20, with union messages that name the allowed values rather than their JSON types.
+ */
+export function schemaErrors(v: any): FieldError[] {
+  try {
+    const all = v?.all as { path?: string; message?: string; summary?: string; schema?: any }[] | undefined;
+    if (Array.isArray(all) && all.length) {
+      const seen = new Set<string>();
+      const out: FieldError[] = [];
+      for (const e of all) {
+        const path = e.path ?? "";
+        if (seen.has(path)) continue;
+        seen.add(path);
+        const union = e.message === "Expected union value" ? unionMessage(e.schema) : null;
+        out.push({ path, message: union ?? e.summary ?? e.message ?? "invalid" });
+        if (out.length === 20) break;
+      }
+      return out;
+    }
+  } catch {}
+  return [{ path: "", message: String(v?.message ?? "invalid") }];
+}
+
+// TypeBox says "should be one of: 'string', 'string'" for a union of literals, and Elysia's
+// coercing t.Integer() is itself a union (a numeric string or an integer): name what is accepted.
+function unionMessage(schema: any): string | null {
+  const branches = schema?.anyOf;
+  if (!Array.isArray(branches) || branches.length === 0) return null;
+  const accepted: string[] = [];
+  for (const b of branches) {
+    const name =
+      b && "const" in b
+        ? JSON.stringify(b.const)
+        : b?.type === "string" && (b.format === "integer" || b.format === "numeric")
+          ? null
+          : typeof b?.type === "string"
+            ? b.type
+            : null;
+    if (name && !accepted.includes(name)) accepted.push(name);
+  }
+  if (accepted.length === 0) return null;
+  if (accepted.length === 1) return `must be ${/^[aeiou]/.test(accepted[0]!) ? "an" : "a"} ${accepted[0]}`;
+  return `must be one of ${accepted.join(", ")}`;
+}
+
+/** Completes a validation_error's details so that both `field` and `errors` are there when a field is to blame. */
+export function completeValidationDetails(details: Record<string, unknown>, message: string): Record<string, unknown> {
+  const errors = details.errors;
+  const field = details.field;
+  if (typeof field === "string" && !Array.isArray(errors)) {
+    return { ...details, errors: [{ path: pointerOf(field), message }] };
+  }
+  if (field === undefined && Array.isArray(errors) && typeof errors[0]?.path === "string" && errors[0].path) {
+    return { ...details, field: fieldOf(errors[0].path) };
+  }
+  return details;
+}
