@@ -89,6 +89,9 @@ export class MailRemoval {
    * Returns how many were deleted.
    */
   async deleteMatching(projectId: string, inboxId: string, query: SearchQuery | null): Promise<number> {
+    // The same read-your-writes as a search (mail/search.ts): the index is written after the commit,
+    // and a delete by q sent right after the 250 must match the message that 250 acknowledged.
+    if (query) await this.ctx.storage.searchable();
     let total = 0;
     let after: string | null = null;
     for (;;) {
