@@ -14,7 +14,7 @@ import { log } from "../lib/log";
 import { routeModules } from "./routes";
 import { docsRoutes } from "./docs-page";
 import { completeDocument } from "./openapi-doc";
-import { completeValidationDetails, schemaErrors } from "./validation-details";
+import { completeValidationDetails, schemaFailure } from "./validation-details";
 
 /** Routes that bind no project (API.md: user-plane). */
 const USER_PLANE = /^\/v1\/(me|projects|devices|signin)(\/|$)/;
@@ -227,9 +227,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       if (error instanceof DomainError) return envelope(request, error);
       switch (code) {
         case "VALIDATION": {
-          const v = error as any;
-          const errors = schemaErrors(v);
-          const where = v.type ?? "input";
+          const { in: where, errors } = schemaFailure(error, request.url);
           const message = `invalid ${where}: ${errors[0]?.path || "/"} ${errors[0]?.message ?? ""}`.trim();
           return envelope(request, new DomainError("invalid", "validation_error", message, { in: where, errors }));
         }

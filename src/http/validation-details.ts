@@ -25,6 +25,20 @@ export function pointerOf(field: string): string {
 }
 
 /**
+ * What the route's schema refused: where (`body`, `query`, …) and the findings. Elysia checks a
+ * number in the query string (`limit=500`) after converting it, and that check reports neither the
+ * parameter nor a path (`type: "property"`): the parameter is the one whose value converts to the
+ * refused number, when exactly one does.
+ */
+export function schemaFailure(v: any, url: string): { in: string; errors: FieldError[] } {
+  const errors = schemaErrors(v);
+  if (v?.type !== "property" || errors.length !== 1 || errors[0]!.path) return { in: v?.type ?? "input", errors };
+  const named = [...new URL(url).searchParams].filter(([, s]) => s.trim() !== "" && Number(s) === v.value);
+  if (named.length !== 1) return { in: "query", errors };
+  return { in: "query", errors: [{ path: pointerOf(named[0]![0]), message: errors[0]!.message }] };
+}
+
+/**
  * The schema validator's findings, one per path (TypeBox reports a missing union member twice),
  * at most 20, with union messages that name the allowed values rather than their JSON types.
  */
