@@ -1,6 +1,8 @@
 // `${…}` references in scenario definitions: ${inputs.NAME}, ${secrets.NAME}, ${steps.ID.path},
 // ${run.id}. A string that is exactly one reference keeps the referenced value's type; a
 // reference inside a longer string is stringified into it.
+import { escapePointer } from "../lib/json-pointer";
+
 export const REF = /\$\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}/g;
 const WHOLE = /^\$\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}$/;
 
@@ -32,10 +34,6 @@ export function references(value: unknown, at = ""): { ref: string; path: string
   };
   walk(value, at);
   return out;
-}
-
-export function escapePointer(k: string): string {
-  return k.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 function lookup(ref: string, scope: Scope): unknown {

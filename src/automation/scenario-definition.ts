@@ -2,7 +2,8 @@
 // JSON-pointer error paths, the permissions a definition needs, whether it mutates anything,
 // and the canonical JSON its definition_hash is computed over.
 import { createHash } from "node:crypto";
-import { escapePointer, references } from "./interpolate";
+import { escapePointer } from "../lib/json-pointer";
+import { references } from "./interpolate";
 import { SCOPES } from "../tenancy/scopes";
 import { parseSearchQuery, SearchSyntaxError } from "../mail/search-query";
 import { CHECK_NAMES } from "../mail/analyses";

@@ -2,6 +2,7 @@
 // schema (Elysia/TypeBox) or a service's own rule (mail/chaos.ts, tenancy/api-keys.ts, …). A client
 // reads `details.field`, the first offending field as it would write it ("rules[0].stage"), and
 // `details.errors`, every problem found as {path (a JSON pointer), message} (docs/api.md "Errors").
+import { escapePointer, unescapePointer } from "../lib/json-pointer";
 
 export interface FieldError {
   path: string;
@@ -12,7 +13,7 @@ export interface FieldError {
 export function fieldOf(pointer: string): string {
   let out = "";
   for (const raw of pointer.split("/").slice(1)) {
-    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    const seg = unescapePointer(raw);
     out += /^\d+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
   }
   return out;
@@ -21,7 +22,7 @@ export function fieldOf(pointer: string): string {
 /** "rules[0].stage" → "/rules/0/stage", the inverse of fieldOf for the names services use. */
 export function pointerOf(field: string): string {
   const segs = field.match(/[^.[\]]+/g) ?? [];
-  return segs.map((s) => `/${s.replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+  return segs.map((s) => `/${escapePointer(s)}`).join("");
 }
 
 /**
@@ -42,7 +43,7 @@ export function schemaFailure(v: any, url: string): { in: string; errors: FieldE
  * The schema validator's findings, one per path (TypeBox reports a missing union member twice),
  * at most 20, with union messages that name the allowed values rather than their JSON types.
  */
-export function schemaErrors(v: any): FieldError[] {
+function schemaErrors(v: any): FieldError[] {
   try {
     const all = v?.all as { path?: string; message?: string; summary?: string; schema?: any }[] | undefined;
     if (Array.isArray(all) && all.length) {
@@ -69,19 +70,19 @@ function unionMessage(schema: any): string | null {
   if (!Array.isArray(branches) || branches.length === 0) return null;
   const accepted: string[] = [];
   for (const b of branches) {
-    const name =
-      b && "const" in b
-        ? JSON.stringify(b.const)
-        : b?.type === "string" && (b.format === "integer" || b.format === "numeric")
-          ? null
-          : typeof b?.type === "string"
-            ? b.type
-            : null;
+    const name = acceptedName(b);
     if (name && !accepted.includes(name)) accepted.push(name);
   }
   if (accepted.length === 0) return null;
   if (accepted.length === 1) return `must be ${/^[aeiou]/.test(accepted[0]!) ? "an" : "a"} ${accepted[0]}`;
   return `must be one of ${accepted.join(", ")}`;
+}
+
+/** A union branch as a message names it: a literal's value, or a JSON type; Elysia's numeric-string branch is not named. */
+function acceptedName(b: any): string | null {
+  if (b && typeof b === "object" && "const" in b) return JSON.stringify(b.const);
+  if (b?.type === "string" && (b.format === "integer" || b.format === "numeric")) return null;
+  return typeof b?.type === "string" ? b.type : null;
 }
 
 /** Completes a validation_error's details so that both `field` and `errors` are there when a field is to blame. */
