@@ -1,6 +1,6 @@
 // Bundles web/ into src/http/ui-assets.generated.ts, a module of strings that `bun build --compile`
 // embeds into the executable (see docs/ui.md). Run by `npm run build`; run it after editing web/
-// (test/ui-assets.test.ts fails while the committed module is stale).
+// (test/ui/assets.test.ts fails while the committed module is stale).
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildUi } from "../src/http/ui-build";

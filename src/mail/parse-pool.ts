@@ -1,4 +1,4 @@
-// Parsing off the event loop: a small pool of worker threads running src/mail/parse.ts, so the
+// Parsing off the event loop: a small pool of worker threads running src/mime/parse.ts, so the
 // SMTP sessions, SQLite commits and HTTP requests on the main thread never wait behind MIME
 // decoding and code extraction (a large message takes seconds; a 10 KB one most of a
 // millisecond). Messages below `inlineBelow` bytes (INBOXD_PARSE_INLINE_BELOW: 64 KiB on two
@@ -21,7 +21,7 @@ import type { MessageBytes } from "./incoming";
 import { sizeOf } from "./incoming";
 
 // From source, the worker file sits next to this one. In the compiled executable
-// (`bun build --compile src/main.ts src/services/parse-worker.ts`) entrypoints are embedded
+// (`bun build --compile src/main.ts src/mail/parse-worker.ts`) entrypoints are embedded
 // relative to their common root, src/.
 const WORKER_SPEC = import.meta.path.includes("$bunfs") ? "./mail/parse-worker.ts" : new URL("./parse-worker.ts", import.meta.url).href;
 

@@ -1,5 +1,5 @@
 // Custom domains over HTTP against a real server whose DNS lookups go to a responder this test
-// controls (test/dns-server.ts): create and normalise, records, verify pending → failed → verified,
+// controls (test/support/dns-server.ts): create and normalise, records, verify pending → failed → verified,
 // the scheduler's re-check, delete rules, scopes, tenancy, and the DKIM key sealed at rest.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { withDatabase } from "../support/database-rows";

@@ -36,7 +36,7 @@ test("no route answers 500 to malformed input; every error is in the envelope", 
   const failures: string[] = [];
   let calls = 0;
   for (const [path, ops] of Object.entries<any>(doc.paths)) {
-    // /v1/events is an endless SSE stream by design; test/events-sse.test.ts covers its errors.
+    // /v1/events is an endless SSE stream by design; test/events/sse.test.ts covers its errors.
     if (!path.startsWith("/v1/") || path === "/v1/events") continue;
     for (const method of Object.keys(ops)) {
       for (const id of IDS) {

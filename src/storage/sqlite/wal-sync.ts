@@ -23,8 +23,8 @@ const WAL_BOUND_PAGES = 8192;
 /** SQLite's default, restored if the worker cannot run. */
 const DEFAULT_AUTOCHECKPOINT = 1000;
 
-// From source, the worker file sits in src/services/. In the compiled executable entrypoints are
-// embedded relative to their common root, src/ (see src/services/parse-pool.ts).
+// From source, the worker file sits next to this one. In the compiled executable entrypoints are
+// embedded relative to their common root, src/ (see src/mail/parse-pool.ts).
 const CHECKPOINT_WORKER = import.meta.path.includes("$bunfs")
   ? "./storage/sqlite/checkpoint-worker.ts"
   : new URL("./checkpoint-worker.ts", import.meta.url).href;
