@@ -223,6 +223,47 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("arguments: null is no arguments (as Go, Java and C# clients send it); malformed params are -32602 naming the field, not -32603", async () => {
+    const { client, transport } = await httpClient();
+    const call = async (message: Record<string, unknown>) => {
+      const r = await fetch(`${inst.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${inst.key}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": transport.sessionId!,
+          "mcp-protocol-version": transport.protocolVersion ?? "2025-06-18",
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message }),
+      });
+      expect(r.status).toBe(200);
+      return (await r.json()) as any;
+    };
+    const listed = await call({ method: "tools/call", params: { name: "list_inboxes", arguments: null } });
+    expect(listed.error).toBeUndefined();
+    expect(listed.result.isError).toBeFalsy();
+    expect(Array.isArray(data(listed.result).data)).toBe(true);
+
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ method: "tools/call", params: { name: "list_inboxes", arguments: [] } }, "params.arguments"],
+      [{ method: "tools/call", params: { name: 5 } }, "params.name"],
+      [{ method: "tools/call" }, "params"],
+      [{ method: "resources/read", params: { uri: 5 } }, "params.uri"],
+      [{ method: "tools/list", params: { cursor: 5 } }, "params.cursor"],
+    ];
+    for (const [message, field] of refusals) {
+      const answer = await call(message);
+      expect(answer.id).toBe(7);
+      expect(answer.error.code).toBe(-32602);
+      expect(answer.error.message).toStartWith(`Invalid params: ${field}: `);
+    }
+    // The session is unharmed: the SDK's client goes on.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(10);
+    await transport.terminateSession();
+    await client.close();
+  });
+
   test("/mcp needs an API key", async () => {
     const r = await fetch(`${inst.url}/mcp`, {
       method: "POST",

@@ -7,6 +7,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RouteModule } from ".";
 import { ApiCaller } from "../../mcp/api";
+import { invalidParams, normaliseRequest } from "../../mcp/request-params";
 import { buildMcpServer } from "../../mcp/server";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -26,6 +27,16 @@ const rpcError = (status: number, message: string, code = -32000) =>
     status,
     headers: { "content-type": "application/json" },
   });
+
+/** Hands a message to the session's transport, after the checks the SDK reports badly (request-params.ts). */
+function forward(transport: WebStandardStreamableHTTPServerTransport, request: Request, body: unknown): Promise<Response> | Response {
+  if (request.method === "POST") {
+    normaliseRequest(body);
+    const refused = invalidParams(body);
+    if (refused) return Response.json(refused);
+  }
+  return transport.handleRequest(request, { parsedBody: body });
+}
 
 const mod: RouteModule = (ctx, s) => {
   const sessions = new Map<string, Entry>();
@@ -68,7 +79,7 @@ const mod: RouteModule = (ctx, s) => {
     if (sid) {
       const e = sessions.get(sid);
       if (!e || e.principalId !== principal.id) return rpcError(404, "unknown or expired MCP session", -32001);
-      return e.transport.handleRequest(request, { parsedBody: body });
+      return forward(e.transport, request, body);
     }
     if (request.method !== "POST" || !isInitializeRequest(body)) {
       return rpcError(400, "no MCP session: send an initialize request first (without mcp-session-id)");
@@ -99,7 +110,7 @@ const mod: RouteModule = (ctx, s) => {
       onsessionclosed: () => release(entry),
     });
     await server.connect(entry.transport);
-    return entry.transport.handleRequest(request, { parsedBody: body });
+    return forward(entry.transport, request, body);
   };
 
   return new Elysia()
