@@ -126,6 +126,21 @@ interface Path {
   params: Map<string, string | null>;
 }
 
+const QUOTED_LOCAL_PART = /^"((?:[^"\\]|\\.)*)"(@[^@]+)$/;
+/** RFC 5322 atext, plus any non-ASCII character (RFC 6532). */
+const DOT_ATOM = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\u{10FFFF}-]+)*$/u;
+
+/**
+ * `"box"@d` is `box@d` (RFC 5322 §3.4.1: the quoted form is the same local part), so it reaches the
+ * same inbox, as Postfix rewrites it. A quoted local part that needs its quotes ("john doe") stays.
+ */
+function unquotedLocalPart(address: string): string {
+  const m = address.startsWith('"') ? QUOTED_LOCAL_PART.exec(address) : null;
+  if (!m) return address;
+  const local = m[1]!.replace(/\\(.)/g, "$1");
+  return DOT_ATOM.test(local) ? local + m[2] : address;
+}
+
 /**
  * `FROM:<path> params` / `TO:<path> params`. Lenient where clients commonly stray: a space after the
  * colon, a path without angle brackets. Quoted local parts may hold spaces and ">". A source route
@@ -156,6 +171,7 @@ export function parsePath(rest: string, keyword: "FROM" | "TO"): Path | string {
   }
   const route = /^@[^:]*:/.exec(address);
   if (route) address = address.slice(route[0].length);
+  address = unquotedLocalPart(address);
   if (/\s/.test(address.replace(/"(?:[^"\\]|\\.)*"/g, ""))) return "spaces in the address";
   if (address !== "" && !/^.+@[^@]+$/.test(address) && !/^postmaster$/i.test(address)) return "not an address";
   const params = new Map<string, string | null>();

@@ -3,7 +3,7 @@
 // catch-all (test/domains), the instance's catch-all inbox, else 550 (INBOXD_CATCH_ALL=off).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../../support/harness";
-import { createInbox, nextMessage, sendRaw } from "../../support/mail";
+import { createInbox, nextMessage, sendRaw, SmtpDialog } from "../../support/mail";
 
 let inst: Instance;
 
@@ -57,6 +57,22 @@ describe("capture of any recipient", () => {
     const exact = await createInbox(inst, { local_part: `${local}+exact` });
     await sendRaw(inst, exact.address, "Subject: exact\r\n\r\nx\r\n");
     expect((await nextMessage(inst, exact.id)).subject).toBe("exact");
+  });
+
+  test('a quoted local part that needs no quotes ("box"@domain) reaches box@domain, as with Postfix', async () => {
+    const box = await createInbox(inst);
+    const [local, domain] = box.address.split("@");
+    const { dialog } = await SmtpDialog.open(inst.ports.smtp);
+    expect(await dialog.cmd("EHLO client.test")).toStartWith("250");
+    expect(await dialog.cmd('MAIL FROM:<"app"@example.com>')).toStartWith("250");
+    expect(await dialog.cmd(`RCPT TO:<"${local}+q"@${domain}>`)).toStartWith("250");
+    expect(await dialog.cmd("DATA")).toStartWith("354");
+    expect(await dialog.cmd("Subject: quoted\r\n\r\nx\r\n.")).toStartWith("250");
+    await dialog.cmd("QUIT");
+    dialog.close();
+    const m = await nextMessage(inst, box.id);
+    expect(m.subject).toBe("quoted");
+    expect(m.envelope).toEqual({ mail_from: "app@example.com", rcpt_to: [`${local}+q@${domain}`] });
   });
 
   test("the catch-all inbox cannot be deleted (409) and does not count toward the plan's inboxes", async () => {

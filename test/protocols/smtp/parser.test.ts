@@ -56,6 +56,18 @@ describe("parseCommand", () => {
     expect(bad("RCPT TO:<a@b.test> SIZE=1")).toMatch(/^555/);
   });
 
+  test("a quoted local part that needs no quotes is the same address unquoted; one that needs them keeps them", () => {
+    expect(ok('RCPT TO:<"box"@inboxd.test>')).toEqual({ verb: "RCPT", address: "box@inboxd.test" });
+    expect(ok('RCPT TO:<"first.last+tag"@inboxd.test>')).toEqual({ verb: "RCPT", address: "first.last+tag@inboxd.test" });
+    expect(ok('RCPT TO:<"b\\ox"@inboxd.test>')).toEqual({ verb: "RCPT", address: "box@inboxd.test" });
+    expect(ok('RCPT TO:<"jöhn"@inboxd.test> ')).toEqual({ verb: "RCPT", address: "jöhn@inboxd.test" });
+    expect(ok('MAIL FROM:<"app"@example.com>')).toMatchObject({ verb: "MAIL", address: "app@example.com" });
+    expect(ok('RCPT TO:<"john doe"@inboxd.test>')).toEqual({ verb: "RCPT", address: '"john doe"@inboxd.test' });
+    expect(ok('RCPT TO:<"a..b"@inboxd.test>')).toEqual({ verb: "RCPT", address: '"a..b"@inboxd.test' });
+    expect(ok('RCPT TO:<"a\\"b"@inboxd.test>')).toEqual({ verb: "RCPT", address: '"a\\"b"@inboxd.test' });
+    expect(ok('RCPT TO:<""@inboxd.test>')).toEqual({ verb: "RCPT", address: '""@inboxd.test' });
+  });
+
   test("BDAT, AUTH, control characters", () => {
     expect(ok("BDAT 100")).toEqual({ verb: "BDAT", size: 100, last: false });
     expect(ok("bdat 0 last")).toEqual({ verb: "BDAT", size: 0, last: true });
