@@ -82,14 +82,17 @@ describe("latest message", () => {
     expect(r.status).toBe(404);
   });
 
-  test("a deleted inbox ends a parked poll with 404", async () => {
-    const inbox = await createInbox(inst);
-    const waiting = latest(inbox.id, { wait: "30" });
-    await Bun.sleep(200);
-    expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
-    const r = await waiting;
-    expect(r.status).toBe(404);
-    expect(r.body.code).toBe("not_found");
+  test("a deleted inbox ends a parked poll, plain or with q, with the inbox's own 404", async () => {
+    for (const q of [{}, { q: "hello" }] as Record<string, string>[]) {
+      const inbox = await createInbox(inst);
+      const waiting = latest(inbox.id, { wait: "30", ...q });
+      await Bun.sleep(200);
+      expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
+      const r = await waiting;
+      expect(r.status).toBe(404);
+      expect(r.body.code).toBe("not_found");
+      expect(r.body.message).toBe("inbox not found");
+    }
   });
 
   test("concurrent pollers of one inbox are all answered by one delivery", async () => {

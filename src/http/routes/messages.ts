@@ -216,6 +216,8 @@ const mod: RouteModule = (ctx, s) =>
             : s.latest.wait(params.id, baseline, query.wait ?? 0, stillThere, signal),
         );
         if (!m) {
+          // A wait also ends when the inbox is deleted: then say so, as any later request would.
+          if (query.wait) await s.inboxes.get(project.id, params.id);
           throw new DomainError("not_found", "not_found", "no message newer than the baseline arrived within the wait", {
             poll_token: baseline === null ? null : encodePollToken(baseline),
           });
