@@ -19,7 +19,7 @@ const BY_METHOD = new Map<string, Schema>(
   ]),
 );
 
-type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: any };
+type Message = { id?: unknown; method?: unknown; params?: any };
 
 const isRequest = (m: unknown): m is Message & { method: string } =>
   typeof m === "object" && m !== null && !Array.isArray(m) && "id" in m && typeof (m as Message).method === "string";

@@ -1,6 +1,7 @@
 // Bad input never yields a 500, a hang or a crash: every route of /openapi.json gets malformed
 // bodies, wrong types, unknown and malformed ids, and answers in the error envelope.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { envelopeFault } from "../support/envelope";
 import { json, login, startInboxd, type Instance } from "../support/harness";
 
 let inst: Instance;
@@ -61,17 +62,8 @@ test("no route answers 500 to malformed input; every error is in the envelope", 
                 continue;
               }
               calls++;
-              if (r.status >= 500)
-                failures.push(`${method.toUpperCase()} ${concrete} ${body?.slice(0, 40)} → ${r.status} ${text.slice(0, 200)}`);
-              else if (r.status >= 400) {
-                let env: any = null;
-                try {
-                  env = JSON.parse(text);
-                } catch {}
-                if (!env || typeof env.code !== "string" || typeof env.request_id !== "string") {
-                  failures.push(`${method.toUpperCase()} ${concrete} → ${r.status} without envelope: ${text.slice(0, 120)}`);
-                }
-              }
+              const fault = envelopeFault(r.status, text);
+              if (fault) failures.push(`${method.toUpperCase()} ${concrete} ${body?.slice(0, 40)} → ${fault}`);
             }
         }
       }
