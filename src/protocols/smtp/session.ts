@@ -185,6 +185,15 @@ export class SmtpSession {
     if (r.code === 421) this.close();
   }
 
+  /**
+   * Sends what was said now unless more commands are already waiting (their replies then leave
+   * together, as PIPELINING expects). For a reply that must not wait behind bookkeeping, such as
+   * the end of DATA's before its log line.
+   */
+  flushUnlessPipelined(): void {
+    if (this.input.length === 0) this.flush();
+  }
+
   private flush(): void {
     if (this.out === "") return;
     const text = this.out;
