@@ -27,6 +27,8 @@ import { addTermsOf, TOKENIZE, wordsOf } from "./search-terms";
 const PRUNE_MAX = 2000;
 /** Queue entries applied per index transaction. */
 const BATCH = 500;
+/** While nobody waits for the index, the worker is woken at most this often (see SearchIndex.wake). */
+const WAKE_EVERY_MS = 10;
 /** A search never waits longer than this for the index; it then runs on what is indexed. */
 const SETTLE_LIMIT_MS = 5000;
 /** close() waits this long for the worker to close its connection before terminating it. */
@@ -161,6 +163,9 @@ export class SearchIndex {
   private woken = 0;
   /** A wake was posted and the worker has not reported since: it drains to the end of the queue first. */
   private wakeInFlight = false;
+  /** When the last wake was posted (performance.now()), and the timer of the next paced one. */
+  private lastWake = -Infinity;
+  private pacer: ReturnType<typeof setTimeout> | null = null;
   private pruned: number;
   private waiters: Array<{ seq: number; resolve: () => void }> = [];
   private drainingHere = false;
@@ -212,6 +217,8 @@ export class SearchIndex {
     return new Promise((resolve) => {
       const w = { seq: target, resolve };
       this.waiters.push(w);
+      // Somebody waits: no pacing (see wake).
+      this.wakeNow();
       setTimeout(() => {
         this.waiters = this.waiters.filter((x) => x !== w);
         resolve();
@@ -222,6 +229,8 @@ export class SearchIndex {
   /** Stops the worker after it closed its connection, so a storage reopened in this process meets no lock of it. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.pacer) clearTimeout(this.pacer);
+    this.pacer = null;
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
     const worker = this.worker;
@@ -270,12 +279,36 @@ export class SearchIndex {
     worker.postMessage({ mailFile: this.c.db.filename, searchFile: this.searchFile, after: this.applied });
   }
 
+  /**
+   * Wakes the worker for what was queued, paced: at most one wake every WAKE_EVERY_MS while nobody
+   * waits in searchable(). Each wake and each report is a thread wake-up, which on two busy cores
+   * cost the event loop ~130 µs of its time per group commit, and the worker's per-batch costs
+   * (its transaction, its fsync) then fell on 8 messages instead of dozens (docs/decisions.md,
+   * "Ingest rounds without stray waits").
+   */
   private wake(): void {
     if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    if (this.worker && this.waiters.length === 0) {
+      const wait = this.lastWake + WAKE_EVERY_MS - performance.now();
+      if (wait > 0) {
+        this.pacer ??= setTimeout(() => {
+          this.pacer = null;
+          this.wake();
+        }, wait);
+        return;
+      }
+    }
+    this.wakeNow();
+  }
+
+  private wakeNow(): void {
+    if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    if (this.pacer) clearTimeout(this.pacer);
+    this.pacer = null;
     // One wake in flight: the worker reads the queue to its end before it reports, and its report
-    // wakes it again for what was committed meanwhile. A postMessage per group commit cost ~30 µs
-    // per message on the event loop (docs/benchmarks.md, 2026-11-24).
+    // wakes it again for what was committed meanwhile.
     if (this.worker && this.wakeInFlight) return;
+    this.lastWake = performance.now();
     this.woken = this.queued;
     if (this.worker) {
       this.wakeInFlight = true;
