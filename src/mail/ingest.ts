@@ -161,6 +161,8 @@ export class IngestService {
   /** Deliveries announced but not yet queued (see announce), with when, oldest first (insertion order). */
   private readonly announced = new Map<number, number>();
   private announceSeq = 0;
+  /** Mail clients connected now (attend). */
+  private attending = 0;
   /** When the oldest delivery of the queue was queued (performance.now()). */
   private groupOpenedAt = 0;
   private groupTimer: ReturnType<typeof setTimeout> | null = null;
@@ -329,6 +331,20 @@ export class IngestService {
     }
   }
 
+  /**
+   * A mail client connected (an SMTP or LMTP session): until the returned function is called, a
+   * group commit flushes inline only if this client waits for it too (see flush). Idempotent.
+   */
+  attend(): () => void {
+    this.attending++;
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.attending--;
+    };
+  }
+
   /** How many deliveries are announced now (for tests: every path out of a transaction ends its announcement). */
   get announcedDeliveries(): number {
     return this.announced.size;
@@ -411,22 +427,31 @@ export class IngestService {
 
   private async flush(batch: PendingWrite[]): Promise<void> {
     const outcomes: Array<{ ok: true; stored: StoredMessage[] } | { ok: false; error: unknown }> = [];
+    // Every connected mail client waits for this commit and no other delivery is on its way: the
+    // event loop has nothing to do until the flush, which can then run on it (WalSyncer.flush). A
+    // client still connecting or between commands keeps the flush on the thread pool, so that the
+    // loop serves it meanwhile.
+    const clients = batch.reduce((n, w) => n + (w.receipt ? 1 : 0), 0);
+    const flushInline = clients > 0 && clients >= this.attending && this.awaitedDeliveries === 0 && this.queue.length === 0;
     try {
-      await this.ctx.storage.transaction(async (tx) => {
-        outcomes.length = 0;
-        await tx.inboxes.lockForDelivery(batch.flatMap((w) => w.recipients.map((r) => r.inbox.id)));
-        // A delivery alone needs no savepoint (two round trips on PostgreSQL): if it fails, the
-        // whole transaction is rolled back, which undoes only its writes too.
-        const alone = batch.length === 1;
-        for (const w of batch) {
-          try {
-            outcomes.push({ ok: true, stored: alone ? await this.storeOne(tx, w) : await tx.savepoint((t) => this.storeOne(t, w)) });
-          } catch (error) {
-            outcomes.push({ ok: false, error });
-            if (alone) throw new AloneRefused();
+      await this.ctx.storage.transaction(
+        async (tx) => {
+          outcomes.length = 0;
+          await tx.inboxes.lockForDelivery(batch.flatMap((w) => w.recipients.map((r) => r.inbox.id)));
+          // A delivery alone needs no savepoint (two round trips on PostgreSQL): if it fails, the
+          // whole transaction is rolled back, which undoes only its writes too.
+          const alone = batch.length === 1;
+          for (const w of batch) {
+            try {
+              outcomes.push({ ok: true, stored: alone ? await this.storeOne(tx, w) : await tx.savepoint((t) => this.storeOne(t, w)) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+              if (alone) throw new AloneRefused();
+            }
           }
-        }
-      });
+        },
+        { flushInline },
+      );
     } catch (error) {
       // The commit or the flush failed: nobody of this batch may be told "stored".
       if (!(error instanceof AloneRefused)) {

@@ -54,10 +54,21 @@ export interface StorageStats {
   webhookPending: number;
 }
 
+/** How a transaction is made durable (engines free to ignore what does not apply to them). */
+export interface TransactionOptions {
+  /**
+   * Every caller in flight waits for this commit (an ingest group holding all the deliveries
+   * announced): an engine that flushes its log on a thread pool may flush on the calling thread
+   * instead, which has nothing else to do meanwhile and is spared two thread wake-ups
+   * (docs/decisions.md, "Ingest rounds without stray waits").
+   */
+  flushInline?: boolean;
+}
+
 export interface Storage extends Repositories {
   readonly blobs: TransactionalBlobStore;
   /** Runs fn in one transaction; resolves with its result once the commit is durable. */
-  transaction<T>(fn: (tx: Transaction) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Transaction) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   /**
    * How many ingest group commits (mail/ingest.ts) may be open at once. Absent: one (SQLite, one
    * writer, whose statements never wait on a network). A server engine runs several on pooled

@@ -70,6 +70,8 @@ export class SmtpSession {
   incoming: IncomingMessage | null = null;
   /** Ends the open transaction's announcement to the group commit (see beginTransaction). */
   private announced: (() => void) | null = null;
+  /** Ends this connection's attendance at the group commit (IngestService.attend). */
+  private readonly leave: () => void;
   readonly ip: string;
 
   private mode: Mode = "command";
@@ -94,6 +96,7 @@ export class SmtpSession {
     client: string | undefined = socket.remoteAddress,
   ) {
     this.ip = client ?? "unknown";
+    this.leave = host.services.ingest.attend();
     this.attach(socket);
   }
 
@@ -295,6 +298,7 @@ export class SmtpSession {
     if (socket !== this.socket) return;
     this.mode = "closed";
     this.stopGreetTimer();
+    this.leave();
     this.announced?.();
     this.announced = null;
     // A client gone mid-DATA: its temp file and budget go now, not with the session object.

@@ -93,7 +93,8 @@ export class SqliteConnection {
     return await fn();
   }
 
-  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+  /** flushInline: the WAL may be fdatasynced on this thread (WalSyncer.flush). */
+  async transaction<T>(fn: () => Promise<T>, flushInline = false): Promise<T> {
     const previous = this.tail;
     let release!: () => void;
     this.tail = new Promise((r) => (release = r));
@@ -101,14 +102,17 @@ export class SqliteConnection {
     this.idle = new Promise((r) => (this.markIdle = r));
     this.open = true;
     let out: T;
+    let wrote = true;
     try {
       this.db.exec("PRAGMA synchronous = NORMAL");
+      const before = this.totalChanges();
       this.prepare("BEGIN").run();
       try {
         this.prepare(LOCK_MAIN).run();
         out = await fn();
         for (const hook of this.beforeCommit) hook();
         this.prepare("COMMIT").run();
+        wrote = this.totalChanges() !== before;
         for (const hook of this.afterCommit) hook();
       } catch (e) {
         if (this.db.inTransaction) this.prepare("ROLLBACK").run();
@@ -123,8 +127,16 @@ export class SqliteConnection {
         release();
       }
     }
-    await this.wal.flush();
+    // A transaction that changed no row (a claim that found nothing to claim) has nothing to make
+    // durable: without this check each one cost a WAL flush on the thread pool, which the next
+    // ingest group then had to wait behind.
+    if (wrote) await this.wal.flush(flushInline);
     return out;
+  }
+
+  /** Rows changed by this connection since it opened (SQLite's total_changes()). */
+  private totalChanges(): number {
+    return (this.prepare("SELECT total_changes() AS n").get() as { n: number }).n;
   }
 
   /** Inside a transaction: fn's writes are undone alone if it throws. */

@@ -47,7 +47,7 @@ export function openSqliteStorage(dataDir: string): Storage {
   return {
     ...(outside as unknown as Repositories),
     blobs,
-    transaction: (fn) => c.transaction(() => fn(tx)),
+    transaction: (fn, opts) => c.transaction(() => fn(tx), opts?.flushInline === true),
     deleteMessages: async (projectId, ids) => {
       const off = c.wal.deleteOffThread(projectId, ids);
       if (!off) return c.transaction(() => tx.messages.deleteInProject(projectId, ids));

@@ -14,6 +14,7 @@
 // idle: small copies keep each device flush short); the main connection keeps an
 // automatic checkpoint only as a bound (WAL_BOUND_PAGES), which then has little left to copy.
 import { log } from "../../lib/log";
+import { fdatasyncSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import type { Database } from "bun:sqlite";
 import type { RemovedMessage } from "../mail";
@@ -22,6 +23,9 @@ import type { RemovedMessage } from "../mail";
 const WAL_BOUND_PAGES = 8192;
 /** SQLite's default, restored if the worker cannot run. */
 const DEFAULT_AUTOCHECKPOINT = 1000;
+/** An inline flush slower than this sends the next ones to the thread pool for INLINE_BACKOFF_MS. */
+const INLINE_SLOW_MS = 10;
+const INLINE_BACKOFF_MS = 10_000;
 
 // From source, the worker file sits next to this one. In the compiled executable entrypoints are
 // embedded relative to their common root, src/ (see src/mail/parse-pool.ts).
@@ -40,6 +44,10 @@ export class WalSyncer {
   private fh: FileHandle | null = null;
   private opening: Promise<FileHandle | null> | null = null;
   private flushing = false;
+  /** Inline flushes (see flush) are allowed again from this performance.now(). */
+  private inlineAfter = 0;
+  /** Flushes done so far, on this thread (inline) and on the thread pool: what a test or a probe reads. */
+  readonly flushes = { inline: 0, pool: 0 };
   private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
 
   private checkpointer: Worker | null = null;
@@ -98,8 +106,27 @@ export class WalSyncer {
     return this.opening;
   }
 
-  /** Resolves once every commit made before the call is on disk. */
-  flush(): Promise<void> {
+  /**
+   * Resolves once every commit made before the call is on disk. inline: the caller has nothing to
+   * do until then, so when no flush is under way and the disk has been quick, the WAL is
+   * fdatasynced here and now, on this thread: the thread pool's round trip (a wake-up there and
+   * one back) cost more than the flush itself on the 2-core VM (docs/decisions.md, "Ingest rounds without
+   * stray waits").
+   */
+  flush(inline = false): Promise<void> {
+    if (inline && !this.flushing && this.waiting.length === 0 && this.fh && performance.now() >= this.inlineAfter) {
+      const started = performance.now();
+      try {
+        fdatasyncSync(this.fh.fd);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+      this.flushes.inline++;
+      const took = performance.now() - started;
+      // A slow disk (or one busy with other work) must not hold the event loop: the pool it is, for a while.
+      if (took > INLINE_SLOW_MS) this.inlineAfter = performance.now() + INLINE_BACKOFF_MS;
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       this.kick();
@@ -117,6 +144,7 @@ export class WalSyncer {
         // No WAL file to flush (not WAL mode?): fall back to a FULL checkpoint-free sync of the db.
         if (fh) await fh.datasync();
         else this.sqlite.exec("PRAGMA wal_checkpoint(FULL)");
+        this.flushes.pool++;
         for (const w of batch) w.resolve();
       } catch (e) {
         for (const w of batch) w.reject(e);
