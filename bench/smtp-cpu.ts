@@ -3,16 +3,20 @@
 // (sessions reused); around each run the server's CPU time is read from /proc/<pid>/task/*/stat, so
 // the figure is µs of CPU per message for the main thread (the event loop) and for all threads.
 // CPU per message moves less with other load on a shared machine than messages/s does.
-//   bun bench/smtp-cpu.ts [--messages N] [--rounds R] [--threads] [--profile DIR]
+// The whole machine's CPU per message (every process, smtp-source and the kernel included: /proc/stat) is
+// printed beside it: what a server that kept both cores busy could at most take is cores / that.
+//   bun bench/smtp-cpu.ts [--messages N] [--rounds R] [--warmup N] [--threads] [--profile DIR]
 // --threads: also CPU per message of each server thread, by thread name (the JIT, the workers).
 // Figures are printed, never asserted. Linux only (/proc).
 import { readdirSync, readFileSync } from "node:fs";
 import { json, startInboxd } from "../test/support/harness";
-import { arg, loadAverage, machineLine, smtpSource } from "./support";
+import { arg, loadAverage, machineCpu, machineLine, machinePerMessage, smtpSource } from "./support";
 
 const MESSAGES = arg("messages", 3000);
 const ROUNDS = arg("rounds", 1);
 const THREADS = process.argv.includes("--threads");
+/** Unmeasured messages first (-d): JSC's JIT keeps compiling for the first ~10,000 (docs/benchmarks.md, 2026-11-28). */
+const WARMUP = arg("warmup", 500);
 const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
 
 /** utime + stime of one task, in µs. */
@@ -65,20 +69,24 @@ try {
   const pid = inst.proc.pid;
   const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "bench" } }))).body.data;
   const port = inst.ports.smtp!;
-  await smtpSource({ port, to: inbox.address, messages: 500, reuse: true }); // warm-up (JIT)
-  let expected = 500;
+  await smtpSource({ port, to: inbox.address, messages: WARMUP, reuse: true }); // warm-up (JIT)
+  let expected = WARMUP;
   for (let round = 0; round < ROUNDS; round++) {
     for (const reuse of [false, true]) {
       const threadsBefore = THREADS ? byThread(pid) : null;
       const before = cpu(pid);
+      const m0 = machineCpu();
       const r = await smtpSource({ port, to: inbox.address, messages: MESSAGES, reuse });
+      const m1 = machineCpu();
       const after = cpu(pid);
+      const machine = machinePerMessage(m0, m1, r.seconds, MESSAGES);
       const threadsAfter = THREADS ? byThread(pid) : null;
       expected += MESSAGES;
       const per = (x: number) => ((x / MESSAGES) | 0).toString();
       console.log(
         `smtp-source -s 8 -m ${MESSAGES} -l 10240${reuse ? " -d" : "   "}: ${(MESSAGES / r.seconds).toFixed(0)} msg/s; ` +
-          `server CPU per message: main thread ${per(after.main - before.main)} µs, all threads ${per(after.all - before.all)} µs` +
+          `server CPU per message: main thread ${per(after.main - before.main)} µs, all threads ${per(after.all - before.all)} µs; ` +
+          `machine ${machine.us.toFixed(0)} µs (${machine.cores.toFixed(2)} cores busy)` +
           (r.ok ? "" : " (smtp-source failed)"),
       );
       if (threadsBefore && threadsAfter) {

@@ -2,8 +2,8 @@
 // client, and MailDev started on loopback ports as the peer.
 import type { Socket } from "bun";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitForPort } from "../test/support/net";
 
@@ -195,4 +195,25 @@ export async function smtpSource(o: {
   const status = await new Promise<number | null>((r) => child.on("close", r));
   clearTimeout(timer);
   return { seconds: (performance.now() - t0) / 1000, ok: status === 0, err: err.trim().split("\n").slice(-3).join(" | ") };
+}
+
+/** The whole machine's CPU time so far, from /proc/stat (Linux): busy and total jiffies over every core. */
+export function machineCpu(): { busy: number; total: number } {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
+/**
+ * CPU of the whole machine (every process: the server, the load tool, the kernel) per message between two
+ * machineCpu() readings, in µs, and how many of its cores were busy meanwhile.
+ */
+export function machinePerMessage(
+  a: { busy: number; total: number },
+  b: { busy: number; total: number },
+  seconds: number,
+  messages: number,
+): { us: number; cores: number } {
+  const cores = (cpus().length * (b.busy - a.busy)) / Math.max(1, b.total - a.total);
+  return { us: (cores * seconds * 1e6) / messages, cores };
 }
