@@ -426,8 +426,16 @@ export class RunExecutor {
     });
 
     const cleanup = await this.ledger.apply(row);
-    await this.store.markFinished(row.id, { status, cleanup_status: cleanup.status, cleanup_error: cleanup.error, at: nowIso() });
-    await this.event(row, "run.finished", { status, ...(error ? { error } : {}), failed_assertions: failed.length });
+    // The terminal status and its run.finished event in one commit: a client that sees the run
+    // finished and then reads its events must find run.finished among them.
+    await this.ctx.storage.transaction(async (tx) => {
+      await tx.runs.markFinished(row.id, { status, cleanup_status: cleanup.status, cleanup_error: cleanup.error, at: nowIso() });
+      await appendRunEvent(tx, row.id, row.project_id, "run.finished", {
+        status,
+        ...(error ? { error } : {}),
+        failed_assertions: failed.length,
+      });
+    });
     const done = (await this.runs.byId(row.id))!;
     this.changed(done);
     try {
