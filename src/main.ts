@@ -6,7 +6,7 @@
 import { ConfigError, type Config, flagOf, loadConfig, SETTINGS } from "./runtime/config";
 import { DataDirLocked } from "./storage/lock";
 import { type FlagSpec, flagLines, parseArgs, type Parsed, settingLines, UsageError } from "./cli/args";
-import { CliFailure } from "./cli/offline";
+import { CliFailure } from "./cli/failure";
 import { DomainError } from "./lib/errors";
 
 interface Command {

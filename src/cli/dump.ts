@@ -5,7 +5,8 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
-import { CliFailure, withDataDir } from "./offline";
+import { CliFailure } from "./failure";
+import { withDataDir } from "./offline";
 
 const PAGE = 200;
 

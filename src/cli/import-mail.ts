@@ -8,7 +8,8 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import { DomainError } from "../lib/errors";
-import { CliFailure, withDataDir } from "./offline";
+import { CliFailure } from "./failure";
+import { withDataDir } from "./offline";
 
 export async function importMail(config: Config, address: string, paths: string[]): Promise<number> {
   const files: string[] = [];

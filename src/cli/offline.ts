@@ -11,9 +11,7 @@ import { Sealer } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { Metrics } from "../lib/metrics";
 import { buildServices, type Services } from "../services";
-
-/** A data directory this command may not use: one line for the user, exit 1. */
-export class CliFailure extends Error {}
+import { CliFailure } from "./failure";
 
 /**
  * Runs `fn` with the services of the data directory. `exclusive` commands take the server's lock,

@@ -7,7 +7,7 @@ import { createTransport } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
 import { userInfo } from "node:os";
 import type { Config } from "../runtime/config";
-import { CliFailure } from "./offline";
+import { CliFailure } from "./failure";
 
 export interface SendmailOptions {
   readHeaders: boolean;

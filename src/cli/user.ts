@@ -6,7 +6,7 @@ import type { AppContext } from "../runtime/context";
 import { openStorage, storageExists } from "../storage/open";
 import { IdentityService } from "../tenancy/identity";
 import { randomToken } from "../lib/crypto";
-import { CliFailure } from "./offline";
+import { CliFailure } from "./failure";
 
 async function withIdentity<T>(config: Config, fn: (identity: IdentityService) => Promise<T>): Promise<T> {
   const dataDir = resolve(config.dataDir);
