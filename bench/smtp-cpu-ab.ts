@@ -6,9 +6,9 @@
 // CPU per message from /proc/stat (meaningful with --one-at-a-time); medians at the end.
 //   bun bench/smtp-cpu-ab.ts [--messages 1000] [--pairs 4] [--warmup 500] [--one-at-a-time] before=/tmp/w-main after=.:INBOXD_X=1 ...
 // Figures are printed, never asserted. Linux only (/proc); needs Postfix's smtp-source.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { machineCpu, machinePerMessage, smtpSource } from "./support";
+import { cpuByThread, machineCpu, machinePerMessage, smtpSource } from "./support";
 const argv = process.argv.slice(2);
 const opt = (n: string, d: number) => (argv.includes(`--${n}`) ? Number(argv[argv.indexOf(`--${n}`) + 1]) : d);
 const MESSAGES = opt("messages", 1000),
@@ -22,28 +22,6 @@ const specs = argv
     for (const kv of (envs ?? "").split(",").filter(Boolean)) env[kv.split("=")[0]!] = kv.split("=")[1]!;
     return { label, dir: resolve(dir!), env };
   });
-const tick = 10000;
-const taskCpu = (pid: number, tid: string) => {
-  try {
-    const s = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) * tick;
-  } catch {
-    return 0;
-  }
-};
-const threads = (pid: number) => {
-  const m = new Map<string, number>();
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    let n = "?";
-    try {
-      n = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
-    } catch {}
-    if (Number(t) === pid) n = "main";
-    m.set(n, (m.get(n) ?? 0) + taskCpu(pid, t));
-  }
-  return m;
-};
 if (!Bun.which("smtp-source")) {
   console.log("smtp-source (Postfix) not installed: skipped");
   process.exit(0);
@@ -78,11 +56,11 @@ const fmt = (m: Map<string, number>) =>
     .join(", ");
 async function turn(s: any, reuse: boolean): Promise<void> {
   const pid = s.inst.proc.pid;
-  const a = threads(pid);
+  const a = cpuByThread(pid);
   const m0 = machineCpu();
   const { seconds: secs } = await smtpSource({ port: s.inst.ports.smtp, to: s.inbox.address, messages: MESSAGES, reuse });
   const m1 = machineCpu();
-  const b = threads(pid);
+  const b = cpuByThread(pid);
   const per = new Map([...b].map(([k, v]) => [k, (v - (a.get(k) ?? 0)) / MESSAGES]));
   const main = per.get("main")!;
   const all = [...per.values()].reduce((x, y) => x + y, 0);

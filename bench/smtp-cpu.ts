@@ -8,50 +8,24 @@
 //   bun bench/smtp-cpu.ts [--messages N] [--rounds R] [--warmup N] [--threads] [--profile DIR]
 // --threads: also CPU per message of each server thread, by thread name (the JIT, the workers).
 // Figures are printed, never asserted. Linux only (/proc).
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { json, startInboxd } from "../test/support/harness";
-import { arg, loadAverage, machineCpu, machineLine, machinePerMessage, smtpSource } from "./support";
+import { arg, cpuByThread, loadAverage, machineCpu, machineLine, machinePerMessage, smtpSource, TICK_US } from "./support";
 
 const MESSAGES = arg("messages", 3000);
 const ROUNDS = arg("rounds", 1);
 const THREADS = process.argv.includes("--threads");
 /** Unmeasured messages first (-d): JSC's JIT keeps compiling for the first ~10,000 (docs/benchmarks.md, 2026-11-28). */
 const WARMUP = arg("warmup", 500);
-const TICK_US = 1_000_000 / 100; // USER_HZ is 100 on Linux
-
-/** utime + stime of one task, in µs. */
-function taskCpu(pid: number, tid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(f[11]) + Number(f[12])) * TICK_US;
-  } catch {
-    return 0; // the thread ended meanwhile
-  }
-}
-
-/** CPU per thread name (comm), µs: where "all threads" goes (--threads). */
-function byThread(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    let name = "?";
-    try {
-      name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
-    } catch {}
-    if (Number(t) === pid) name = "main";
-    out.set(name, (out.get(name) ?? 0) + taskCpu(pid, Number(t)));
-  }
-  return out;
-}
 
 function cpu(pid: number): { main: number; all: number } {
-  let all = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) all += taskCpu(pid, Number(t));
+  const per = cpuByThread(pid);
+  let all = [...per.values()].reduce((x, y) => x + y, 0);
   // Threads that ended between two readings drop out of `all`; /proc/<pid>/stat keeps their time.
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   all = Math.max(all, (Number(f[11]) + Number(f[12])) * TICK_US);
-  return { main: taskCpu(pid, pid), all };
+  return { main: per.get("main") ?? 0, all };
 }
 
 if (!Bun.which("smtp-source")) {
@@ -73,14 +47,14 @@ try {
   let expected = WARMUP;
   for (let round = 0; round < ROUNDS; round++) {
     for (const reuse of [false, true]) {
-      const threadsBefore = THREADS ? byThread(pid) : null;
+      const threadsBefore = THREADS ? cpuByThread(pid) : null;
       const before = cpu(pid);
       const m0 = machineCpu();
       const r = await smtpSource({ port, to: inbox.address, messages: MESSAGES, reuse });
       const m1 = machineCpu();
       const after = cpu(pid);
       const machine = machinePerMessage(m0, m1, r.seconds, MESSAGES);
-      const threadsAfter = THREADS ? byThread(pid) : null;
+      const threadsAfter = THREADS ? cpuByThread(pid) : null;
       expected += MESSAGES;
       const per = (x: number) => ((x / MESSAGES) | 0).toString();
       console.log(

@@ -2,7 +2,7 @@
 // client, and MailDev started on loopback ports as the peer.
 import type { Socket } from "bun";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { waitForPort } from "../test/support/net";
@@ -216,4 +216,32 @@ export function machinePerMessage(
 ): { us: number; cores: number } {
   const cores = (cpus().length * (b.busy - a.busy)) / Math.max(1, b.total - a.total);
   return { us: (cores * seconds * 1e6) / messages, cores };
+}
+
+/** µs per clock tick of /proc's CPU times: USER_HZ is 100 on Linux. */
+export const TICK_US = 1_000_000 / 100;
+
+/** utime + stime of one thread of a process, in µs (Linux /proc); 0 once the thread has ended. */
+function taskCpu(pid: number, tid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  } catch {
+    return 0;
+  }
+}
+
+/** A process's CPU so far per thread name (comm; the process's own thread is "main"), in µs. */
+export function cpuByThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    let name = "?";
+    try {
+      name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+    } catch {}
+    if (Number(t) === pid) name = "main";
+    out.set(name, (out.get(name) ?? 0) + taskCpu(pid, Number(t)));
+  }
+  return out;
 }

@@ -53,7 +53,8 @@ export class AuthCheckService {
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private lastArrival = 0;
+  /** When the last message arrived (performance.now()). */
+  private lastArrival = -Infinity;
   /** While mail arrives, the next drain starts no sooner than this (performance.now()): see BUSY_SHARE. */
   private restUntil = 0;
   private resting: ReturnType<typeof setTimeout> | null = null;
@@ -71,7 +72,7 @@ export class AuthCheckService {
     if (this.enabled) {
       ctx.bus.subscribe((e) => {
         if (e.type === "message.received") {
-          this.lastArrival = Date.now();
+          this.lastArrival = performance.now();
           this.kick();
         }
       });
@@ -133,7 +134,7 @@ export class AuthCheckService {
     // message.received started a drain of its own few messages (a claim, a check, a commit each).
     if (this.mustRest()) {
       // Until the rest is over, or the burst is (whichever comes first): then kick() judges again.
-      const wait = Math.min(this.restUntil - performance.now(), this.lastArrival + BUSY_WINDOW_MS - Date.now());
+      const wait = Math.min(this.restUntil, this.lastArrival + BUSY_WINDOW_MS) - performance.now();
       this.resting = setTimeout(
         () => {
           this.resting = null;
@@ -184,14 +185,19 @@ export class AuthCheckService {
         const rest = ((performance.now() - started) * (1 - BUSY_SHARE)) / BUSY_SHARE;
         this.restUntil = performance.now() + rest;
         if (batch.length < BATCH) break;
-        if (Date.now() - this.lastArrival < BUSY_WINDOW_MS) await Bun.sleep(rest);
+        if (this.inBurst()) await Bun.sleep(rest);
       }
     } while (this.again && !this.stopped && !this.mustRest());
   }
 
   /** Mail is arriving and the last batch's share of rest is not over: the next drain waits (kick). */
   private mustRest(): boolean {
-    return this.restUntil > performance.now() && Date.now() - this.lastArrival < BUSY_WINDOW_MS;
+    return this.restUntil > performance.now() && this.inBurst();
+  }
+
+  /** Mail arrived within the last BUSY_WINDOW_MS. */
+  private inBurst(): boolean {
+    return performance.now() - this.lastArrival < BUSY_WINDOW_MS;
   }
 
   /** Checks one message (one check per message at a time); stores the result unless the caller batches it. */

@@ -173,6 +173,8 @@ interface Import {
   spec: string; // the specifier as written
   target: string | null; // repository-relative path of the imported file, for relative specifiers
   line: number;
+  /** Loaded with the importing file: a static import that is not `import type` (erased at build). */
+  atLoad: boolean;
 }
 
 const STATIC = /(?:^|[;}\n])[ \t]*(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]+?\s+from\s*)?["']([^"'\n]+)["']/g;
@@ -204,7 +206,8 @@ function importsOf(file: string): Import[] {
   for (const re of [STATIC, DYNAMIC]) {
     for (const m of s.matchAll(re)) {
       const at = m.index! + m[0].lastIndexOf(m[1]);
-      out.push({ from: file, spec: m[1], target: resolveSpec(file, m[1]), line: s.slice(0, at).split("\n").length });
+      const atLoad = re === STATIC && !/(?:import|export)\s+type\s/.test(m[0]);
+      out.push({ from: file, spec: m[1], target: resolveSpec(file, m[1]), line: s.slice(0, at).split("\n").length, atLoad });
     }
   }
   return out;
@@ -311,14 +314,12 @@ describe("architecture", () => {
   test("the entry point loads the services only for the commands that need them (dynamic imports)", () => {
     // `inboxd --help`, `version` and a refused flag answer from src/main.ts and what it imports at load;
     // with the services in that set every such answer took ~1.2 s of module loading instead of ~0.2 s.
-    const RUNTIME = /(?:^|[;}\n])[ \t]*(?:import|export)\s+(?!type\s)(?:[\w$*{}\s,]+?\s+from\s*)?["']([^"'\n]+)["']/g;
     const chain = new Map<string, string>([["src/main.ts", ""]]);
     const queue = ["src/main.ts"];
     while (queue.length) {
       const file = queue.shift()!;
-      for (const m of code(file).matchAll(RUNTIME)) {
-        const target = resolveSpec(file, m[1]!);
-        if (!target?.startsWith("src/") || chain.has(target) || !existsSync(join(ROOT, target))) continue;
+      for (const { target, atLoad } of importsOf(file)) {
+        if (!atLoad || !target?.startsWith("src/") || chain.has(target) || !existsSync(join(ROOT, target))) continue;
         chain.set(target, file);
         queue.push(target);
       }

@@ -287,7 +287,7 @@ export class SearchIndex {
    * "Ingest rounds without stray waits").
    */
   private wake(): void {
-    if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    if (!this.unwoken()) return;
     if (this.worker && this.waiters.length === 0) {
       const wait = this.lastWake + WAKE_EVERY_MS - performance.now();
       if (wait > 0) {
@@ -302,7 +302,7 @@ export class SearchIndex {
   }
 
   private wakeNow(): void {
-    if (this.closed || this.queued <= this.applied || this.woken >= this.queued) return;
+    if (!this.unwoken()) return;
     if (this.pacer) clearTimeout(this.pacer);
     this.pacer = null;
     // One wake in flight: the worker reads the queue to its end before it reports, and its report
@@ -317,6 +317,11 @@ export class SearchIndex {
       this.drainingHere = true;
       setImmediate(() => void this.drainHere());
     }
+  }
+
+  /** Entries were queued that no wake has yet covered (and the index is open). */
+  private unwoken(): boolean {
+    return !this.closed && this.queued > this.applied && this.woken < this.queued;
   }
 
   /** Without the worker: apply the queue on this connection, between transactions. */
