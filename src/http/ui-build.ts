@@ -2,12 +2,13 @@
 // Used by scripts/build-ui.ts (which writes src/http/ui-assets.generated.ts for the compiled
 // executable) and by the UI route when the server runs from source, so that editing web/ needs
 // no separate build step.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { createHash } from "node:crypto";
 
 export interface UiAssets {
-  /** sha256 over every file under web/ (paths and bytes): tells whether a generated module is stale. */
+  /** sha256 over every file under web/ and the shared modules it imports (paths and bytes): tells whether a
+   * generated module is stale. */
   sourceHash: string;
   html: string;
   js: string;
@@ -25,9 +26,28 @@ function walk(dir: string): string[] {
   return out;
 }
 
+/** The repository files outside `webDir` that web/src imports, directly or through each other (the UI
+ * shares pure modules with the server, such as the scope vocabulary): a change there changes the bundle too. */
+function sharedSources(webDir: string): string[] {
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    for (const { path } of transpiler.scanImports(readFileSync(file, "utf8"))) {
+      if (!path.startsWith(".")) continue;
+      const base = resolve(dirname(file), path);
+      const found = [base, `${base}.ts`, join(base, "index.ts")].find((p) => existsSync(p) && statSync(p).isFile());
+      if (!found || seen.has(found)) continue;
+      seen.add(found);
+      visit(found);
+    }
+  };
+  for (const file of walk(join(webDir, "src"))) if (file.endsWith(".ts")) visit(file);
+  return [...seen].filter((f) => relative(webDir, f).startsWith("..")).sort();
+}
+
 export function webSourceHash(webDir: string): string {
   const h = createHash("sha256");
-  for (const file of walk(webDir)) {
+  for (const file of [...walk(webDir), ...sharedSources(webDir)]) {
     h.update(relative(webDir, file).replaceAll("\\", "/"));
     h.update("\0");
     h.update(readFileSync(file));

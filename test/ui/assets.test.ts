@@ -1,6 +1,8 @@
 // The web UI's serving side, without a browser: the page and its assets, their headers, the
 // embedded bundle's freshness, and the EventSource credential on /v1/events only.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { appendFileSync, copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, json, login, startInboxd, type Instance } from "../support/harness";
 import { createInbox, nextMessage, transport } from "../support/mail";
@@ -21,6 +23,22 @@ afterAll(async () => {
 describe("UI assets", () => {
   test("the committed bundle (src/http/ui-assets.generated.ts) matches web/: run `npm run build:ui` after editing web/", () => {
     expect(UI_ASSETS.sourceHash).toBe(webSourceHash(join(ROOT, "web")));
+  });
+
+  test("the bundle's freshness covers the modules web/ shares with the server (the scope vocabulary)", () => {
+    // A copy of web/ beside a copy of the one shared module, in the repository's layout.
+    const tree = mkdtempSync(join(tmpdir(), "inboxd-ui-"));
+    try {
+      cpSync(join(ROOT, "web"), join(tree, "web"), { recursive: true });
+      mkdirSync(join(tree, "src/tenancy"), { recursive: true });
+      const shared = join(tree, "src/tenancy/scopes.ts");
+      copyFileSync(join(ROOT, "src/tenancy/scopes.ts"), shared);
+      const before = webSourceHash(join(tree, "web"));
+      appendFileSync(shared, "\n// a change outside web/\n");
+      expect(webSourceHash(join(tree, "web"))).not.toBe(before);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   test("/ serves the page with a strict CSP; assets are versioned, typed and cacheable", async () => {

@@ -2,6 +2,8 @@
 import { api, describe, list } from "../api";
 import { confirmDialog, copyText, dialog, empty, h, icon, relTime, replace, spinner, toast } from "../dom";
 import type { Page } from "../main";
+// The one vocabulary the server checks (src/tenancy/scopes.ts is pure data and functions, safe to bundle).
+import { SCOPES } from "../../../src/tenancy/scopes";
 
 interface ApiKey {
   id: string;
@@ -15,30 +17,6 @@ interface ApiKey {
   created_at: string;
   secret?: string;
 }
-
-const SCOPES = [
-  "inboxes:read",
-  "inboxes:write",
-  "messages:read",
-  "messages:write",
-  "webhooks:read",
-  "webhooks:write",
-  "domains:read",
-  "domains:write",
-  "keys:read",
-  "keys:write",
-  "agents:read",
-  "agents:write",
-  "scenarios:read",
-  "scenarios:write",
-  "runs:read",
-  "runs:write",
-  "secrets:read",
-  "secrets:write",
-  "origins:read",
-  "origins:write",
-  "usage:read",
-];
 
 export class KeysPage implements Page {
   private body = h("div.table-wrap");
