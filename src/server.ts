@@ -56,6 +56,9 @@ export async function startServer(config: Config, say?: (line: string) => void):
     throw e;
   }
   try {
+    // The certificate (made at first start: an RSA key on the thread pool) while the storage opens.
+    const tls = loadTls({ ...config, dataDir });
+    tls.catch(() => {}); // awaited below; a start-up that fails before then reports its own error
     const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl }).catch((e) => {
       throw config.databaseUrl ? new StartupError(`INBOXD_DATABASE_URL: cannot open the database (${e?.message ?? e})`) : e;
     });
@@ -76,7 +79,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
       storage,
       bus,
       sealer,
-      tls: await loadTls({ ...config, dataDir }),
+      tls: await tls,
       metrics,
       egress: egressPolicies(config),
       workerId,

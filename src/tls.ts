@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isIP } from "node:net";
-import { X509Certificate } from "node:crypto";
-import selfsigned from "selfsigned";
+import { generateKeyPair, X509Certificate } from "node:crypto";
+import { promisify } from "node:util";
 import type { Config } from "./runtime/config";
 import type { TlsMaterial } from "./runtime/context";
 import { ConfigError } from "./runtime/config";
@@ -28,7 +28,18 @@ export async function loadTls(config: Config): Promise<TlsMaterial> {
   const altNames = names.map((n) => (isIP(n) ? { type: 7, ip: n } : { type: 2, value: n }));
   const notAfter = new Date();
   notAfter.setFullYear(notAfter.getFullYear() + 10);
+  // The RSA key is made by node:crypto, on the thread pool (selfsigned's own WebCrypto key generation
+  // held the event loop ~0.1-0.2 s); selfsigned, loaded only here, signs the certificate for it.
+  const [keyPair, { default: selfsigned }] = await Promise.all([
+    promisify(generateKeyPair)("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    }),
+    import("selfsigned"),
+  ]);
   const pems = await selfsigned.generate([{ name: "commonName", value: config.publicHost }], {
+    keyPair,
     keySize: 2048,
     algorithm: "sha256",
     notAfterDate: notAfter,

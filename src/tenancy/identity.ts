@@ -159,9 +159,10 @@ export class IdentityService {
         { "retry-after": String(retryAfter) },
       );
     }
+    const unknownUser = await dummy();
     const u = await this.storage.users.byEmail(account);
     // Verify against a dummy hash when the user is unknown so timing does not reveal accounts.
-    const ok = await Bun.password.verify(password, u ? u.passwordHash : DUMMY_HASH);
+    const ok = await Bun.password.verify(password, u ? u.passwordHash : unknownUser);
     if (!u || !ok) throw new DomainError("unauthenticated", "invalid_credentials", "email or password is wrong");
     this.throttle.succeeded(account, address);
     return this.newDevice(u.id, name);
@@ -246,5 +247,8 @@ export function requireOwnerOrAdmin(p: Principal): void {
   }
 }
 
-// argon2id hash of a random string; verifying against it costs what a real verify costs.
-const DUMMY_HASH = await Bun.password.hash(randomToken(16), { algorithm: "argon2id" });
+// argon2id hash of a random string; verifying against it costs what a real verify costs. Made at the
+// first password log-in, whichever account it names (so its cost tells nothing about the account), not
+// at start-up, where it held module loading for ~0.25 s.
+let dummyHash: Promise<string> | undefined;
+const dummy = (): Promise<string> => (dummyHash ??= Bun.password.hash(randomToken(16), { algorithm: "argon2id" }));

@@ -227,6 +227,28 @@ const DB_MODULE = /^(bun:sqlite|drizzle-orm)(\/|$)/;
 const SQL =
   /\b(SELECT\s+(DISTINCT\s+)?[\w*.(]+[^\n]*?\bFROM\s+[\w"(]|INSERT\s+(OR\s+[A-Z]+\s+)?INTO\s+[\w"]|UPDATE\s+[\w"]+\s+SET\s+\w|DELETE\s+FROM\s+[\w"]|CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|TRIGGER|VIEW)\b|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\s+\w|PRAGMA\s+\w+)/;
 
+/** The src/ files loaded with `entry` (static imports, not `import type`), each mapped to the file that loads it. */
+function loadedWith(entry: string): Map<string, string> {
+  const chain = new Map<string, string>([[entry, ""]]);
+  const queue = [entry];
+  while (queue.length) {
+    const file = queue.shift()!;
+    for (const { target, atLoad } of importsOf(file)) {
+      if (!atLoad || !target?.startsWith("src/") || chain.has(target) || !existsSync(join(ROOT, target))) continue;
+      chain.set(target, file);
+      queue.push(target);
+    }
+  }
+  return chain;
+}
+
+/** How `loadedWith`'s entry reaches `file`: "a.ts -> b.ts -> file". */
+function pathTo(chain: Map<string, string>, file: string): string {
+  const path = [file];
+  while (chain.get(path[0]!)) path.unshift(chain.get(path[0]!)!);
+  return path.join(" -> ");
+}
+
 const SRC = walk("src");
 const OUTSIDE_STORAGE = [...SRC.filter((f) => !f.startsWith("src/storage/")), ...walk("scripts"), ...walk("bench")];
 const TESTS = walk("test");
@@ -314,23 +336,35 @@ describe("architecture", () => {
   test("the entry point loads the services only for the commands that need them (dynamic imports)", () => {
     // `inboxd --help`, `version` and a refused flag answer from src/main.ts and what it imports at load;
     // with the services in that set every such answer took ~1.2 s of module loading instead of ~0.2 s.
-    const chain = new Map<string, string>([["src/main.ts", ""]]);
-    const queue = ["src/main.ts"];
-    while (queue.length) {
-      const file = queue.shift()!;
-      for (const { target, atLoad } of importsOf(file)) {
-        if (!atLoad || !target?.startsWith("src/") || chain.has(target) || !existsSync(join(ROOT, target))) continue;
-        chain.set(target, file);
-        queue.push(target);
-      }
-    }
+    const chain = loadedWith("src/main.ts");
     expect(chain.size).toBeGreaterThan(3);
     for (const heavy of ["src/services/index.ts", "src/server.ts", "src/http/app.ts"]) {
-      if (!chain.has(heavy)) continue;
-      const path = [heavy];
-      while (chain.get(path[0]!)) path.unshift(chain.get(path[0]!)!);
-      throw new Error(`src/main.ts loads ${heavy} at start: ${path.join(" -> ")}; import it where a command runs instead`);
+      if (chain.has(heavy)) throw new Error(`src/main.ts loads ${heavy} at start: ${pathTo(chain, heavy)}; import it where a command runs instead`);
     }
+  });
+
+  test("the server loads at start only what serving needs; features load at their first use", () => {
+    // Each of these packages cost every start 0.1-0.3 s of module loading (docs/decisions.md, "Start-up");
+    // each serves one feature, which imports it where it runs.
+    const chain = loadedWith("src/server.ts");
+    expect(chain.size).toBeGreaterThan(100);
+    const packages = new Map<string, string>();
+    for (const file of chain.keys()) {
+      for (const { spec, atLoad } of importsOf(file)) if (atLoad && !spec.startsWith(".")) packages.set(spec, file);
+    }
+    expect(packages.has("elysia")).toBe(true);
+    const LAZY = /^(mailauth|selfsigned|@modelcontextprotocol\/sdk|swagger-ui-dist)(\/|$)/;
+    const eager = [...packages].filter(([spec]) => LAZY.test(spec)).map(([spec, file]) => `${spec}: ${pathTo(chain, file)}`);
+    expect(eager).toEqual([]);
+  });
+
+  test("no module of src awaits at its top level (that holds the loading of every module importing it)", () => {
+    const found = SRC.filter((f) => /\.ts$/.test(f)).flatMap((f) =>
+      code(f)
+        .split("\n")
+        .flatMap((line, i) => (/^(?:export\s+)?(?:(?:const|let|var)\s[^=]*=\s*)?await\s/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
   });
 
   test("no cycles between folders", () => {

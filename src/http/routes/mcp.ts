@@ -2,15 +2,32 @@
 // session opens an agent session (as POST /v1/agent-sessions; ?agent_id= or X-Agent-Id picks the
 // agent); closing the MCP session (HTTP DELETE) or the agent session's expiry releases it.
 import { Elysia } from "elysia";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RouteModule } from ".";
 import { ApiCaller } from "../../mcp/api";
-import { invalidParams, normaliseRequest } from "../../mcp/request-params";
-import { buildMcpServer } from "../../mcp/server";
 import { DomainError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+
+/** The MCP SDK, its zod schemas and our tools: loaded with the first request to /mcp, not at start-up
+ * (~0.2-0.3 s of module loading that most instances, which never see an agent, would pay). */
+async function loadMcp() {
+  const [transport, types, params, server] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("../../mcp/request-params"),
+    import("../../mcp/server"),
+  ]);
+  return {
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    invalidParams: params.invalidParams,
+    normaliseRequest: params.normaliseRequest,
+    buildMcpServer: server.buildMcpServer,
+  };
+}
+type Mcp = Awaited<ReturnType<typeof loadMcp>>;
+let mcpLoaded: Promise<Mcp> | undefined;
 
 interface Entry {
   principalId: string;
@@ -29,10 +46,15 @@ const rpcError = (status: number, message: string, code = -32000) =>
   });
 
 /** Hands a message to the session's transport, after the checks the SDK reports badly (request-params.ts). */
-function forward(transport: WebStandardStreamableHTTPServerTransport, request: Request, body: unknown): Promise<Response> | Response {
+function forward(
+  mcp: Mcp,
+  transport: WebStandardStreamableHTTPServerTransport,
+  request: Request,
+  body: unknown,
+): Promise<Response> | Response {
   if (request.method === "POST") {
-    normaliseRequest(body);
-    const refused = invalidParams(body);
+    mcp.normaliseRequest(body);
+    const refused = mcp.invalidParams(body);
     if (refused) return Response.json(refused);
   }
   return transport.handleRequest(request, { parsedBody: body });
@@ -75,13 +97,14 @@ const mod: RouteModule = (ctx, s) => {
   const handle = async ({ request, body }: { request: Request; body: unknown }) => {
     const principal = await s.auth.authenticate(request.headers.get("authorization"));
     if (principal.kind !== "api_key") throw new DomainError("forbidden", "principal_not_permitted", "/mcp is authenticated by an API key");
+    const mcp = await (mcpLoaded ??= loadMcp());
     const sid = request.headers.get("mcp-session-id");
     if (sid) {
       const e = sessions.get(sid);
       if (!e || e.principalId !== principal.id) return rpcError(404, "unknown or expired MCP session", -32001);
-      return forward(e.transport, request, body);
+      return forward(mcp, e.transport, request, body);
     }
-    if (request.method !== "POST" || !isInitializeRequest(body)) {
+    if (request.method !== "POST" || !mcp.isInitializeRequest(body)) {
       return rpcError(400, "no MCP session: send an initialize request first (without mcp-session-id)");
     }
     const fetcher = (req: Request) => ctx.internalFetch!(req);
@@ -95,7 +118,7 @@ const mod: RouteModule = (ctx, s) => {
     }
     const session = opened.body.data;
     api.agentSessionId = session.ulid;
-    const server = buildMcpServer(ctx, api, () => session.agent.ulid);
+    const server = mcp.buildMcpServer(ctx, api, () => session.agent.ulid);
     const entry = { principalId: principal.id, projectId: session.project.ulid, agentSessionId: session.ulid, server } as Entry;
     // The key revoked or rotated: the MCP session ends and its agent session is released (its
     // cleanup ledger applied), as a client's DELETE would.
@@ -103,14 +126,14 @@ const mod: RouteModule = (ctx, s) => {
       void release(entry);
       void entry.transport.close().catch(() => {});
     });
-    entry.transport = new WebStandardStreamableHTTPServerTransport({
+    entry.transport = new mcp.Transport({
       sessionIdGenerator: () => newId(),
       enableJsonResponse: true,
       onsessioninitialized: (id) => void sessions.set(id, entry),
       onsessionclosed: () => release(entry),
     });
     await server.connect(entry.transport);
-    return forward(entry.transport, request, body);
+    return forward(mcp, entry.transport, request, body);
   };
 
   return new Elysia()
