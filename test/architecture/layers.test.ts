@@ -339,7 +339,8 @@ describe("architecture", () => {
     const chain = loadedWith("src/main.ts");
     expect(chain.size).toBeGreaterThan(3);
     for (const heavy of ["src/services/index.ts", "src/server.ts", "src/http/app.ts"]) {
-      if (chain.has(heavy)) throw new Error(`src/main.ts loads ${heavy} at start: ${pathTo(chain, heavy)}; import it where a command runs instead`);
+      if (chain.has(heavy))
+        throw new Error(`src/main.ts loads ${heavy} at start: ${pathTo(chain, heavy)}; import it where a command runs instead`);
     }
   });
 
@@ -362,7 +363,9 @@ describe("architecture", () => {
     const found = SRC.filter((f) => /\.ts$/.test(f)).flatMap((f) =>
       code(f)
         .split("\n")
-        .flatMap((line, i) => (/^(?:export\s+)?(?:(?:const|let|var)\s[^=]*=\s*)?await\s/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) =>
+          /^(?:export\s+)?(?:(?:const|let|var)\s[^=]*=\s*)?await\s/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [],
+        ),
     );
     expect(found).toEqual([]);
   });
