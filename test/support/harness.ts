@@ -61,11 +61,14 @@ process.on("exit", () => {
   for (const p of running) p.kill("SIGTERM");
 });
 
-export async function startInboxd(env: Record<string, string> = {}, dataDir?: string): Promise<Instance> {
+/** How an instance is run: from source (the default), or an executable built by `bun build --compile`. */
+const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
+
+export async function startInboxd(env: Record<string, string> = {}, dataDir?: string, command: string[] = FROM_SOURCE): Promise<Instance> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
   // INBOXD_TEST_DATABASE=postgres: this directory's own database (test-database.ts); a test's own URL wins.
   const fullEnv = testEnv(dir, { ...(await databaseEnv(dir)), ...env });
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+  const proc = Bun.spawn([...command, "serve"], {
     cwd: ROOT,
     env: { ...process.env, ...fullEnv },
     stdout: "pipe",
@@ -111,7 +114,7 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
       proc.kill("SIGKILL");
       await wait();
     },
-    restart: () => startInboxd(env, dir),
+    restart: () => startInboxd(env, dir, command),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
     api: (path, init = {}) => {
       const headers = new Headers(init.headers);
