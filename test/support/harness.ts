@@ -45,7 +45,7 @@ export function testEnv(dataDir: string, env: Record<string, string> = {}): Reco
     INBOXD_RATE_LIMIT_BURST: "100000",
     // Tests are written against the contract's plans; INBOXD_PLAN: "" gives the self-hosted default.
     INBOXD_PLAN: "free",
-    // Hundreds of instances start per suite run; compiling every route up front costs each 1-3 s.
+    // Hundreds of instances start per suite run; compiling every route up front costs each ~0.5 s.
     INBOXD_HTTP_PRECOMPILE: "off",
     ...env,
   };
