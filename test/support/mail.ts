@@ -10,13 +10,31 @@ export async function createInbox(inst: Instance, body: Record<string, unknown> 
 }
 
 export function transport(inst: Instance, opts: Record<string, unknown> = {}) {
-  return nodemailer.createTransport({
+  const t = nodemailer.createTransport({
     host: "127.0.0.1",
     port: inst.ports.smtp,
     secure: false,
     tls: { rejectUnauthorized: false },
     ...opts,
   } as any);
+  // "451 4.3.0 temporary failure storing the message" is the reply to an unexpected error in the
+  // server: the failure a test then reports carries the server's own account of it (its log).
+  const send = t.sendMail.bind(t);
+  t.sendMail = (async (mail: any) => {
+    try {
+      return await send(mail);
+    } catch (e: any) {
+      if (typeof e?.response === "string" && e.response.includes("temporary failure storing")) {
+        const said = inst
+          .output()
+          .split("\n")
+          .filter((l) => /delivery failed/.test(l));
+        e.message += `\nthe server logged:\n${said.slice(-5).join("\n")}`;
+      }
+      throw e;
+    }
+  }) as typeof t.sendMail;
+  return t;
 }
 
 /** The id in inboxd's SMTP 250 ("2.0.0 stored <id>"). */
