@@ -37,7 +37,8 @@ beforeAll(async () => {
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`);
   dns = await startTestDns();
   dns.set("shop.test", { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
-  inst = await startInboxd({ INBOXD_DNS_SERVERS: `127.0.0.1:${dns.port}` }, undefined, [executable]);
+  // A data directory of its own, empty: the executable makes its certificate at this first start.
+  inst = await startInboxd({ INBOXD_DNS_SERVERS: `127.0.0.1:${dns.port}` }, join(work, "data"), [executable]);
 }, 120_000);
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 // Starts a real inboxd process (`bun src/main.ts serve`) on port 0 with a fresh data directory and
 // reads the chosen ports from its `listening <proto> <host>:<port>` lines. Nothing of ours is mocked.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -64,8 +64,23 @@ process.on("exit", () => {
 /** How an instance is run: from source (the default), or an executable built by `bun build --compile`. */
 const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
 
+/**
+ * The certificate the first instance of this test process made at its first start, copied into each
+ * data directory the harness makes afterwards: making one (an RSA key, then signing) cost every start
+ * ~0.2-0.3 s. The server keeps a certificate it finds only when it covers the instance's names
+ * (src/tls.ts). Not copied for a test that sets INBOXD_PUBLIC_HOST or INBOXD_TLS_CERT, nor into a data
+ * directory the test passes (it starts as the test made it: a test of the first start passes an empty one).
+ */
+let madeCertificate: { cert: string; key: string } | null = null;
+
 export async function startInboxd(env: Record<string, string> = {}, dataDir?: string, command: string[] = FROM_SOURCE): Promise<Instance> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
+  // A test that names the certificate or the host it is for is about the certificate: nothing copied.
+  const plain = dataDir === undefined && !env.INBOXD_PUBLIC_HOST && !env.INBOXD_TLS_CERT;
+  if (plain && madeCertificate) {
+    writeFileSync(join(dir, "tls.crt"), madeCertificate.cert, { mode: 0o600 });
+    writeFileSync(join(dir, "tls.key"), madeCertificate.key, { mode: 0o600 });
+  }
   // INBOXD_TEST_DATABASE=postgres: this directory's own database (test-database.ts); a test's own URL wins.
   const fullEnv = testEnv(dir, { ...(await databaseEnv(dir)), ...env });
   const proc = Bun.spawn([...command, "serve"], {
@@ -93,6 +108,11 @@ export async function startInboxd(env: Record<string, string> = {}, dataDir?: st
     await Bun.sleep(10);
   }
   for (const m of out.matchAll(/^listening (\w+) [^\s]+:(\d+)$/gm)) ports[m[1]!] = Number(m[2]);
+  const crt = join(dir, "tls.crt");
+  const key = join(dir, "tls.key");
+  if (plain && !madeCertificate && existsSync(crt) && existsSync(key)) {
+    madeCertificate = { cert: readFileSync(crt, "utf8"), key: readFileSync(key, "utf8") };
+  }
   const url = `http://127.0.0.1:${ports.http}`;
   const wait = async () => {
     await proc.exited;
