@@ -328,8 +328,11 @@ export class WebhookDispatcher {
     const batch = this.outcomes;
     this.outcomes = [];
     try {
+      // By webhook (stable: one webhook's outcomes keep their order), so that the webhooks' rows are
+      // locked in id order, as every transaction that writes several of them does on PostgreSQL.
+      const byWebhook = [...batch].sort((x, y) => (x.d.webhook_id < y.d.webhook_id ? -1 : x.d.webhook_id > y.d.webhook_id ? 1 : 0));
       await this.ctx.storage.transaction(async (tx) => {
-        for (const b of batch) {
+        for (const b of byWebhook) {
           if (!(await tx.webhookDeliveries.record(b.d, outcomeRecord(b.o)))) continue;
           await this.recordHealth(tx, b.d.webhook_id, b.o.ok);
         }

@@ -279,27 +279,46 @@ class PgWebhooks implements WebhookRepository {
   }
 }
 
-class PgWebhookDeliveries implements WebhookDeliveryRepository {
-  constructor(private readonly c: PgClient) {}
+/**
+ * Outbox rows of one transaction, written together: the webhooks' rows are locked first, in id order.
+ * Each row's seq comes from its webhook's row (`delivery_seq`), whose lock lives until COMMIT and so
+ * orders a webhook's deliveries across nodes. Taken one event at a time instead, two transactions
+ * whose events match the same webhooks in another order (two ingest groups of one project; a group
+ * and the dispatcher recording outcomes of several webhooks) each held one row the other waited
+ * for, and PostgreSQL aborted one after a second: every delivery of an ingest group got a 451.
+ */
+export async function enqueuePgDeliveries(c: PgClient, rows: NewDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  const webhookIds = [...new Set(rows.map((r) => r.webhookId))].sort();
+  if (webhookIds.length > 1) await c.run("SELECT 1 FROM webhooks WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE", webhookIds);
+  for (const r of rows) {
+    await c.run(
+      `WITH s AS (UPDATE webhooks SET delivery_seq = delivery_seq + 1 WHERE id = $2 RETURNING delivery_seq)
+       INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at, seq)
+       SELECT $1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, s.delivery_seq FROM s`,
+      r.id,
+      r.webhookId,
+      r.projectId,
+      r.eventId,
+      r.eventType,
+      r.orderKey,
+      r.maxAttempts,
+      r.nextAttemptAt,
+      r.createdAt,
+    );
+  }
+}
+
+export class PgWebhookDeliveries implements WebhookDeliveryRepository {
+  /** `deferred`: in a transaction, the rows wait there for its COMMIT (storage/postgres/index.ts). */
+  constructor(
+    private readonly c: PgClient,
+    private readonly deferred?: NewDelivery[],
+  ) {}
 
   async enqueue(rows: NewDelivery[]): Promise<void> {
-    for (const r of rows) {
-      // The webhook's row lock (held to commit) orders its deliveries' seq across nodes.
-      await this.c.run(
-        `WITH s AS (UPDATE webhooks SET delivery_seq = delivery_seq + 1 WHERE id = $2 RETURNING delivery_seq)
-         INSERT INTO webhook_deliveries (id, webhook_id, project_id, event_id, event_type, order_key, status, max_attempts, next_attempt_at, created_at, seq)
-         SELECT $1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9, s.delivery_seq FROM s`,
-        r.id,
-        r.webhookId,
-        r.projectId,
-        r.eventId,
-        r.eventType,
-        r.orderKey,
-        r.maxAttempts,
-        r.nextAttemptAt,
-        r.createdAt,
-      );
-    }
+    if (this.deferred) this.deferred.push(...rows);
+    else await enqueuePgDeliveries(this.c, rows);
   }
 
   async insertClaimed(r: NewClaimedDelivery): Promise<DeliveryRecord> {

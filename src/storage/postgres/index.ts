@@ -6,13 +6,13 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
-import type { EventRecord } from "../events";
+import type { EventRecord, NewDelivery } from "../events";
 import { postgresAutomationRepositories } from "./automation";
 import { releasePgBlob, sweepPgOrphanBlobs } from "./blob-release";
 import { PgBlobStore, putPgBlob } from "./blobs";
 import { DEFAULT_POOL, PgConnection, type PgClient, type PgConnectionOptions, type PgTransaction } from "./connection";
 import { postgresDomainsRepositories } from "./domains";
-import { appendPgEvents, postgresEventsRepositories } from "./events";
+import { appendPgEvents, enqueuePgDeliveries, PgWebhookDeliveries, postgresEventsRepositories } from "./events";
 import { postgresImapFolderRepositories } from "./imap-folders";
 import { postgresMailRepositories } from "./mail";
 import { maxPgSnapshots, PgMailboxSnapshots } from "./mailbox-snapshot";
@@ -49,13 +49,19 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   const c = await PgConnection.open(url, options);
   const snapshots = new PgMailboxSnapshots(c, maxPgSnapshots(options.max ?? DEFAULT_POOL));
   const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
-  /** `events`: what appendEvent collected in this scope, kept by the enclosing scope only if this one succeeds. */
-  const bind = (tx: PgTransaction, committed: Array<() => void>, events: EventRecord[]): Transaction => ({
+  /**
+   * `events` and `deliveries`: what appendEvent and the webhook fan-out collected in this scope, kept by
+   * the enclosing scope only if this one succeeds; both are written right before COMMIT.
+   */
+  const bind = (tx: PgTransaction, committed: Array<() => void>, events: EventRecord[], deliveries: NewDelivery[]): Transaction => ({
     ...repositories(tx),
+    webhookDeliveries: new PgWebhookDeliveries(tx, deliveries),
     savepoint: async (fn) => {
       const mine: EventRecord[] = [];
-      const out = await tx.savepoint((sp) => fn(bind(sp, committed, mine)));
+      const mineOut: NewDelivery[] = [];
+      const out = await tx.savepoint((sp) => fn(bind(sp, committed, mine, mineOut)));
       events.push(...mine);
+      deliveries.push(...mineOut);
       return out;
     },
     putInlineBlob: (key, bytes) => putPgBlob(tx, key, bytes),
@@ -71,9 +77,12 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
       try {
         return await c.transaction(async (tx) => {
           const events: EventRecord[] = [];
-          const out = await fn(bind(tx, committed, events));
-          // Last, right before COMMIT: the event log's per-project locks are held for the commit only.
+          const deliveries: NewDelivery[] = [];
+          const out = await fn(bind(tx, committed, events, deliveries));
+          // Last, right before COMMIT: the event log's per-project locks, then the webhooks' rows (in id
+          // order, enqueuePgDeliveries), are held for the commit only.
           await appendPgEvents(tx, events);
+          await enqueuePgDeliveries(tx, deliveries);
           return out;
         });
       } finally {
