@@ -134,22 +134,26 @@ export class WebhookDispatcher {
 
   private async pumpOnce(): Promise<void> {
     const storage = this.ctx.storage;
+    // Taken before the first await: a wake during this round (a webhook named, or all of them) is
+    // kept for the next one. Read after the awaits, a wake for all of them (null) that came during
+    // the reads below was what this round then iterated ("webhook dispatch pump failed"), and lost.
+    const named = this.ready;
+    this.ready = new Set();
     let ids: Iterable<string>;
-    if (this.ready === null) {
+    if (named === null) {
       const states = await storage.webhooks.dispatchStates();
       this.circuits = new Map(states.map((w) => [w.id, w]));
       for (const id of this.dueAt.keys()) if (!this.circuits.has(id)) this.dueAt.delete(id);
       ids = this.circuits.keys();
     } else {
       // Named webhooks are read afresh (a primary-key read each): paused, resumed or disabled meanwhile.
-      for (const id of this.ready) {
+      for (const id of named) {
         const w = await storage.webhooks.dispatchState(id);
         if (w) this.circuits.set(id, w);
         else this.circuits.delete(id);
       }
-      ids = this.ready;
+      ids = named;
     }
-    this.ready = new Set();
     const now = Date.now();
     const perWebhook = this.ctx.config.webhookEndpointConcurrency;
     for (const id of [...ids]) {
