@@ -8,36 +8,14 @@
 // (storage/postgres/events.ts, enqueuePgDeliveries), and the dispatcher records in id order too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Storage } from "../../src/storage";
-import type { NewDelivery, WebhookRecord } from "../../src/storage/events";
+import type { NewDelivery } from "../../src/storage/events";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { webhookRecord } from "../support/storage-records";
 
 const T = new Date().toISOString();
 // Created in this order, so that ids sort W1 < W2 < W3.
 const [W1, W2, W3] = ["wh_1", "wh_2", "wh_3"];
-
-function webhook(id: string): WebhookRecord {
-  return {
-    id,
-    project_id: "pr_w",
-    url: `https://example.test/${id}`,
-    description: null,
-    event_types: JSON.stringify(["message.received"]),
-    inbox_id: null,
-    enabled: 1,
-    secret_enc: "x",
-    previous_secret_enc: null,
-    previous_expires_at: null,
-    created_at: T,
-    updated_at: T,
-    delivery_seq: 0,
-    paused: 0,
-    consecutive_failures: 0,
-    circuit_open_until: 0,
-    last_success_at: null,
-    last_failure_at: null,
-  };
-}
 
 let n = 0;
 const delivery = (webhookId: string): NewDelivery => ({
@@ -68,7 +46,7 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: the webhook
     s = await openPostgresStorage(pg.url, { max: 4 });
     await s.teams.insert({ id: "tm_w", name: "w", plan: "free", usedBytes: 0, createdAt: T });
     await s.projects.insert({ id: "pr_w", teamId: "tm_w", slug: "w", name: "w", environment: "live", settings: {}, createdAt: T });
-    for (const id of [W1, W2, W3]) await s.webhooks.insert(webhook(id));
+    for (const id of [W1, W2, W3]) await s.webhooks.insert(webhookRecord(id, "pr_w"));
   });
 
   afterAll(async () => {

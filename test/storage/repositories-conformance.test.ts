@@ -5,9 +5,9 @@
 // report what they did, a transaction that throws leaves nothing, a savepoint that throws undoes
 // only its own writes, and claims made at once by two callers never overlap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { inboxRecord, T0 } from "../support/storage-records";
+import { inboxRecord, T0, webhookRecord } from "../support/storage-records";
 import type { DomainRecord } from "../../src/storage/domains";
-import type { AlertRecord, EventRecord, WebhookRecord } from "../../src/storage/events";
+import type { AlertRecord, EventRecord } from "../../src/storage/events";
 import type { InboxRecord } from "../../src/storage/mail";
 import type { ApiKeyRecord, ProjectRecord, TeamRecord, UserRecord } from "../../src/storage/tenancy";
 import { type Engine, storageEngines } from "../support/storage-engines";
@@ -371,32 +371,12 @@ for (const engine of ENGINES) {
       expect((await s.eventLog.after("pr_b9", 0, null, 10)).map((e) => e.id)).toEqual(["ev_other"]);
     });
 
-    const hook = (id: string, projectId: string): WebhookRecord => ({
-      id,
-      project_id: projectId,
-      url: `https://hooks.example.test/${id}`,
-      description: null,
-      event_types: '["message.received"]',
-      inbox_id: null,
-      enabled: 1,
-      secret_enc: "sealed",
-      previous_secret_enc: null,
-      previous_expires_at: null,
-      created_at: T0,
-      updated_at: T0,
-      delivery_seq: 0,
-      paused: 0,
-      consecutive_failures: 0,
-      circuit_open_until: 0,
-      last_success_at: null,
-      last_failure_at: null,
-    });
     const MS = Date.parse(T0);
 
     test("webhooks: insert returns the stored row, pages, update, rotate, dispatch state, circuit, pause, delete", async () => {
-      expect(await s.webhooks.insert(hook("wh_1", "pr_a1"))).toEqual(hook("wh_1", "pr_a1"));
-      await s.webhooks.insert(hook("wh_2", "pr_a1"));
-      await s.webhooks.insert(hook("wh_3", "pr_a1"));
+      expect(await s.webhooks.insert(webhookRecord("wh_1", "pr_a1"))).toEqual(webhookRecord("wh_1", "pr_a1"));
+      await s.webhooks.insert(webhookRecord("wh_2", "pr_a1"));
+      await s.webhooks.insert(webhookRecord("wh_3", "pr_a1"));
       expect((await s.webhooks.listInProject("pr_a1", "wh_3", 10)).map((w) => w.id)).toEqual(["wh_2", "wh_1"]);
       expect(await s.webhooks.inProject("pr_a2", "wh_1")).toBeNull();
       await s.webhooks.update("wh_3", {

@@ -1,4 +1,5 @@
 // Records the storage tests insert directly through the repositories (no service above them).
+import type { WebhookRecord } from "../../src/storage/events";
 import type { InboxRecord, NewMessage } from "../../src/storage/mail";
 
 /** The instant the storage tests' records are made at. */
@@ -57,4 +58,26 @@ export const messageRecord = (m: Pick<NewMessage, "id" | "inbox_id" | "project_i
   received_at: T0,
   expires_at: "2027-01-01T00:00:00.000Z",
   ...m,
+});
+
+/** An enabled, healthy webhook of the project for message.received on every inbox, never delivered to. */
+export const webhookRecord = (id: string, projectId: string): WebhookRecord => ({
+  id,
+  project_id: projectId,
+  url: `https://hooks.example.test/${id}`,
+  description: null,
+  event_types: '["message.received"]',
+  inbox_id: null,
+  enabled: 1,
+  secret_enc: "sealed",
+  previous_secret_enc: null,
+  previous_expires_at: null,
+  created_at: T0,
+  updated_at: T0,
+  delivery_seq: 0,
+  paused: 0,
+  consecutive_failures: 0,
+  circuit_open_until: 0,
+  last_success_at: null,
+  last_failure_at: null,
 });
