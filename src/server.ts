@@ -133,6 +133,8 @@ export async function startServer(config: Config, say?: (line: string) => void):
         services.analyses.auth.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
+        // After the listeners (a delivery they finish may still wake it), before the storage closes.
+        await services.webhookDispatcher.stop();
         await bus.close();
         await storage.close();
         unlock();

@@ -75,6 +75,8 @@ export class WebhookDispatcher {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private timerDue = Infinity;
   private readonly aborts = new Set<AbortController>();
+  /** Tries not yet finished (their outcome recorded, or left to lapse at shutdown): stop() waits for them. */
+  private readonly sending = new Set<Promise<void>>();
   private outcomes: { d: DeliveryRow; o: Outcome; resolve: () => void }[] = [];
   /** The pump running now (pumps never overlap: a claim must see the slots the previous one took). */
   private pumping: Promise<void> | null = null;
@@ -175,6 +177,8 @@ export class WebhookDispatcher {
         continue;
       }
       const claimed = await storage.webhookDeliveries.claim(this.ctx.workerId, id, now, this.claimUntil(now), free);
+      // Stopped during the claim: these claims lapse, and the tries are made after the restart.
+      if (this.stopped) return;
       for (const d of claimed) this.start(d);
       if (claimed.length < free) {
         const next = await storage.webhookDeliveries.nextDue(id);
@@ -228,7 +232,15 @@ export class WebhookDispatcher {
   }
 
   /** One try of a claimed delivery; records the outcome and schedules the next try if any. */
-  async send(d: DeliveryRow): Promise<void> {
+  send(d: DeliveryRow): Promise<void> {
+    // Stopped: the claim lapses and the try is made after the restart.
+    if (this.stopped) return Promise.resolve();
+    const p = this.sendOnce(d).finally(() => this.sending.delete(p));
+    this.sending.add(p);
+    return p;
+  }
+
+  private async sendOnce(d: DeliveryRow): Promise<void> {
     const wh = await this.ctx.storage.webhooks.byId(d.webhook_id);
     if (!wh) return; // deleted meanwhile; its deliveries went with it
     const body = d.payload ?? (await this.eventBody(d));
@@ -276,12 +288,13 @@ export class WebhookDispatcher {
           error = `egress_denied: ${message}`;
         } else if (code === "timeout") error = `timeout: no complete answer within ${this.ctx.config.webhookTimeoutMs} ms`;
         else error = `network: ${message}`;
+        // Cut short by stop(): the claim lapses and the try is made again after the restart. A try
+        // that got its answer before is recorded (stop waits for that), or it would be sent twice.
+        if (ac.signal.aborted) return;
       } finally {
         this.aborts.delete(ac);
       }
     }
-    // Shutting down: leave the claim to lapse; the try is made again after the restart.
-    if (this.stopped) return;
     const duration = Date.now() - started;
     const ok = status !== null && status >= 200 && status < 300;
     if (!ok && error === null) error = `http_status: ${status}`;
@@ -406,10 +419,18 @@ export class WebhookDispatcher {
     return Math.round(raw * (0.5 + Math.random() * 0.5));
   }
 
-  stop(): void {
+  /**
+   * Shutdown: no new claims or timers; tries in flight are cut short (their claims lapse, and they
+   * are made again after the restart). Resolves once the dispatcher no longer touches the storage:
+   * the pump running now has ended and the outcomes of finished tries are recorded, so the storage
+   * may close after it.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     for (const ac of this.aborts) ac.abort(new Error("shutdown"));
+    await Promise.allSettled([this.pumping, ...this.sending]);
   }
 }
 

@@ -168,6 +168,34 @@ describe("retries", () => {
     expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
   });
 
+  test("a delivery in flight at a shutdown (SIGTERM) is cut short without a record or an error, and made again after the restart", async () => {
+    const inbox = await createInbox(inst);
+    const wh = await registerWebhook(inst, { url: rx.url("/shutdown"), inbox_id: inbox.id });
+    let up = false;
+    rx.on("/shutdown", () => (up ? { status: 200 } : { status: 200, hang: true }));
+    await send(inbox.address, "outlives the shutdown");
+    await rx.waitFor((g) => g.some((x) => x.path === "/shutdown"));
+    await inst.stop();
+    up = true;
+    const log = inst.output();
+    expect(log).toContain("stopped");
+    expect(log.split("\n").filter((l) => / (ERROR|FATAL) /.test(l))).toEqual([]);
+    expect(rx.cutShort.map((x) => x.path)).toContain("/shutdown");
+    const before = rx.of("/shutdown").length;
+    inst = await inst.restart();
+    const again = await rx.waitFor((g) => g.filter((x) => x.path === "/shutdown").slice(before)[0] ?? null, 20_000);
+    expect(again.json.data.subject).toBe("outlives the shutdown");
+    expect(again.headers["webhook-id"]).toBe(rx.of("/shutdown")[0]!.headers["webhook-id"]);
+    let d: any;
+    for (let i = 0; i < 50; i++) {
+      [d] = await deliveries(wh.id);
+      if (d.status === "succeeded") break;
+      await Bun.sleep(50);
+    }
+    // The try cut short left no record (no failure counted against the endpoint); the one after the restart did.
+    expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
+  });
+
   test("kill -9 while 40 deliveries are in flight or queued: after the restart every event arrives at least once", async () => {
     const inbox = await createInbox(inst);
     const wh = await registerWebhook(inst, { url: rx.url("/bulk-crash"), inbox_id: inbox.id });

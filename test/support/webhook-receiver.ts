@@ -31,6 +31,8 @@ export type Behaviour = (r: Received, nth: number) => Answer;
 
 export class Receiver {
   readonly got: Received[] = [];
+  /** Requests left unanswered (hang) whose client gave up on them: closed the connection. */
+  readonly cutShort: Received[] = [];
   private behaviours = new Map<string, Behaviour>();
   private counts = new Map<string, number>();
   private waiters: Array<() => void> = [];
@@ -80,6 +82,10 @@ export class Receiver {
         // Record the try, then never answer (until the test ends).
         this.got.push(rec);
         this.notify();
+        req.signal.addEventListener("abort", () => {
+          this.cutShort.push(rec);
+          this.notify();
+        });
         await new Promise<void>((res) => this.hanging.push(res));
         return new Response("late", { status: 200 });
       }
