@@ -4,10 +4,11 @@
 // (Swagger UI's bundle, the MCP SDK, mailauth) must be inside it, and the web UI is the embedded bundle.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { json, ROOT, startInboxd, type Instance } from "../support/harness";
+import { buildExecutable } from "../support/command";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { connected, newBox } from "../support/imap";
 import { createInbox, nextMessage, transport } from "../support/mail";
 import { startTestDns, type TestDns } from "../support/dns-server";
@@ -17,24 +18,8 @@ const executable = join(work, "inboxd");
 let dns: TestDns;
 let inst: Instance;
 
-/** package.json's build command for the executable, writing to `outfile` instead of dist/inboxd. */
-function buildCommand(outfile: string): string[] {
-  const script: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.build;
-  const compile = script
-    .split("&&")
-    .map((s) => s.trim())
-    .find((s) => s.startsWith("bun build --compile"));
-  if (!compile) throw new Error(`no 'bun build --compile' in the build script: ${script}`);
-  const args = compile.split(/\s+/).slice(1);
-  const at = args.indexOf("--outfile");
-  expect(args[at + 1]).toBe("dist/inboxd");
-  args[at + 1] = outfile;
-  return [process.execPath, ...args];
-}
-
 beforeAll(async () => {
-  const build = Bun.spawnSync(buildCommand(executable), { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  if (build.exitCode !== 0) throw new Error(`build failed:\n${build.stdout}\n${build.stderr}`);
+  buildExecutable(executable);
   dns = await startTestDns();
   dns.set("shop.test", { type: "TXT", value: "v=spf1 ip4:127.0.0.1 -all" });
   // A data directory of its own, empty: the executable makes its certificate at this first start.

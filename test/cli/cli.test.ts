@@ -11,6 +11,7 @@ import { createInbox } from "../support/mail";
 import { flagOf, SETTINGS } from "../../src/runtime/config";
 import { withDatabase } from "../support/database-rows";
 import { knownDatabaseEnv } from "../support/test-database";
+import { inboxdCommand } from "../support/command";
 
 interface Run {
   code: number;
@@ -21,7 +22,7 @@ interface Run {
 /** Runs `inboxd ARGS` with the INBOXD_* variables of this process removed (only `env` counts). */
 async function cli(args: string[], env: Record<string, string> = {}, stdin?: string | Buffer): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("INBOXD_"))) as Record<string, string>;
-  const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), ...args], {
+  const p = Bun.spawn([...inboxdCommand(), ...args], {
     cwd: ROOT,
     // A directory an instance ran on keeps its database (INBOXD_TEST_DATABASE=postgres).
     env: { ...base, ...knownDatabaseEnv(env.INBOXD_DATA_DIR ?? ""), ...env },
@@ -146,20 +147,7 @@ describe("help, flags, version", () => {
   test("a flag is the setting: --http-port/--data-dir start the server as the variables do, and win over them", async () => {
     const dir = tmp("inboxd-flags-");
     const p = Bun.spawn(
-      [
-        process.execPath,
-        join(ROOT, "src/main.ts"),
-        "serve",
-        "--data-dir",
-        dir,
-        "--http-port=0",
-        "--smtp-port",
-        "0",
-        "--imap-port",
-        "0",
-        "--pop3-port",
-        "0",
-      ],
+      [...inboxdCommand(), "serve", "--data-dir", dir, "--http-port=0", "--smtp-port", "0", "--imap-port", "0", "--pop3-port", "0"],
       // The variables say otherwise; the flags win.
       { cwd: ROOT, env: { ...process.env, INBOXD_DATA_DIR: join(dir, "not-this"), INBOXD_HTTP_PORT: "1" }, stdout: "pipe", stderr: "pipe" },
     );

@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { json, ROOT, startInboxd } from "../support/harness";
 import { knownDatabaseEnv } from "../support/test-database";
+import { inboxdCommand } from "../support/command";
 
 async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), ...args], {
+  const p = Bun.spawn([...inboxdCommand(), ...args], {
     cwd: ROOT,
     // A directory an instance ran on keeps its database (INBOXD_TEST_DATABASE=postgres).
     env: { ...process.env, ...knownDatabaseEnv(env.INBOXD_DATA_DIR ?? ""), ...env },

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { json, ROOT, startInboxd, type Instance } from "../support/harness";
+import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, SmtpDialog, code, transport } from "../support/mail";
 import { imapflow, newBox } from "../support/imap";
 import { Receiver, registerWebhook } from "../support/webhook-receiver";
 import { databaseEnv } from "../support/test-database";
+import { inboxdCommand } from "../support/command";
 
 let inst: Instance;
 let rx: Receiver;
@@ -164,7 +165,7 @@ describe("IMAP log-ins", () => {
 describe("log settings", () => {
   test("INBOXD_LOG_FORMAT=json writes one JSON record per line, ready included", async () => {
     const dir = mkdtempSync(join(tmpdir(), "inboxd-ops-"));
-    const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+    const p = Bun.spawn([...inboxdCommand(), "serve"], {
       // A data directory of its own, so a database of its own too (on PostgreSQL inst's database
       // would refuse this node: its new secret.key is not the key that database was sealed with).
       env: { ...process.env, ...inst.env, ...(await databaseEnv(dir)), INBOXD_DATA_DIR: dir, INBOXD_LOG_FORMAT: "json" },
@@ -195,7 +196,7 @@ describe("log settings", () => {
   }, 30_000);
 
   test("a bad INBOXD_LOG_LEVEL stops start-up with one line naming it", async () => {
-    const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+    const p = Bun.spawn([...inboxdCommand(), "serve"], {
       env: { ...process.env, INBOXD_LOG_LEVEL: "loud" },
       stdout: "pipe",
       stderr: "pipe",
@@ -211,7 +212,7 @@ describe("log settings", () => {
     const file = join(dir, "not-a-dir");
     writeFileSync(file, "x");
     try {
-      const p = Bun.spawn([process.execPath, join(ROOT, "src/main.ts"), "serve"], {
+      const p = Bun.spawn([...inboxdCommand(), "serve"], {
         env: { ...process.env, INBOXD_DATA_DIR: join(file, "data"), INBOXD_HTTP_PORT: "0", INBOXD_SMTP_PORT: "0" },
         stdout: "pipe",
         stderr: "pipe",

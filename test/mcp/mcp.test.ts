@@ -1,12 +1,12 @@
 // The MCP server, through the SDK's own client over both transports (Streamable HTTP and stdio).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { join } from "node:path";
 import nodemailer from "nodemailer";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { json, ROOT, startInboxd, type Instance } from "../support/harness";
+import { inboxdCommand } from "../support/command";
 
 let inst: Instance;
 
@@ -276,9 +276,10 @@ describe("MCP over Streamable HTTP", () => {
 
 describe("MCP over stdio (inboxd mcp)", () => {
   test("forwards to the running server: same tools, same flow; closing releases the session", async () => {
+    const [command, ...pre] = inboxdCommand();
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [join(ROOT, "src/main.ts"), "mcp", "--url", inst.url, "--key", inst.key],
+      command: command!,
+      args: [...pre, "mcp", "--url", inst.url, "--key", inst.key],
       cwd: ROOT,
       stderr: "pipe",
     });

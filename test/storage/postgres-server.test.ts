@@ -10,6 +10,7 @@ import { json, login, ROOT, startInboxd, type Instance } from "../support/harnes
 import { imapflow, newBox, send } from "../support/imap";
 import { Pop3Client } from "../support/pop3-client";
 import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
+import { inboxdCommand } from "../support/command";
 
 // Nodes of one database share the key that seals stored secrets (inbox passwords).
 const SECRET_KEY = "ab".repeat(32);
@@ -84,18 +85,7 @@ describe.skipIf(!available)("inboxd serve on PostgreSQL", () => {
 
   test("`inboxd user add` writes to the server's database while it runs; a restart on another directory finds it all", async () => {
     const p = Bun.spawn(
-      [
-        process.execPath,
-        join(ROOT, "src/main.ts"),
-        "user",
-        "add",
-        "--email",
-        "pg@example.com",
-        "--password",
-        "pg-password-1",
-        "--role",
-        "member",
-      ],
+      [...inboxdCommand(), "user", "add", "--email", "pg@example.com", "--password", "pg-password-1", "--role", "member"],
       { cwd: ROOT, env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir, INBOXD_DATABASE_URL: url }, stdout: "pipe", stderr: "pipe" },
     );
     const out = await new Response(p.stdout).text();

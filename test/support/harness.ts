@@ -1,9 +1,10 @@
-// Starts a real inboxd process (`bun src/main.ts serve`) on port 0 with a fresh data directory and
+// Starts a real inboxd process (`bun src/main.ts serve`, or the executable: command.ts) on port 0 with a fresh data directory and
 // reads the chosen ports from its `listening <proto> <host>:<port>` lines. Nothing of ours is mocked.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { inboxdCommand } from "./command";
 import { databaseEnv, knownDatabaseEnv } from "./test-database";
 
 export const ROOT = resolve(import.meta.dir, "../..");
@@ -61,9 +62,6 @@ process.on("exit", () => {
   for (const p of running) p.kill("SIGTERM");
 });
 
-/** How an instance is run: from source (the default), or an executable built by `bun build --compile`. */
-const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
-
 /**
  * The certificate the first instance of this test process made at its first start, copied into each
  * data directory the harness makes afterwards: making one (an RSA key, then signing) cost every start
@@ -73,7 +71,11 @@ const FROM_SOURCE = [process.execPath, join(ROOT, "src/main.ts")];
  */
 let madeCertificate: { cert: string; key: string } | null = null;
 
-export async function startInboxd(env: Record<string, string> = {}, dataDir?: string, command: string[] = FROM_SOURCE): Promise<Instance> {
+export async function startInboxd(
+  env: Record<string, string> = {},
+  dataDir?: string,
+  command: readonly string[] = inboxdCommand(),
+): Promise<Instance> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "inboxd-test-"));
   // A test that names the certificate or the host it is for is about the certificate: nothing copied.
   const plain = dataDir === undefined && !env.INBOXD_PUBLIC_HOST && !env.INBOXD_TLS_CERT;
@@ -174,7 +176,7 @@ export async function login(inst: Instance, email = ADMIN_EMAIL, password = ADMI
 
 /** Runs `inboxd user add` against the instance's data directory. */
 export async function addUser(inst: Instance, email: string, password: string, role: string, team?: string): Promise<string> {
-  const args = [process.execPath, join(ROOT, "src/main.ts"), "user", "add", "--email", email, "--password", password, "--role", role];
+  const args = [...inboxdCommand(), "user", "add", "--email", email, "--password", password, "--role", role];
   if (team) args.push("--team", team);
   const p = Bun.spawn(args, {
     cwd: ROOT,

@@ -3,7 +3,6 @@
 // logged out, and nothing that arrives afterwards is delivered on it. Real clients throughout:
 // fetch streaming, the MCP SDK's Streamable HTTP client, imapflow, a raw POP3 client.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { knownDatabaseEnv } from "../support/test-database";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -11,6 +10,7 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, json, login, ROOT, startInboxd, type Insta
 import { createInbox, sendMail } from "../support/mail";
 import { imapflow, newBox, RawImap } from "../support/imap";
 import { Pop3Client } from "../support/pop3-client";
+import { inboxdCommand } from "../support/command";
 
 let inst: Instance;
 let project: string;
@@ -162,15 +162,12 @@ describe("SSE streams end when their credential is revoked", () => {
     const inbox = await createInbox(inst);
     const sse = await Sse.open(device, project);
     expect(sse.status).toBe(200);
-    const p = Bun.spawn(
-      [process.execPath, join(ROOT, "src/main.ts"), "user", "passwd", "--email", ADMIN_EMAIL, "--password", ADMIN_PASSWORD],
-      {
-        cwd: ROOT,
-        env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir, ...knownDatabaseEnv(inst.dataDir) },
-        stdout: "pipe",
-        stderr: "pipe",
-      },
-    );
+    const p = Bun.spawn([...inboxdCommand(), "user", "passwd", "--email", ADMIN_EMAIL, "--password", ADMIN_PASSWORD], {
+      cwd: ROOT,
+      env: { ...process.env, INBOXD_DATA_DIR: inst.dataDir, ...knownDatabaseEnv(inst.dataDir) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     expect(await p.exited).toBe(0);
     expect(await until(() => sse.ended)).toBe(true);
     const after = await sendAndLand(inbox.id, inbox.address, "after passwd");

@@ -6,13 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, json, login, startInboxd, type Instance } from "../support/harness";
 import { createInbox, nextMessage, transport } from "../support/mail";
+import { FROM_SOURCE } from "../support/command";
 import { UI_ASSETS } from "../../src/http/ui-assets.generated";
 import { webSourceHash } from "../../src/http/ui-build";
 
 let inst: Instance;
 let embedded: Instance;
 beforeAll(async () => {
-  [inst, embedded] = await Promise.all([startInboxd(), startInboxd({ INBOXD_UI_FROM_SOURCE: "0" })]);
+  // From source, as `npm start` runs: the page is built from web/ (the suite may run on the executable: command.ts).
+  [inst, embedded] = await Promise.all([startInboxd({}, undefined, FROM_SOURCE), startInboxd({ INBOXD_UI_FROM_SOURCE: "0" })]);
 });
 afterAll(async () => {
   await Promise.all([inst?.stop(), embedded?.stop()]);
