@@ -130,7 +130,7 @@ export async function startServer(config: Config, say?: (line: string) => void):
       (stopping ??= (async () => {
         logger.info("shutting down: closing listeners, finishing work in progress");
         await services.runExecutor.stop();
-        services.analyses.auth.stop();
+        await services.analyses.auth.stop();
         await scheduler.stop();
         await Promise.allSettled(listeners.map((l) => l.stop()));
         // After the listeners (a delivery they finish may still wake it), before the storage closes.

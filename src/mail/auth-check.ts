@@ -53,6 +53,8 @@ export class AuthCheckService {
   private draining: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  /** Resolved by stop(): ends a drain's rest at once. */
+  private readonly stopping = Promise.withResolvers<void>();
   /** When the last message arrived (performance.now()). */
   private lastArrival = -Infinity;
   /** While mail arrives, the next drain starts no sooner than this (performance.now()): see BUSY_SHARE. */
@@ -116,12 +118,17 @@ export class AuthCheckService {
     this.kick();
   }
 
-  /** Stops taking work. Checks still waiting on DNS are abandoned unrecorded: they stay queued for the next start. */
-  stop(): void {
+  /**
+   * Stops taking work. Checks still waiting on DNS are abandoned unrecorded: they stay queued for the
+   * next start. Resolves once the drain running now has ended, so the storage may close after it.
+   */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.resting) clearTimeout(this.resting);
     this.resting = null;
     this.thread.stop();
+    this.stopping.resolve();
+    await this.draining;
   }
 
   private kick(): void {
@@ -145,7 +152,9 @@ export class AuthCheckService {
       return;
     }
     this.draining = this.drainLoop()
-      .catch((e) => log.error({ err: e }, "auth check drain failed"))
+      .catch((e) => {
+        if (!this.stopped) log.error({ err: e }, "auth check drain failed");
+      })
       .finally(() => {
         this.draining = null;
         if (this.again) this.kick();
@@ -156,6 +165,7 @@ export class AuthCheckService {
     do {
       this.again = false;
       for (;;) {
+        if (this.stopped) break;
         // Claimed for CLAIM_MS, so another node's checker takes other messages (docs/scaling.md).
         const now = Date.now();
         // In a transaction, so the claim's commit is flushed off the event loop like any other
@@ -185,7 +195,7 @@ export class AuthCheckService {
         const rest = ((performance.now() - started) * (1 - BUSY_SHARE)) / BUSY_SHARE;
         this.restUntil = performance.now() + rest;
         if (batch.length < BATCH) break;
-        if (this.inBurst()) await Bun.sleep(rest);
+        if (this.inBurst()) await Promise.race([Bun.sleep(rest), this.stopping.promise]);
       }
     } while (this.again && !this.stopped && !this.mustRest());
   }
@@ -237,6 +247,8 @@ export class AuthCheckService {
           if (onThread) return await onThread;
         } catch (e) {
           if (!(e instanceof ThreadGone)) throw e;
+          // Stopped (the thread with it): abandoned, not checked again on the event loop.
+          if (this.stopped) return null;
         }
         return findings(bytes, env, this.dns);
       }
