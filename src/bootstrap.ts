@@ -1,6 +1,6 @@
 // First start on an empty data directory: one team, its owner, one project (environment live)
 // and a '*' API key. The key and the password are printed once; INBOXD_BOOTSTRAP_KEY and
-// INBOXD_ADMIN_* fix them for CI.
+// INBOXD_ADMIN_* fix them for CI (the password, or its hash: INBOXD_ADMIN_PASSWORD_HASH).
 import type { AppContext } from "./runtime/context";
 import type { Services } from "./services";
 import { newKeySecret } from "./tenancy/api-keys";
@@ -17,13 +17,15 @@ export async function bootstrap(ctx: AppContext, s: Services, log: (line: string
     const password = config.adminPassword ?? randomToken(12);
     const secret = config.bootstrapKey ?? newKeySecret();
     const team = await s.identity.createTeam(BOOTSTRAP_TEAM, config.plan);
-    await s.identity.createUser({ teamId: team.id, email: config.adminEmail, password, role: "owner", name: "Admin" });
+    const owner = { teamId: team.id, email: config.adminEmail, role: "owner", name: "Admin" } as const;
+    await s.identity.createUser(config.adminPasswordHash ? { ...owner, passwordHash: config.adminPasswordHash } : { ...owner, password });
     const project = await s.identity.createProject(team.id, "Default", "default");
     await s.apiKeys.insert(project.id, "bootstrap", ["*"], secret);
     log(`bootstrap: team "${team.name}", project "${project.slug}" (${project.id})`);
     // A secret the operator gave is never echoed, nor is its source named: the line says only that
     // it was given, so a CI log shows nothing worth scanning for.
-    log(`bootstrap: owner ${config.adminEmail} password: ${config.adminPassword ? "(as configured, not shown)" : password}`);
+    const given = config.adminPassword !== null || config.adminPasswordHash !== null;
+    log(`bootstrap: owner ${config.adminEmail} password: ${given ? "(as configured, not shown)" : password}`);
     log(`bootstrap: API key (scope *): ${config.bootstrapKey ? "(as configured, not shown)" : secret}`);
   }
   // Capture of any recipient: the bootstrap project holds the instance's catch-all inbox (made on

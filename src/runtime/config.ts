@@ -40,6 +40,8 @@ export interface Config {
   bootstrapKey: string | null;
   adminEmail: string;
   adminPassword: string | null;
+  /** The bootstrap owner's password as a PHC hash (argon2id/argon2i/argon2d or bcrypt), instead of adminPassword. */
+  adminPasswordHash: string | null;
   tlsCert: string | null;
   tlsKey: string | null;
   runWaitCap: number;
@@ -244,6 +246,9 @@ function minLength(env: Env, name: string, min: number): string | null {
  * Config, then one row here (tsc fails until both exist); its flag, help line and validation
  * follow from the row. Checks across settings go in crossCheck below.
  */
+/** The hashes Bun.password.verify reads: argon2 in PHC form, bcrypt in modular crypt form. */
+const PASSWORD_HASH = /^(\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+|\$2[aby]\$\d\d\$[./A-Za-z0-9]{53})$/;
+
 export const SETTINGS = [
   setting(
     "dataDir",
@@ -307,6 +312,19 @@ export const SETTINGS = [
     {
       secret: true,
     },
+  ),
+  setting(
+    "adminPasswordHash",
+    "INBOXD_ADMIN_PASSWORD_HASH",
+    "the bootstrap owner's password as an argon2id or bcrypt hash (PHC string), instead of INBOXD_ADMIN_PASSWORD",
+    (e, n) => {
+      const v = str(e, n);
+      if (v !== null && !PASSWORD_HASH.test(v)) {
+        throw new ConfigError(`${n} must be an argon2 ($argon2id$v=19$m=…) or bcrypt ($2b$…) hash`);
+      }
+      return v;
+    },
+    { secret: true },
   ),
   setting("signinLink", "INBOXD_SIGNIN_LINK", "print a one-time web UI sign-in link at start-up: on or off (default on)", (e, n) =>
     oneOf(e, n, "on", ["on", "off"] as const),
@@ -587,6 +605,9 @@ export function flagOf(envName: string): string {
 
 /** Checks that involve more than one setting. */
 function crossCheck(c: Config): void {
+  if (c.adminPassword !== null && c.adminPasswordHash !== null) {
+    throw new ConfigError("set INBOXD_ADMIN_PASSWORD or INBOXD_ADMIN_PASSWORD_HASH, not both");
+  }
   if ((c.tlsCert === null) !== (c.tlsKey === null)) {
     throw new ConfigError("INBOXD_TLS_CERT and INBOXD_TLS_KEY must be set together");
   }

@@ -54,7 +54,10 @@ export class IdentityService {
     return row;
   }
 
-  async createUser(input: { teamId: string; email: string; password: string; role: Role; name?: string }): Promise<UserRecord> {
+  /** `passwordHash`: a PHC hash made elsewhere (INBOXD_ADMIN_PASSWORD_HASH), stored as it is. */
+  async createUser(
+    input: { teamId: string; email: string; role: Role; name?: string } & ({ password: string } | { passwordHash: string }),
+  ): Promise<UserRecord> {
     const email = input.email.trim().toLowerCase();
     if (await this.storage.users.byEmail(email)) {
       throw new DomainError("conflict", "email_taken", `a user with email ${email} exists`);
@@ -64,7 +67,7 @@ export class IdentityService {
       teamId: input.teamId,
       email,
       name: input.name ?? email.split("@")[0]!,
-      passwordHash: await Bun.password.hash(input.password, { algorithm: "argon2id" }),
+      passwordHash: "passwordHash" in input ? input.passwordHash : await Bun.password.hash(input.password, { algorithm: "argon2id" }),
       role: input.role,
       createdAt: nowIso(),
     };

@@ -65,6 +65,58 @@ describe("bootstrap", () => {
     second.cleanup();
   });
 
+  test("the owner's password given as INBOXD_ADMIN_PASSWORD, or as its hash (argon2id, or bcrypt made by another implementation)", async () => {
+    // libxcrypt's bcrypt through Python's crypt module, where the system has it; Bun's argon2id otherwise too.
+    const other = Bun.spawnSync([
+      "python3",
+      "-W",
+      "ignore",
+      "-c",
+      "import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH)))",
+      "given-password-1",
+    ]);
+    const bcrypt = other.exitCode === 0 ? other.stdout.toString().trim() : "";
+    const hashes = [await Bun.password.hash("given-password-1", { algorithm: "argon2id" }), ...(bcrypt.startsWith("$2") ? [bcrypt] : [])];
+    const envs: Record<string, string>[] = [
+      { INBOXD_ADMIN_PASSWORD: "given-password-1" },
+      ...hashes.map((h) => ({ INBOXD_ADMIN_PASSWORD_HASH: h })),
+    ];
+    for (const env of envs) {
+      const inst = await startInboxd(env);
+      try {
+        expect(inst.output()).toContain("bootstrap: owner admin@localhost password: (as configured, not shown)");
+        expect(inst.output()).not.toContain("given-password-1");
+        expect(inst.output()).not.toContain("$argon2");
+        const login = (password: string) =>
+          json(inst.api("/v1/devices", { method: "POST", token: null, json: { email: "admin@localhost", password, name: "t" } }));
+        expect((await login("given-password-1")).status).toBe(201);
+        expect((await login("given-password-2")).status).toBe(401);
+      } finally {
+        await inst.stop();
+        inst.cleanup();
+      }
+    }
+    expect(envs.length).toBeGreaterThanOrEqual(2);
+    // Both at once, or something that is no hash: start-up stops with one line naming the setting.
+    const dir = mkdtempSync(join(tmpdir(), "inboxd-boot-"));
+    try {
+      const refused: Record<string, string>[] = [
+        { INBOXD_ADMIN_PASSWORD: "given-password-1", INBOXD_ADMIN_PASSWORD_HASH: hashes[0]! },
+        { INBOXD_ADMIN_PASSWORD_HASH: "given-password-1" },
+      ];
+      for (const env of refused) {
+        const r = await runCli(["serve"], { INBOXD_DATA_DIR: dir, INBOXD_HTTP_PORT: "0", ...env });
+        expect(r.code).not.toBe(0);
+        const lines = r.out.trim().split("\n");
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toContain("INBOXD_ADMIN_PASSWORD_HASH");
+        expect(lines[0]).not.toContain("given-password-1");
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("`inboxd user add` creates a user (and a team with a project when --team is new)", async () => {
     const inst = await startInboxd();
     const r = await runCli(["user", "add", "--email", "qa@x.test", "--password", "qa-password", "--role", "admin", "--team", "QA"], {

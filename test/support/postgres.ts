@@ -33,8 +33,8 @@ export interface PostgresServer {
   /** postgres://… of the fresh database made for this test file. */
   url: string;
   port: number;
-  /** Another fresh, empty database on the same server (its URL). */
-  newDatabase(): Promise<string>;
+  /** Another fresh database on the same server (its URL): empty, or a copy of `template` (a database of this server). */
+  newDatabase(template?: string): Promise<string>;
   /** Stops the server and removes its files (a watchdog does it too if this process ends first: stopWhenOrphaned). */
   stop(): Promise<void>;
 }
@@ -127,9 +127,10 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
   }
   const base = `postgres://inboxd@127.0.0.1:${port}`;
   const admin = new SQL(`${base}/postgres`, { max: 1 });
-  const newDatabase = async () => {
+  const newDatabase = async (template?: string) => {
     const name = `inboxd_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    if (template !== undefined && !/^\w+$/.test(template)) throw new Error(`not a database name: ${template}`);
+    await admin.unsafe(`CREATE DATABASE ${name}${template === undefined ? "" : ` TEMPLATE ${template}`}`);
     return `${base}/${name}`;
   };
   // The server accepts TCP a moment before it accepts logins: retry the first statement briefly.
