@@ -58,6 +58,19 @@ export function isStorageFull(e: unknown): boolean {
   return false;
 }
 
+/**
+ * The engine chose this transaction as the victim of a lock cycle or a serialization conflict and
+ * rolled it back whole: PostgreSQL's deadlock_detected (40P01) or serialization_failure (40001).
+ * Running it again from the start is the remedy (the storage does, storage/postgres/connection.ts);
+ * code that catches errors inside a transaction must let these through, or the retry never comes.
+ */
+export function isTransientConflict(e: unknown): boolean {
+  for (let x: any = e, depth = 0; x && depth < 5; x = x.cause, depth++) {
+    if (x.code === "ERR_POSTGRES_SERVER_ERROR" && (x.errno === "40P01" || x.errno === "40001")) return true;
+  }
+  return false;
+}
+
 /** What every channel says when isStorageFull: the HTTP face is 507, SMTP 452 4.3.1. */
 export const storageFull = () =>
   new DomainError(

@@ -8,6 +8,7 @@
 // is durable (the engine shares one flush among the transactions committed meanwhile), so the
 // event loop never waits on the disk. Each delivery sits in its own savepoint, so one that fails
 // (quota, a failing hook) does not take its neighbours down.
+import { isTransientConflict } from "../lib/errors";
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { ParsedMessage } from "../mime/types";
@@ -445,6 +446,8 @@ export class IngestService {
             try {
               outcomes.push({ ok: true, stored: alone ? await this.storeOne(tx, w) : await tx.savepoint((t) => this.storeOne(t, w)) });
             } catch (error) {
+              // A deadlock's victim: the whole group runs again (the storage retries it), not this delivery refused.
+              if (isTransientConflict(error)) throw error;
               outcomes.push({ ok: false, error });
               if (alone) throw new AloneRefused();
             }

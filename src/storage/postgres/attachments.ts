@@ -95,10 +95,14 @@ export class PgMessageAuth implements MessageAuthRepository {
     );
   }
 
+  /**
+   * Nothing for a message deleted meanwhile. FOR KEY SHARE waits for a deletion in flight and then
+   * sees the row gone; a plain EXISTS saw it, and the foreign key then failed the checker's whole batch.
+   */
   async record(r: Omit<MessageAuthRecord, "verdict"> & { verdict: "pass" | "fail" | "none" }) {
     await this.c.run(
       `INSERT INTO message_auth (message_id, client_ip, helo, verdict, result_json, checked_at)
-       SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1)
+       SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS (SELECT 1 FROM messages WHERE id = $1 FOR KEY SHARE)
        ON CONFLICT (message_id) DO UPDATE SET verdict = excluded.verdict, result_json = excluded.result_json,
          checked_at = excluded.checked_at`,
       r.message_id,

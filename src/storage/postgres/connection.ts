@@ -8,7 +8,29 @@
 // connection), so COMMIT returns only once the WAL is flushed: transaction() resolving is the
 // promise the SMTP 250 waits for.
 import { SQL } from "bun";
+import { isTransientConflict } from "../../lib/errors";
 import { postgresMigrations } from "./migrations";
+
+/** Runs again after a deadlock or serialization failure (after the first try): PostgreSQL's advice. */
+const CONFLICT_RETRIES = 5;
+
+/**
+ * `run` again, after a short random pause, when PostgreSQL rolled it back as the victim of a lock
+ * cycle (isTransientConflict): a transaction from its start, or an autocommit statement. Lock
+ * orders are kept where they are known (webhooks in id order, inboxes in id order); this covers
+ * the cycles between paths that lock rows of one table in different orders (a flag update over a
+ * mailbox against a delivery's, a deletion's) which no single order can rule out.
+ */
+export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (e) {
+      if (attempt > CONFLICT_RETRIES || !isTransientConflict(e)) throw e;
+      await Bun.sleep(Math.random() * 5 * attempt);
+    }
+  }
+}
 
 // A string[] binds to a text[] parameter (`= ANY($1::text[])`, where SQLite reads json_each).
 export type PgParam = string | number | bigint | boolean | null | Uint8Array | string[];
@@ -49,17 +71,22 @@ const textSafe = (params: PgParam[]): PgParam[] =>
 class Client implements PgClient {
   constructor(protected readonly sql: BunClient) {}
 
+  /** One statement; on the pool (autocommit) it runs again if it was a deadlock's victim, inside a transaction the transaction does. */
+  protected query(text: string, params: PgParam[]): Promise<unknown[]> {
+    return this.sql.unsafe(text, textSafe(params)) as Promise<unknown[]>;
+  }
+
   async rows<T>(text: string, ...params: PgParam[]): Promise<T[]> {
-    return (await this.sql.unsafe(text, textSafe(params))) as T[];
+    return (await this.query(text, params)) as T[];
   }
 
   async row<T>(text: string, ...params: PgParam[]): Promise<T | null> {
-    const r = (await this.sql.unsafe(text, textSafe(params))) as T[];
+    const r = (await this.query(text, params)) as T[];
     return r[0] ?? null;
   }
 
   async run(text: string, ...params: PgParam[]): Promise<number> {
-    const r = await this.sql.unsafe(text, textSafe(params));
+    const r = await this.query(text, params);
     return (r as unknown as { count: number }).count ?? 0;
   }
 
@@ -104,9 +131,17 @@ export class PgConnection extends Client {
     return c;
   }
 
-  /** Runs fn in one transaction; resolves after COMMIT (durable), rejects after ROLLBACK if fn throws. */
+  protected override query(text: string, params: PgParam[]): Promise<unknown[]> {
+    return retryingConflicts(() => super.query(text, params));
+  }
+
+  /**
+   * Runs fn in one transaction; resolves after COMMIT (durable), rejects after ROLLBACK if fn throws.
+   * A transaction PostgreSQL rolled back as a deadlock's victim is run again from the start (fn
+   * must keep its effects in the transaction, or start them afresh: it may run more than once).
+   */
   transaction<T>(fn: (tx: PgTransaction) => Promise<T>): Promise<T> {
-    return this.pool.begin((tx) => fn(new TxClient(tx))) as Promise<T>;
+    return retryingConflicts(() => this.pool.begin((tx) => fn(new TxClient(tx))) as Promise<T>);
   }
 
   /**

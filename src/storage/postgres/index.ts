@@ -76,6 +76,8 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
       const committed: Array<() => void> = [];
       try {
         return await c.transaction(async (tx) => {
+          // A try PostgreSQL rolled back (a deadlock's victim) is run again: its wake-ups go with it.
+          committed.length = 0;
           const events: EventRecord[] = [];
           const deliveries: NewDelivery[] = [];
           const out = await fn(bind(tx, committed, events, deliveries));
