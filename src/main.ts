@@ -311,6 +311,9 @@ async function serve(config: Config): Promise<number> {
   const sig = await received;
   console.log(`inboxd: ${sig} received, shutting down`);
   await server.stop().catch((e) => console.error("inboxd: error during shutdown", e));
+  // Loaded with the server already (the log is its module's).
+  const { drainLog } = await import("./lib/log");
+  await drainLog();
   return 0;
 }
 

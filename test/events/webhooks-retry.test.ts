@@ -178,11 +178,13 @@ describe("retries", () => {
     await inst.stop();
     up = true;
     const log = inst.output();
+    const cut = rx.cutShort.map((x) => x.path);
+    const before = rx.of("/shutdown").length;
+    // Up again before any assertion: the file's later tests use the instance.
+    inst = await inst.restart();
     expect(log).toContain("stopped");
     expect(log.split("\n").filter((l) => / (ERROR|FATAL) /.test(l))).toEqual([]);
-    expect(rx.cutShort.map((x) => x.path)).toContain("/shutdown");
-    const before = rx.of("/shutdown").length;
-    inst = await inst.restart();
+    expect(cut).toContain("/shutdown");
     const again = await rx.waitFor((g) => g.filter((x) => x.path === "/shutdown").slice(before)[0] ?? null, 20_000);
     expect(again.json.data.subject).toBe("outlives the shutdown");
     expect(again.headers["webhook-id"]).toBe(rx.of("/shutdown")[0]!.headers["webhook-id"]);
