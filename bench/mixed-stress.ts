@@ -83,6 +83,9 @@ const imap = boxes.map(async (b) => {
           await c.messageFlagsAdd("1:3", ["\\Deleted"]);
           await c.messageDelete("1:2");
           done.imapRounds++;
+        } else {
+          // Nothing seen yet: ask (imapflow learns of new mail from the server's answers).
+          await c.noop();
         }
       } finally {
         lock.release();
