@@ -34,6 +34,17 @@ async function deliveries(webhookId: string) {
   return r.body.data as any[];
 }
 
+/** The webhook's deliveries once `settled` holds for them, or as they are after ~2.5 s (the assertions then say what is off). */
+async function deliveriesWhen(webhookId: string, settled: (list: any[]) => boolean): Promise<any[]> {
+  let list: any[] = [];
+  for (let i = 0; i < 50; i++) {
+    list = await deliveries(webhookId);
+    if (settled(list)) break;
+    await Bun.sleep(50);
+  }
+  return list;
+}
+
 describe("retries", () => {
   test("500s are retried with the same webhook-id until a 2xx; every try is logged", async () => {
     const inbox = await createInbox(inst);
@@ -51,12 +62,7 @@ describe("retries", () => {
     expect(new Set(got.map((g) => g.body)).size).toBe(1);
     expect(got[2]!.at - got[1]!.at).toBeGreaterThan(got[1]!.at - got[0]!.at);
 
-    let d: any;
-    for (let i = 0; i < 50; i++) {
-      [d] = await deliveries(wh.id);
-      if (d?.status === "succeeded") break;
-      await Bun.sleep(50);
-    }
+    const [d] = await deliveriesWhen(wh.id, (l) => l[0]?.status === "succeeded");
     expect(d).toMatchObject({ status: "succeeded", attempt_count: 3, event_type: "message.received", last_status_code: 204 });
     expect(d.id).toBe(got[0]!.headers["webhook-id"]);
     expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([
@@ -83,12 +89,7 @@ describe("retries", () => {
     expect(got.filter((x) => x.json.data.subject === "doomed").length).toBeLessThan(4);
     // Four tries of "doomed" in all (INBOXD_WEBHOOK_MAX_ATTEMPTS=4).
     await rx.waitFor((g) => g.filter((x) => x.path === "/down" && x.json.data.subject === "doomed").length >= 4);
-    let list: any[] = [];
-    for (let i = 0; i < 50; i++) {
-      list = await deliveries(wh.id);
-      if (list.length === 2 && list.every((d) => d.status !== "pending")) break;
-      await Bun.sleep(50);
-    }
+    const list = await deliveriesWhen(wh.id, (list) => list.length === 2 && list.every((d) => d.status !== "pending"));
     const [next, doomed] = list;
     expect(doomed).toMatchObject({ status: "failed", attempt_count: 4, max_attempts: 4, next_attempt_at: null, last_status_code: 502 });
     expect(doomed.attempts.map((a: any) => a.status_code)).toEqual([502, 502, 502, 502]);
@@ -121,12 +122,7 @@ describe("retries", () => {
     expect(hang.map((h) => h.json.data.subject)).toEqual(["first", "second", "first"]);
     expect(hang[2]!.at).toBeGreaterThan(fastDone);
     expect(fastDone - t0).toBeGreaterThan(0);
-    let list: any[] = [];
-    for (let i = 0; i < 50; i++) {
-      list = await deliveries(slow.id);
-      if (list.every((d) => d.status === "succeeded")) break;
-      await Bun.sleep(50);
-    }
+    const list = await deliveriesWhen(slow.id, (list) => list.every((d) => d.status === "succeeded"));
     const first = list.find((d) => d.attempt_count === 2)!;
     expect(first.attempts[0].ok).toBe(false);
     expect(first.attempts[0].status_code).toBeNull();
@@ -157,12 +153,7 @@ describe("retries", () => {
     expect(ok.json.data.subject).toBe("survives");
     expect(ok.headers["webhook-id"]).toBe(rx.of("/restart")[0]!.headers["webhook-id"]);
     expect(await verifyStandardWebhook(wh.secret, ok.headers, ok.body)).toBe(true);
-    let d: any;
-    for (let i = 0; i < 50; i++) {
-      [d] = await deliveries(wh.id);
-      if (d.status === "succeeded") break;
-      await Bun.sleep(50);
-    }
+    const [d] = await deliveriesWhen(wh.id, (l) => l[0]?.status === "succeeded");
     expect(d.status).toBe("succeeded");
     // The try cut short by the crash left no record; the one after the restart did.
     expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
@@ -188,12 +179,7 @@ describe("retries", () => {
     const again = await rx.waitFor((g) => g.filter((x) => x.path === "/shutdown").slice(before)[0] ?? null, 20_000);
     expect(again.json.data.subject).toBe("outlives the shutdown");
     expect(again.headers["webhook-id"]).toBe(rx.of("/shutdown")[0]!.headers["webhook-id"]);
-    let d: any;
-    for (let i = 0; i < 50; i++) {
-      [d] = await deliveries(wh.id);
-      if (d.status === "succeeded") break;
-      await Bun.sleep(50);
-    }
+    const [d] = await deliveriesWhen(wh.id, (l) => l[0]?.status === "succeeded");
     // The try cut short left no record (no failure counted against the endpoint); the one after the restart did.
     expect(d.attempts.map((a: any) => [a.attempt, a.status_code, a.ok])).toEqual([[1, 200, true]]);
   });

@@ -7,14 +7,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { signal } from "../support/signal";
 
 const T = new Date().toISOString();
-
-function signal() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: a deadlock's victim runs again", () => {
   let pg: PostgresServer;
@@ -37,27 +32,23 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: a deadlock'
   test("two transactions that lock two rows in opposite orders both commit; the one rolled back ran twice", async () => {
     const aHolds = signal();
     const bHolds = signal();
-    let runsA = 0;
-    let runsB = 0;
-    const a = s.transaction(async (tx) => {
-      runsA++;
-      await tx.projects.update("pr_1", { name: "a1", settings: {} });
-      if (runsA === 1) {
-        aHolds.resolve();
-        await bHolds.promise;
-      }
-      await tx.projects.update("pr_2", { name: "a2", settings: {} });
-    });
-    const b = s.transaction(async (tx) => {
-      runsB++;
-      await tx.projects.update("pr_2", { name: "b2", settings: {} });
-      if (runsB === 1) {
-        bHolds.resolve();
-        await aHolds.promise;
-      }
-      await tx.projects.update("pr_1", { name: "b1", settings: {} });
-    });
-    const outcomes = await Promise.allSettled([a, b]);
+    const runs = { a: 0, b: 0 };
+    /** Renames `first`, then (on its first run, once the other holds its first row) `second`. */
+    const lockBoth = (who: "a" | "b", first: string, second: string, mine: ReturnType<typeof signal>, theirs: ReturnType<typeof signal>) =>
+      s.transaction(async (tx) => {
+        runs[who]++;
+        await tx.projects.update(first, { name: `${who}${first.at(-1)}`, settings: {} });
+        if (runs[who] === 1) {
+          mine.resolve();
+          await theirs.promise;
+        }
+        await tx.projects.update(second, { name: `${who}${second.at(-1)}`, settings: {} });
+      });
+    const outcomes = await Promise.allSettled([
+      lockBoth("a", "pr_1", "pr_2", aHolds, bHolds),
+      lockBoth("b", "pr_2", "pr_1", bHolds, aHolds),
+    ]);
+    const [runsA, runsB] = [runs.a, runs.b];
     expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled"]);
     // PostgreSQL chose one victim; it ran again after the other committed, so its names are the ones left.
     expect([runsA, runsB].sort()).toEqual([1, 2]);

@@ -11,6 +11,7 @@ import type { Storage } from "../../src/storage";
 import type { NewDelivery } from "../../src/storage/events";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { signal } from "../support/signal";
 import { webhookRecord } from "../support/storage-records";
 
 const T = new Date().toISOString();
@@ -29,13 +30,6 @@ const delivery = (webhookId: string): NewDelivery => ({
   nextAttemptAt: 0,
   createdAt: T,
 });
-
-/** A promise and its resolve, to step two transactions through a chosen interleaving. */
-function signal() {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: the webhooks' rows are locked in one order", () => {
   let pg: PostgresServer;

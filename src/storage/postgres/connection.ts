@@ -21,7 +21,7 @@ const CONFLICT_RETRIES = 5;
  * the cycles between paths that lock rows of one table in different orders (a flag update over a
  * mailbox against a delivery's, a deletion's) which no single order can rule out.
  */
-export async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
+async function retryingConflicts<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
