@@ -336,7 +336,9 @@ class PgImapFolders implements ImapFolderRepository {
   }
 
   async setExtraFlags(inboxId: string, folderId: string | null, changes: Array<{ uid: number; flags: string | null }>) {
-    // modseq: messages_modseq_net (migration 0028) gives each changed row the next value.
+    // modseq: messages_modseq_net (migration 0028) gives each changed row the next value. The inbox's
+    // row first, as every flag change takes it (messages.ts setFlags says why).
+    if (changes.length > 0) await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
     for (const ch of changes) {
       await this.c.run(
         `UPDATE messages SET imap_flags = $1::text

@@ -13,6 +13,14 @@ export async function deletePgMessageRows(
   ids: string[],
 ): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }> {
   const gone = new Map<string, RemovedMessage & { keys: string[] }>();
+  // The inboxes' rows first, in id order (messages.ts setFlags says why): the counters' trigger takes
+  // them row by row otherwise, while holding message rows a flag change of the same inbox waits for.
+  await c.run(
+    `SELECT 1 FROM inboxes WHERE id IN (SELECT inbox_id FROM messages WHERE id = ANY($1::text[]) AND project_id = $2)
+      ORDER BY id FOR NO KEY UPDATE`,
+    ids,
+    projectId,
+  );
   for (let i = 0; i < ids.length; i += SLICE) {
     const slice = ids.slice(i, i + SLICE);
     // The attachments' keys first: the cascade takes their rows with the messages.

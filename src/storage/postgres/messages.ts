@@ -124,23 +124,39 @@ export class PgMessages implements MessageRepository {
   }
 
   async setFlags(inboxId: string, changes: FlagChange[]) {
-    const changed: string[] = [];
-    // modseq: messages_modseq_net (0028) gives each row whose flags change the next value.
+    if (changes.length === 0) return [];
+    // The inbox's row first, the lock the flag triggers (unread_count, the modseq counter, 0028) and
+    // every delivery to the inbox take. Taken by the first changed row instead, it was held while
+    // this statement waited for message rows another flag change held: the inbox's flag changes
+    // (IMAP STORE, mark-read, PATCH) queued on one another with the inbox locked, and its deliveries
+    // behind all of them (bench/mixed-stress.ts). In front, each change waits its turn holding nothing.
+    // One statement for the whole batch, rows in id order: two batches lock the rows they share in one order.
+    await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
+    const byId = new Map<string, FlagChange>();
     for (const ch of changes) {
-      const n = await this.c.run(
-        `UPDATE messages SET read = COALESCE($3, read), flagged = COALESCE($4, flagged), deleted_flag = COALESCE($5, deleted_flag)
-         WHERE id = $1 AND inbox_id = $2
-           AND (read IS DISTINCT FROM COALESCE($3, read) OR flagged IS DISTINCT FROM COALESCE($4, flagged)
-             OR deleted_flag IS DISTINCT FROM COALESCE($5, deleted_flag))`,
+      const had = byId.get(ch.id);
+      byId.set(
         ch.id,
-        inboxId,
-        bit(ch.read),
-        bit(ch.flagged),
-        bit(ch.deleted),
+        had ? { id: ch.id, read: ch.read ?? had.read, flagged: ch.flagged ?? had.flagged, deleted: ch.deleted ?? had.deleted } : ch,
       );
-      if (n > 0) changed.push(ch.id);
     }
-    return changed;
+    const rows = [...byId.values()]
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((ch) => ({ id: ch.id, read: bit(ch.read), flagged: bit(ch.flagged), deleted: bit(ch.deleted) }));
+    const done = await this.c.rows<{ id: string }>(
+      `UPDATE messages m SET read = COALESCE(c.read, m.read), flagged = COALESCE(c.flagged, m.flagged),
+         deleted_flag = COALESCE(c.deleted, m.deleted_flag)
+       FROM (SELECT * FROM jsonb_to_recordset($2::text::jsonb) AS r(id text, read int, flagged int, deleted int) ORDER BY id) AS c
+       WHERE m.id = c.id AND m.inbox_id = $1
+         AND (m.read IS DISTINCT FROM COALESCE(c.read, m.read) OR m.flagged IS DISTINCT FROM COALESCE(c.flagged, m.flagged)
+           OR m.deleted_flag IS DISTINCT FROM COALESCE(c.deleted, m.deleted_flag))
+       RETURNING m.id`,
+      inboxId,
+      JSON.stringify(rows),
+    );
+    // In the order the caller named them, as the SQLite repository answers.
+    const hit = new Set(done.map((r) => r.id));
+    return [...byId.keys()].filter((id) => hit.has(id));
   }
 
   async unreadIdsUpTo(inboxId: string, lastId: string) {
