@@ -22,6 +22,7 @@ import type { MessageService } from "./messages";
 import { LARGE_MESSAGE_BYTES, largeMessageStarted } from "./memory-release";
 import { type AuthAnalysis, type CheckEnvelope, type Findings, findings, unchecked } from "./auth-summary";
 import { AuthCheckThread, ThreadGone } from "./auth-thread";
+import { HEADER_SCAN_LIMIT, headerOfUnsigned, prefixOf } from "./auth-input";
 
 /** One DNS question: a resolver that does not answer in this time is tried once more. */
 const DNS_TIMEOUT_MS = 1_500;
@@ -237,24 +238,29 @@ export class AuthCheckService {
     const size = (await this.ctx.storage.blobs.size(p.blob_key)) ?? 0;
     const large = size >= LARGE_MESSAGE_BYTES;
     const ended = large ? largeMessageStarted(size) : () => {};
+    const onThread = async (bytes: Uint8Array): Promise<Findings | null> => {
+      try {
+        const running = this.thread.run(bytes, env);
+        if (running) return await running;
+      } catch (e) {
+        if (!(e instanceof ThreadGone)) throw e;
+        // Stopped (the thread with it): abandoned, not checked again on the event loop.
+        if (this.stopped) return null;
+      }
+      return findings(bytes, env, this.dns);
+    };
     const check = async (): Promise<Findings | null> => {
       if (!large) {
-        // Nearly all mail: whole, to the check thread (mailauth's CPU off the event loop).
+        // Nearly all mail: whole (or its header alone: auth-input.ts), to the check thread (mailauth's CPU off the event loop).
         const bytes = await this.ctx.storage.blobs.get(p.blob_key);
-        if (!bytes) return null;
-        try {
-          const onThread = this.thread.run(bytes, env);
-          if (onThread) return await onThread;
-        } catch (e) {
-          if (!(e instanceof ThreadGone)) throw e;
-          // Stopped (the thread with it): abandoned, not checked again on the event loop.
-          if (this.stopped) return null;
-        }
-        return findings(bytes, env, this.dns);
+        return bytes && onThread(headerOfUnsigned(bytes) ?? bytes);
       }
-      // A stream of file reads, not the whole message: mailauth hands a Buffer on in setImmediate
-      // steps, which Bun runs back to back, so a 24 MB message held the event loop ~0.7 s
-      // (/healthz with it); file reads yield between chunks and hold 64 KiB, not 24 MB.
+      const start = await this.ctx.storage.blobs.stream(p.blob_key);
+      const header = start && headerOfUnsigned(await prefixOf(start, HEADER_SCAN_LIMIT));
+      if (header) return onThread(header);
+      // Signed: a stream of file reads, not the whole message. mailauth hands a Buffer on in
+      // setImmediate steps, which Bun runs back to back, so a 24 MB message held the event loop
+      // ~0.7 s (/healthz with it); file reads yield between chunks and hold 64 KiB, not 24 MB.
       raw = await this.ctx.storage.blobs.stream(p.blob_key);
       return raw && findings(raw, env, this.dns);
     };

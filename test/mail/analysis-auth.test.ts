@@ -121,6 +121,22 @@ describe("SPF, DKIM and DMARC at receipt", () => {
     expect(a.spf.result).toBe("pass");
   }, 30_000);
 
+  test("large mail (over 4 MB, checked from the file): signed, its whole body is hashed; unsigned, judged as small mail is", async () => {
+    const big = "A line of a large order confirmation.\n".repeat(130_000);
+    const signed = await send({ from: "Shop <orders@good.test>", subject: "Large signed", text: big, sign: true });
+    const altered = await send({ from: "Shop <orders@good.test>", subject: "Large altered", text: big, mutate: true });
+    const unsigned = await send({ from: "Bank <alerts@bad.test>", subject: "Large unsigned", text: big });
+    const [s, a, u] = await Promise.all([signed, altered, unsigned].map(async (id) => (await auth(id)).body.data));
+    expect(s.dkim[0]).toMatchObject({ domain: "good.test", result: "pass" });
+    expect(s.verdict).toBe("pass");
+    expect(a.dkim[0].result).not.toBe("pass");
+    expect(a.dkim[0].comment).toContain("body hash");
+    expect(u.dkim).toEqual([]);
+    expect(u.spf.result).toBe("fail");
+    expect(u.dmarc).toMatchObject({ result: "fail", policy: "reject" });
+    expect(u.verdict).toBe("fail");
+  }, 60_000);
+
   test("auth: searches the stored verdict, and a long-poll waiting on auth:fail wakes when the check lands", async () => {
     const box = await createInbox(inst, { name: "auth search" });
     // slow.test's DNS answers wait until released: the check is still pending after the 250,
