@@ -298,7 +298,8 @@ export class IngestService {
       const store = this.ctx.storage.blobs;
       const blobs: MessageBytes[] = [raw, ...parsed.attachments.map((a) => a.content)];
       const inline = blobs.map((b) => b instanceof Uint8Array && b.byteLength <= store.inlineMax);
-      await Promise.all(blobs.map((b, i) => (inline[i] ? null : b instanceof Uint8Array ? store.put(b) : store.adopt(b))));
+      const keys = [blobKey, ...attachmentKeys];
+      await Promise.all(blobs.map((b, i) => (inline[i] ? null : b instanceof Uint8Array ? store.put(b, keys[i]) : store.adopt(b))));
       // Durable now: a large attachment's bytes need not wait in memory for the group commit
       // (18 MB per 24 MB message); only inline ones are written by the transaction.
       parsed.attachments.forEach((a, i) => {

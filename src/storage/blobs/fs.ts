@@ -20,8 +20,7 @@ export class FsBlobStore implements BlobStore {
     return join(this.root, key.slice(0, 2), key.slice(2, 4), key);
   }
 
-  async put(bytes: Uint8Array): Promise<string> {
-    const key = sha256Hex(bytes);
+  async put(bytes: Uint8Array, key = sha256Hex(bytes)): Promise<string> {
     const final = this.pathOf(key);
     if (existsSync(final)) return key; // same content already durable
     const dir = join(this.root, key.slice(0, 2), key.slice(2, 4));

@@ -126,8 +126,7 @@ export class PgBlobStore implements TransactionalBlobStore {
     mkdirSync(tmpDir, { recursive: true });
   }
 
-  async put(bytes: Uint8Array): Promise<string> {
-    const key = sha256Hex(bytes);
+  async put(bytes: Uint8Array, key = sha256Hex(bytes)): Promise<string> {
     if (bytes.byteLength <= this.inlineMax) await putPgBlob(this.c, key, bytes);
     else await putChunked(this.c, key, slicesOf(bytes));
     return key;

@@ -43,10 +43,9 @@ export class TieredBlobStore implements TransactionalBlobStore {
     });
   }
 
-  async put(bytes: Uint8Array): Promise<string> {
-    if (bytes.byteLength > this.inlineMax) return this.files.put(bytes);
+  async put(bytes: Uint8Array, key = sha256Hex(bytes)): Promise<string> {
+    if (bytes.byteLength > this.inlineMax) return this.files.put(bytes, key);
     // Autocommit with synchronous=FULL: durable when run() returns.
-    const key = sha256Hex(bytes);
     await this.c.whenIdle(() => this.putInline(key, bytes));
     return key;
   }
