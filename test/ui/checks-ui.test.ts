@@ -1,8 +1,8 @@
 // The reader's Checks tab in a real Chromium against a real inboxd: an HTML mail sent over SMTP
 // shows its email-client support score and a warning for display:flex naming Outlook for Windows,
 // and its SPF/DKIM/DMARC results;
-// "Check spam" on a server without spamd shows why it is unavailable; a text-only mail says it has
-// no HTML to check. Screenshots go to test-output/.
+// "Check spam" on a server without spamd shows why it is unavailable; a check started before the
+// message's read flag was stored keeps its result; a text-only mail says it has no HTML to check. Screenshots go to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { startInboxd, type Instance } from "../support/harness";
@@ -81,6 +81,36 @@ describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
     expect(await row.count()).toBe(1);
     expect(await row.textContent()).toContain("private_address");
     expect(await row.textContent()).toContain("http://localhost:9/reset");
+  }, 60_000);
+
+  test("a check started while the read flag of the message just opened is on its way keeps its result", async () => {
+    const id = await send({ subject: "Links, read late", html: '<p><a href="http://localhost:9/x">x</a></p>' });
+    // The PATCH that marks the message read as it opens is held until the check has answered.
+    const held = Promise.withResolvers<void>();
+    const flagPath = `/v1/messages/${id}`;
+    const flagUrl = (u: URL) => u.pathname === flagPath;
+    await page.route(flagUrl, async (route) => {
+      if (route.request().method() === "PATCH") await held.promise;
+      await route.continue();
+    });
+    try {
+      await openRoute(page, inst.url, `/inboxes/${inbox.id}/${id}`);
+      await page.waitForSelector("[data-test=message-subject]");
+      await page.click("button.tab[data-tab=checks]");
+      await page.click("[data-check=links] [data-test=check-links]");
+      await page.waitForSelector("[data-test=links-summary]");
+      const flagged = page.waitForResponse((r) => new URL(r.url()).pathname === flagPath && r.request().method() === "PATCH");
+      held.resolve();
+      expect((await flagged).status()).toBe(200);
+      await page.waitForFunction(() => document.querySelector("[data-test=toggle-read]")?.textContent?.includes("Mark unread"));
+      // Still the check's result, not the button it started from.
+      expect(await page.locator("[data-test=links-summary]").count()).toBe(1);
+      expect(await page.textContent("[data-test=links-summary]")).toContain("1 broken");
+      expect(await page.getAttribute("button.tab[data-tab=checks]", "aria-selected")).toBe("true");
+    } finally {
+      held.resolve();
+      await page.unroute(flagUrl);
+    }
   }, 60_000);
 
   test("a text-only mail: the HTML section says there is nothing to check", async () => {

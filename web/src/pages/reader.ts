@@ -70,6 +70,7 @@ export class Reader {
   private htmlResult: { html: string; remote_blocked: number; truncated: boolean } | null = null;
   private raw: string | null = null;
   private body = h("div.reader-body");
+  private readToggle = h("button.btn.sm", { onclick: () => void this.setRead(!this.msg.read), dataset: { test: "toggle-read" } });
   private off: () => void;
   private gone = false;
   private static flagRouteMissing = false;
@@ -139,7 +140,9 @@ export class Reader {
     }
     m.read = read;
     if (!quiet) toast(read ? "Marked read" : "Marked unread", "ok");
-    this.render();
+    // Only the toggle: a whole render would rebuild the open tab, and with it a check the user
+    // started (Check links) while the read flag was on its way when the message opened.
+    this.showReadState();
     this.onChanged();
   }
 
@@ -165,8 +168,14 @@ export class Reader {
     }
   }
 
+  private showReadState() {
+    const read = !!this.msg.read;
+    replace(this.readToggle, icon(read ? "mail" : "mailOpen", 14), h("span", null, read ? "Mark unread" : "Mark read"));
+  }
+
   private render() {
     const m = this.msg;
+    this.showReadState();
     const from = m.from ? (m.from.name ? `${m.from.name} <${m.from.email}>` : m.from.email) : "(unknown sender)";
     const hp = headerPairs(m.headers);
     const to = addrList(m.to) || hp.find(([k]) => k.toLowerCase() === "to")?.[1];
@@ -189,12 +198,7 @@ export class Reader {
         null,
         h("a.back", { href: `#/inboxes/${this.inboxId}`, "aria-label": "Back to messages", title: "Back (Esc)" }, icon("back")),
         h("div.spacer"),
-        h(
-          "button.btn.sm",
-          { onclick: () => void this.setRead(!m.read), dataset: { test: "toggle-read" } },
-          icon(m.read ? "mail" : "mailOpen", 14),
-          h("span", null, m.read ? "Mark unread" : "Mark read"),
-        ),
+        this.readToggle,
         h(
           "button.btn.sm",
           { onclick: () => void this.downloadRaw(), disabled: m.raw_available === false, title: "Download the message as .eml" },
