@@ -1,9 +1,10 @@
 // Memory under concurrent large mail: N senders (default 40) each deliver one ~24 MB message
 // (a short text part and one base64 attachment) to a fresh inboxd at once, while the inboxd
 // process's RSS (/proc/PID/status VmRSS) and GET /healthz are sampled every 50 ms. Prints the
-// baseline, peak and after RSS, /healthz p50/p99/max, the SMTP replies and how many messages
-// were stored. Every message is distinct (its own Message-ID and first attachment line).
+// baseline, peak and after RSS, /healthz p50/p99/max, the SMTP replies, how many messages were
+// stored, and the server's CPU time and minor page faults for the burst. Every message is distinct (its own Message-ID and first attachment line).
 //   bun bench/large-messages.ts [--senders 40] [--mb 24] [--inflight-mb N (INBOXD_INFLIGHT_BYTES)]
+import { readFileSync } from "node:fs";
 import { startInboxd, json } from "../test/support/harness";
 import { arg, loadAverage, machineLine, pct } from "./support";
 import { sendLarge, largeMessage, rssOf } from "../test/support/large-mail";
@@ -36,11 +37,13 @@ try {
       await Bun.sleep(50);
     }
   })();
+  const cpu0 = processStat(pid);
   const t0 = performance.now();
   const replies = (await Promise.all(Array.from({ length: SENDERS }, (_, i) => sendLarge(inst.ports.smtp!, inbox.address, shared, i)))).map(
     (r) => r.reply,
   );
   const seconds = (performance.now() - t0) / 1000;
+  const cpu1 = processStat(pid);
   await Bun.sleep(2000); // let the server settle (workers idle, buffers released)
   sampling = false;
   await sampler;
@@ -51,6 +54,9 @@ try {
   const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
   console.log(`${SENDERS} x ${MB} MB over SMTP in ${seconds.toFixed(1)} s; replies ${[...codes].map(([c, n]) => `${c}:${n}`).join(" ")}`);
   console.log(`stored ${stored} of ${SENDERS}`);
+  console.log(
+    `inboxd to the last reply: ${(cpu1.cpuSeconds - cpu0.cpuSeconds).toFixed(1)} s of CPU (all threads), ${cpu1.minorFaults - cpu0.minorFaults} minor page faults`,
+  );
   console.log(`RSS baseline ${mb(baseline)}, peak ${mb(peak)}, after ${mb(after)} (2 s after the last reply)`);
   console.log(
     `/healthz: p50 ${pct(health, 50).toFixed(1)} ms, p99 ${pct(health, 99).toFixed(1)} ms, max ${Math.max(...health).toFixed(1)} ms (${health.length} samples)`,
@@ -59,4 +65,11 @@ try {
 } finally {
   await inst.stop();
   inst.cleanup();
+}
+
+/** A process's CPU time (user + system, all threads) and minor page faults so far (Linux /proc). */
+function processStat(pid: number): { cpuSeconds: number; minorFaults: number } {
+  // Fields after the command name (which may hold spaces): state is 3rd, minflt 10th, utime 14th, stime 15th.
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return { cpuSeconds: (Number(f[11]) + Number(f[12])) / 100, minorFaults: Number(f[7]) };
 }
