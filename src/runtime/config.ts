@@ -522,9 +522,14 @@ export const SETTINGS = [
   setting("sweepIntervalMs", "INBOXD_SWEEP_INTERVAL_MS", "expiry and retention sweep, milliseconds (default 5000)", (e, n) =>
     int(e, n, 5000, 50, 3_600_000),
   ),
-  // Parse threads take mail at or above parseInlineBelow (docs/smtp.md, Tuning).
-  setting("parseWorkers", "INBOXD_PARSE_WORKERS", "mail-parsing threads, 0 = main thread (default cores-1, at most 4)", (e, n) =>
-    int(e, n, Math.max(1, Math.min(4, availableParallelism() - 1)), 0, 32),
+  // Parse threads take mail at or above parseInlineBelow (docs/smtp.md, Tuning). Two at least where
+  // there are two cores: on 2 cores the main thread parses small mail itself and mostly waits
+  // during a burst of large mail, which one thread parsed a message at a time (docs/decisions.md).
+  setting(
+    "parseWorkers",
+    "INBOXD_PARSE_WORKERS",
+    "mail-parsing threads, 0 = main thread (default cores-1, at least 2, at most 4)",
+    (e, n) => int(e, n, Math.min(4, Math.max(Math.min(2, availableParallelism()), availableParallelism() - 1)), 0, 32),
   ),
   // On two cores the hand-off to a worker costs more than it frees for ordinary mail (docs/smtp.md).
   setting("parseInlineBelow", "INBOXD_PARSE_INLINE_BELOW", "messages smaller than this many bytes are parsed on the main thread", (e, n) =>
