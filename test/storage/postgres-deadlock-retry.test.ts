@@ -5,12 +5,11 @@
 // flag update over a mailbox, a delivery and a deletion locked the same rows in different orders.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { sha256Hex, type Storage } from "../../src/storage";
-import type { NewMessage } from "../../src/storage/mail";
+import type { Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
 import { signal } from "../support/signal";
-import { inboxRecord } from "../support/storage-records";
+import { inboxRecord, messageRecord } from "../support/storage-records";
 
 const T = new Date().toISOString();
 
@@ -74,36 +73,6 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
   const m2 = "01KLOCK000000000000000000B";
   const m3 = "01KLOCK000000000000000000C";
 
-  const message = (id: string, uid: number): NewMessage => ({
-    id,
-    inbox_id: INBOX,
-    project_id: "pr_l",
-    uid,
-    blob_key: sha256Hex(id),
-    size_bytes: 100,
-    logical_size_bytes: 100,
-    envelope_from: "a@example.test",
-    envelope_to: "l@example.test",
-    from_email: "a@example.test",
-    from_name: "",
-    to_json: "[]",
-    cc_json: "[]",
-    subject: id,
-    preview: "",
-    text_body: "body",
-    html_body: null,
-    codes: "[]",
-    links: "[]",
-    headers: "[]",
-    headers_truncated: 0,
-    message_id_header: `<${id}@example.test>`,
-    sent_at: T,
-    attachment_count: 0,
-    parse_error: null,
-    received_at: T,
-    expires_at: "2100-01-01T00:00:00.000Z",
-  });
-
   /** Deadlocks PostgreSQL has broken in this database so far. */
   const deadlocks = async () =>
     Number((await watch`SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`)[0]!.deadlocks);
@@ -128,7 +97,7 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
     for (const id of [m1, m2, m3]) {
       await s.transaction(async (tx) => {
         const { uid } = (await tx.inboxes.takeUid(INBOX))!;
-        await tx.messages.insert(message(id, uid));
+        await tx.messages.insert(messageRecord({ id, inbox_id: INBOX, project_id: "pr_l", uid }));
       });
     }
   });
