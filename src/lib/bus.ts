@@ -23,7 +23,9 @@ export type BusEvent =
   /** An inbox's chaos rules or watchers changed (published after the commit): cached copies are dropped (mail/inbox-lookups.ts). */
   | { type: "inbox.lookups"; kind: InboxLookupKind; inboxId: string }
   /** The SMTP listeners' connect-time chaos rules changed (after the commit): every node reads them again (mail/smtp-chaos.ts). */
-  | { type: "smtp.chaos" };
+  | { type: "smtp.chaos" }
+  /** A project's name or settings changed (after the commit): cached copies are dropped (tenancy/auth.ts). */
+  | { type: "project.changed"; projectId: string };
 
 export type InboxLookupKind = "chaos" | "watchers";
 

@@ -36,7 +36,7 @@ export interface ProjectRef {
 export const KEY_PREFIX = "isk_live_";
 export const DEVICE_PREFIX = "isd_";
 
-/** Projects and their plans change rarely; a plan change may take this long to apply. */
+/** Projects and their plans change rarely; a plan change may take this long to apply (a project's own changes apply at once: project.changed). */
 const PROJECT_CACHE_MS = 5_000;
 const TOUCH_MS = 1_000;
 
@@ -64,6 +64,8 @@ export class AuthService {
     // INBOXD_CREDENTIAL_CACHE_MS; from another node it arrives through the ClusterBus.
     ctx.bus.subscribe((e) => {
       if (e.type === "principal.revoked") this.invalidate();
+      // A setting switched off (api_keys.agent_access_enabled) holds from the next request, on every node.
+      else if (e.type === "project.changed") this.projectCache.delete(e.projectId);
     });
   }
 

@@ -137,6 +137,7 @@ export class IdentityService {
     }
     const name = patch.name ?? row.name;
     await this.storage.projects.update(id, { name, settings });
+    this.ctx.bus.publish({ type: "project.changed", projectId: id });
     return { ...row, name, settings };
   }
 

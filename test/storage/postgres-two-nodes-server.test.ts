@@ -10,7 +10,7 @@
 // kill -9 of A while it takes mail in loses no message it acknowledged, and B finishes the webhook
 // deliveries A had claimed. Wake-up times are printed, never asserted.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { json, startInboxd, type Instance } from "../support/harness";
+import { json, login, startInboxd, type Instance } from "../support/harness";
 import { connected, newBox, RawImap, send } from "../support/imap";
 import { nextMessage, sendMail, sendRaw, SmtpDialog } from "../support/mail";
 import { Pop3Client } from "../support/pop3-client";
@@ -156,6 +156,26 @@ describe.skipIf(!available)("two inboxd nodes on one PostgreSQL", () => {
     const r = await b.api("/v1/inboxes", { token: key.secret });
     console.log(`B refused the revoked key ${(performance.now() - revokedAt).toFixed(0)} ms after the revocation began`);
     expect(r.status).toBe(401);
+  });
+
+  test("a project setting switched off on A holds at B's next request, though B had the project cached", async () => {
+    const owner = await login(a);
+    const project = (await json(a.api("/v1/projects", { token: owner }))).body.data[0].id;
+    const openOn = (n: Instance) => n.api("/v1/agent-sessions", { method: "POST", json: {} }).then((r) => r.status);
+    expect(await openOn(b)).toBe(201); // B has the project cached now (5 s)
+    const box = await newBox(a);
+    const waiting = nextMessage(b, box.id);
+    const setting = (on: boolean) =>
+      a.api(`/v1/projects/${project}`, { method: "PATCH", token: owner, json: { settings: { "api_keys.agent_access_enabled": on } } });
+    try {
+      expect((await setting(false)).status).toBe(200);
+      // A's signals reach B in order: once B has seen this later mail, it has had the change before it.
+      await sendMail(a, { from: "sender@example.com", to: box.address, subject: "after the setting", text: "x" });
+      await waiting;
+      expect(await openOn(b)).toBe(403);
+    } finally {
+      await setting(true);
+    }
   });
 
   test("chaos rules changed on A apply at B's next RCPT, though B keeps them in memory", async () => {

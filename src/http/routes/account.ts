@@ -61,8 +61,8 @@ const mod: RouteModule = (ctx, s) => {
       "/v1/projects/:id",
       async ({ request, params, body }) => {
         const { principal } = principalOf(request);
+        // Cached copies of the project go with the change, on every node (project.changed on the bus).
         const p = await s.identity.updateProject(principal, params.id, body);
-        s.auth.invalidate();
         return { data: projectView(p, principal.role, await s.identity.teamName(p.teamId)) };
       },
       {
