@@ -72,6 +72,8 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
   const m1 = "01KLOCK000000000000000000A";
   const m2 = "01KLOCK000000000000000000B";
   const m3 = "01KLOCK000000000000000000C";
+  const m4 = "01KLOCK000000000000000000D";
+  const m5 = "01KLOCK000000000000000000E";
 
   /** Deadlocks PostgreSQL has broken in this database so far. */
   const deadlocks = async () =>
@@ -94,7 +96,7 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
     await s.teams.insert({ id: "tm_l", name: "l", plan: "free", usedBytes: 0, createdAt: T });
     await s.projects.insert({ id: "pr_l", teamId: "tm_l", slug: "l", name: "l", environment: "live", settings: {}, createdAt: T });
     await s.inboxes.insert(inboxRecord(INBOX, "pr_l", { type: "persistent", createdAt: T }));
-    for (const id of [m1, m2, m3]) {
+    for (const id of [m1, m2, m3, m4, m5]) {
       await s.transaction(async (tx) => {
         const { uid } = (await tx.inboxes.takeUid(INBOX))!;
         await tx.messages.insert(messageRecord({ id, inbox_id: INBOX, project_id: "pr_l", uid }));
@@ -109,19 +111,22 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
   });
 
   /**
-   * A changes m1, and once B is under way, m2; B meanwhile does `second` (which touches m2). Each
-   * runs once, none is a deadlock's victim.
+   * A changes `first` (m1), and once B is under way, `then` (m2); B meanwhile does `second` (which
+   * touches both). Each runs once, none is a deadlock's victim.
    */
-  async function interleave(second: (tx: Parameters<Parameters<Storage["transaction"]>[0]>[0]) => Promise<unknown>) {
+  async function interleave(
+    second: (tx: Parameters<Parameters<Storage["transaction"]>[0]>[0]) => Promise<unknown>,
+    [first, then] = [m1, m2],
+  ) {
     const aHolds = signal();
     const runs = { a: 0, b: 0 };
     const before = await deadlocks();
     const a = s.transaction(async (tx) => {
       runs.a++;
-      await tx.messages.setFlags(INBOX, [{ id: m1, read: true }]);
+      await tx.messages.setFlags(INBOX, [{ id: first, read: true }]);
       aHolds.resolve();
       await someoneWaits();
-      await tx.messages.setFlags(INBOX, [{ id: m2, flagged: true }]);
+      await tx.messages.setFlags(INBOX, [{ id: then, flagged: true }]);
     });
     const b = (async () => {
       await aHolds.promise;
@@ -145,6 +150,29 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("PostgreSQL: one inbox's
     await interleave((tx) => tx.messages.deleteInProject("pr_l", [m3, m2]));
     expect(await s.messages.exists(m2)).toBe(false);
     expect(await s.messages.exists(m3)).toBe(false);
-    expect((await s.inboxes.byId(INBOX))!.messageCount).toBe(1);
+    expect((await s.inboxes.byId(INBOX))!.messageCount).toBe(3);
+  }, 30_000);
+
+  test("RENAME INBOX (its messages into a new mailbox) crossing a flag change: it waits for the change, no cycle", async () => {
+    // A holds the last message INBOX's scan reaches, then wants the first, which the move would hold.
+    await interleave(
+      async (tx) => {
+        await tx.imapFolders.insert({
+          id: "mb_l",
+          inboxId: INBOX,
+          name: "Old",
+          uidValidity: 1_800_000_000,
+          uidNext: 1,
+          subscribed: true,
+          specialUse: null,
+          createdAt: T,
+        });
+        await tx.imapFolders.adoptInbox(INBOX, "mb_l");
+      },
+      [m5, m1],
+    );
+    expect((await s.imapFolders.messageIds(INBOX, "mb_l", 10)).sort()).toEqual([m1, m4, m5]);
+    const flags = new Map((await s.messages.flagsOf(INBOX, "mb_l", [m1, m5])).map((f) => [f.id, f]));
+    expect([flags.get(m5)?.read, flags.get(m1)?.flagged]).toEqual([1, 1]);
   }, 30_000);
 });

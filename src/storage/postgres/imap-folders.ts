@@ -251,6 +251,8 @@ class PgImapFolders implements ImapFolderRepository {
   }
 
   async adoptInbox(inboxId: string, folderId: string) {
+    // The inbox's row before its messages', as every writer of an inbox takes them (messages.ts setFlags).
+    await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
     const n = await this.c.run("UPDATE messages SET mailbox_id = $1 WHERE inbox_id = $2 AND mailbox_id IS NULL", folderId, inboxId);
     await this.c.run(
       `UPDATE imap_mailboxes SET uid_next = GREATEST(uid_next, COALESCE((SELECT MAX(uid) + 1 FROM messages WHERE inbox_id = $1 AND mailbox_id = $2), 1))
