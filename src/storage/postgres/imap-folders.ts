@@ -10,7 +10,7 @@
 import { newId } from "../../lib/ids";
 import type { CopiedMessage, FolderCounts, ImapFolderRecord, ImapFolderRepositories, ImapFolderRepository } from "../imap-folders";
 import type { PgClient } from "./connection";
-import { takeMailboxUid } from "./inboxes";
+import { lockInboxRows, takeMailboxUid } from "./inboxes";
 import { num, type Row } from "./rows";
 
 const fromRow = (r: Row): ImapFolderRecord => ({
@@ -251,8 +251,7 @@ class PgImapFolders implements ImapFolderRepository {
   }
 
   async adoptInbox(inboxId: string, folderId: string) {
-    // The inbox's row before its messages', as every writer of an inbox takes them (messages.ts setFlags).
-    await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
+    await lockInboxRows(this.c, [inboxId]); // before its messages' rows (lockInboxRows says why)
     const n = await this.c.run("UPDATE messages SET mailbox_id = $1 WHERE inbox_id = $2 AND mailbox_id IS NULL", folderId, inboxId);
     await this.c.run(
       `UPDATE imap_mailboxes SET uid_next = GREATEST(uid_next, COALESCE((SELECT MAX(uid) + 1 FROM messages WHERE inbox_id = $1 AND mailbox_id = $2), 1))
@@ -339,8 +338,8 @@ class PgImapFolders implements ImapFolderRepository {
 
   async setExtraFlags(inboxId: string, folderId: string | null, changes: Array<{ uid: number; flags: string | null }>) {
     // modseq: messages_modseq_net (migration 0028) gives each changed row the next value. The inbox's
-    // row first, as every flag change takes it (messages.ts setFlags says why).
-    if (changes.length > 0) await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
+    // row first (lockInboxRows says why).
+    if (changes.length > 0) await lockInboxRows(this.c, [inboxId]);
     for (const ch of changes) {
       await this.c.run(
         `UPDATE messages SET imap_flags = $1::text

@@ -37,6 +37,20 @@ async function takeFolderUid(c: PgClient, inboxId: string, folderId: string): Pr
  * mailbox's UIDs commit in order across nodes. Lock order inbox row, then mailbox row, as 0028's
  * modseq trigger and the counter triggers take them: otherwise a COPY and a STORE deadlock.
  */
+/**
+ * Locks inbox rows until COMMIT, in id order; how many exist. The one lock order of an inbox's
+ * writers: its row before any of its messages' rows. The counters' and modseq triggers (0028) take
+ * the row too, but at the first message they change: a flag change, a deletion or a move then held
+ * the inbox while it waited for message rows another writer of the inbox held, and that one waited
+ * for the inbox (a cycle PostgreSQL breaks after a second), with every delivery to the inbox, which
+ * needs the row for its UID, queued behind (bench/mixed-stress.ts). Taken first, a writer waits its
+ * turn holding nothing. In id order, two writers of several inboxes queue on the first shared one.
+ */
+export async function lockInboxRows(c: PgClient, ids: string[]): Promise<number> {
+  const locked = await c.rows("SELECT 1 FROM inboxes WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE", [...new Set(ids)]);
+  return locked.length;
+}
+
 export async function takeMailboxUid(c: PgClient, inboxId: string, folderId: string | null): Promise<number | null> {
   if (folderId === null) {
     const r = await c.row<{ uid: string }>(
@@ -45,7 +59,7 @@ export async function takeMailboxUid(c: PgClient, inboxId: string, folderId: str
     );
     return r ? num(r.uid) : null;
   }
-  if (!(await c.row("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId))) return null;
+  if ((await lockInboxRows(c, [inboxId])) === 0) return null;
   return takeFolderUid(c, inboxId, folderId);
 }
 
@@ -152,13 +166,10 @@ class PgInboxes implements InboxRepository {
   }
 
   async lockForDelivery(ids: string[]) {
-    // Rows are locked in the ORDER BY's order: two groups sharing inboxes queue on the first shared
-    // one instead of each holding one the other waits for (a deadlock PostgreSQL breaks after 1 s
-    // by aborting one group, every delivery of it refused). The lock is the one takeUid's UPDATE takes.
-    const distinct = [...new Set(ids)];
-    if (distinct.length > 1) {
-      await this.c.run("SELECT 1 FROM inboxes WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE", distinct);
-    }
+    // In id order: two groups sharing inboxes queue on the first shared one instead of each holding
+    // one the other waits for (a deadlock PostgreSQL breaks after 1 s by aborting one group, every
+    // delivery of it refused). One inbox: takeUid's UPDATE takes the same lock.
+    if (new Set(ids).size > 1) await lockInboxRows(this.c, ids);
   }
 
   async takeUid(id: string, folderId: string | null = null) {

@@ -13,8 +13,8 @@ export async function deletePgMessageRows(
   ids: string[],
 ): Promise<{ removed: RemovedMessage[]; blobKeys: string[] }> {
   const gone = new Map<string, RemovedMessage & { keys: string[] }>();
-  // The inboxes' rows first, in id order (messages.ts setFlags says why): the counters' trigger takes
-  // them row by row otherwise, while holding message rows a flag change of the same inbox waits for.
+  // The inboxes' rows first, in id order (inboxes.ts lockInboxRows says why; named here through
+  // the messages, whose inboxes the caller does not know).
   await c.run(
     `SELECT 1 FROM inboxes WHERE id IN (SELECT inbox_id FROM messages WHERE id = ANY($1::text[]) AND project_id = $2)
       ORDER BY id FOR NO KEY UPDATE`,

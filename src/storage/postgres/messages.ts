@@ -21,6 +21,7 @@ import type {
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import type { PgClient } from "./connection";
+import { lockInboxRows } from "./inboxes";
 import { deletePgMessageRows } from "./message-rows";
 import { imapCandidates, imapTextTest, Params, scopeOf, searchWhere } from "./message-search";
 import { num, type Row } from "./rows";
@@ -125,13 +126,9 @@ export class PgMessages implements MessageRepository {
 
   async setFlags(inboxId: string, changes: FlagChange[]) {
     if (changes.length === 0) return [];
-    // The inbox's row first, the lock the flag triggers (unread_count, the modseq counter, 0028) and
-    // every delivery to the inbox take. Taken by the first changed row instead, it was held while
-    // this statement waited for message rows another flag change held: the inbox's flag changes
-    // (IMAP STORE, mark-read, PATCH) queued on one another with the inbox locked, and its deliveries
-    // behind all of them (bench/mixed-stress.ts). In front, each change waits its turn holding nothing.
-    // One statement for the whole batch, rows in id order: two batches lock the rows they share in one order.
-    await this.c.run("SELECT 1 FROM inboxes WHERE id = $1 FOR NO KEY UPDATE", inboxId);
+    // The inbox's row first (lockInboxRows says why); then one statement for the whole batch, rows in
+    // id order: two batches lock the rows they share in one order.
+    await lockInboxRows(this.c, [inboxId]);
     const byId = new Map<string, FlagChange>();
     for (const ch of changes) {
       const had = byId.get(ch.id);
