@@ -2,6 +2,7 @@
 // reported in parseError and filled from our own header reader, so the message still shows.
 import { createHash } from "node:crypto";
 import { parseAddressHeader, simpleParser, type AddressObject, type EmailAddress, type ParsedMail } from "mailparser";
+import { cutBase64Bodies, restoreBase64Bodies } from "./base64-bodies";
 import { extractCodes } from "./codes";
 import { htmlToText } from "./html-text";
 import { headerEnd, headerValue, MAX_HEADER_BYTES, readHeaders } from "./headers";
@@ -134,6 +135,19 @@ function mailparse(raw: Uint8Array): Promise<ParsedMail> {
   );
 }
 
+/** mailparse with long base64 bodies decoded natively when that gives the same result (mime/base64-bodies.ts). */
+async function mailparseCut(raw: Uint8Array, how: MailparserRun): Promise<ParsedMail> {
+  const skeleton = cutBase64Bodies(raw, headerEnd(raw).bodyStart);
+  if (skeleton) {
+    const mail = await mailparse(skeleton.bytes).catch(() => null);
+    if (mail && restoreBase64Bodies(mail.attachments, skeleton)) {
+      how.cut = skeleton.runs.length;
+      return mail;
+    }
+  }
+  return mailparse(raw);
+}
+
 /** Whether a Date header reads as a date the way mailparser reads it (`new Date(value)`). */
 function readableDate(value: string): boolean {
   return !Number.isNaN(new Date(value.trim()).getTime());
@@ -148,8 +162,16 @@ export async function parseMessage(raw: Uint8Array, opts?: ParseOptions): Promis
  * parseIfSimple has declined a message, and for the tests that prove both paths give the same
  * ParsedMessage (test/mime/simple-parse.test.ts) and benches.
  */
-export function parseMessageWithMailparser(raw: Uint8Array, opts?: ParseOptions): Promise<ParsedMessage> {
-  return parse(raw, opts);
+export function parseMessageWithMailparser(raw: Uint8Array, opts?: ParseOptions, how: MailparserRun = {}): Promise<ParsedMessage> {
+  return parse(raw, opts, how);
+}
+
+/** How parse() ran mailparser, for the tests that compare the ways (test/mime/base64-bodies.test.ts). */
+export interface MailparserRun {
+  /** false: every base64 body through mailparser's decoder too (mime/base64-bodies.ts). */
+  cutBase64?: boolean;
+  /** Set by the parse: how many base64 bodies were decoded natively (0: mailparser read the whole message). */
+  cut?: number;
 }
 
 /**
@@ -185,12 +207,13 @@ export function mailparserMayStall(raw: Uint8Array): boolean {
 }
 
 /** Through mailparser (what the fast path declines, or everything: parseMessageWithMailparser). */
-async function parse(raw: Uint8Array, opts: ParseOptions | undefined): Promise<ParsedMessage> {
+async function parse(raw: Uint8Array, opts: ParseOptions | undefined, how: MailparserRun = {}): Promise<ParsedMessage> {
   const { headers, truncated } = readHeaders(raw, opts?.maxHeaderBytes ?? MAX_HEADER_BYTES);
   let mail: MailFields | null = null;
   let parseError: string | null = null;
+  how.cut = 0;
   try {
-    mail = await mailparse(raw);
+    mail = how.cutBase64 === false ? await mailparse(raw) : await mailparseCut(raw, how);
   } catch (err) {
     parseError = (err instanceof Error ? err.message : String(err)).slice(0, 500) || "unparseable message";
   }
