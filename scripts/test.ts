@@ -17,7 +17,7 @@
 // `INBOXD_TEST_DATABASE=sqlite|postgres npm test` runs one pass. Arguments are passed to `bun test`
 // (a path filter limits both passes). `INBOXD_TEST_TIMINGS=<dir>` writes each pass's JUnit report
 // (every test's seconds) to <dir>/<pass>.xml, for finding where the suite's time goes.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { buildExecutable } from "../test/support/command";
@@ -84,6 +84,7 @@ async function run(pass: Pass, live: { on: boolean; held: string[] }): Promise<O
   const flags = args.filter((a) => a.startsWith("-"));
   const targets = pass.files ?? args.filter((a) => !a.startsWith("-"));
   const timings = process.env.INBOXD_TEST_TIMINGS;
+  if (timings) mkdirSync(resolve(timings), { recursive: true });
   if (timings) flags.push("--reporter=junit", `--reporter-outfile=${join(resolve(timings), `${pass.name}.xml`)}`);
   const proc = Bun.spawn([process.execPath, "test", "--timeout", "60000", ...flags, ...targets], {
     cwd: root,
