@@ -5,7 +5,8 @@
 // - the SQLite pass runs every test file;
 // - the PostgreSQL pass (INBOXD_TEST_DATABASE=postgres: every inboxd a test starts runs on a fresh
 //   database of a PostgreSQL server that pass starts, test/support/test-database.ts) runs the files
-//   that engine switch changes, those importing test-database.ts directly or through a helper.
+//   that engine switch changes, those importing test-database.ts directly or through a helper, less
+//   the browser tests (test/ui/).
 //   The rest would run identically twice: they test no storage, or open both engines themselves
 //   (storage-engines.ts, the postgres-*.test.ts files).
 // The SQLite pass prints as it goes; the PostgreSQL pass's output follows once it is done.
@@ -71,6 +72,10 @@ function engineFiles(): string[] {
       .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
       // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
       .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && followsEngineSwitch(join(root, f)))
+      // The browser tests drive the page; every route it calls runs on PostgreSQL in this pass's API tests. Chromium
+      // in both passes cost ~100 s of the 2 cores the passes share (docs/scaling.md); `npm run test:postgres` runs
+      // them on PostgreSQL too.
+      .filter((f) => !f.startsWith("test/ui/"))
       .map((f) => `./${f}`)
   );
 }

@@ -18,9 +18,14 @@ const api = (path: string, init?: RequestInit) => inst.api(path, init);
 const raw = (i: number) =>
   `From: Alice <alice@example.com>\r\nTo: box@example.com\r\nSubject: m${i}\r\nMessage-ID: <lazy-${i}-${Math.random()}@example.com>\r\n\r\nBody ${i}.\r\n`;
 
+/** Each test's inbox, filled before the tests: side by side, three inboxes' imports share group commits. */
+let seeded: { imap: string; wire: string; pop3: string };
+
 beforeAll(async () => {
   inst = await startInProcess({ INBOXD_PLAN: "" });
-}, 60_000);
+  const [imap, wire, pop3] = await Promise.all([inboxWith(N), inboxWith(2100), inboxWith(N)]);
+  seeded = { imap, wire, pop3 };
+}, 120_000);
 afterAll(() => inst.stop());
 
 async function importOne(inboxId: string, i: number): Promise<void> {
@@ -61,7 +66,7 @@ function replay(count: number, lines: string[]): number {
 
 describe("IMAP view filled in the background", () => {
   test("deletes (before, between and after its pages) and new mail while it fills: the count and numbers the client keeps are right", async () => {
-    const inboxId = await inboxWith(N);
+    const inboxId = seeded.imap;
     const all = await storedUids(inboxId);
     expect(all.length).toBe(N);
     // Deleted before SELECT behind the bus's back; its report comes late (as when removal
@@ -104,7 +109,7 @@ describe("IMAP view filled in the background", () => {
   }, 180_000);
 
   test("over the wire: SELECT announces the counters; STATUS and FETCH right after it agree with the rows", async () => {
-    const inboxId = await inboxWith(2100);
+    const inboxId = seeded.wire;
     const ib = (await (await api(`/v1/inboxes/${inboxId}`)).json()).data;
     const pw = (await (await api(`/v1/inboxes/${inboxId}/credentials`)).json()).data.password;
     const c = await RawImap.open(inst.server.ctx.ports.imap!);
@@ -124,7 +129,7 @@ describe("IMAP view filled in the background", () => {
 
 describe("POP3 maildrop filled in the background", () => {
   test("numbering is fixed at log-in; messages deleted while it fills keep a number, as deleted elsewhere", async () => {
-    const inboxId = await inboxWith(N);
+    const inboxId = seeded.pop3;
     const all = await storedUids(inboxId);
     const inbox = (await inst.server.ctx.storage.inboxes.byId(inboxId))!;
     const drop = await Maildrop.open(inst.server.ctx, inst.server.services, inbox);
