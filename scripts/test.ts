@@ -2,13 +2,14 @@
 // one line CI reads: "N passed, M failed".
 //
 // Two `bun test` processes run side by side:
-// - the SQLite pass runs every test file;
+// - the SQLite pass runs every test file but (when the PostgreSQL pass runs) the postgres-*.test.ts
+//   files: they start their own PostgreSQL whatever the engine switch says, so they run there;
 // - the PostgreSQL pass (INBOXD_TEST_DATABASE=postgres: every inboxd a test starts runs on a fresh
 //   database of a PostgreSQL server that pass starts, test/support/test-database.ts) runs the files
 //   that engine switch changes, those importing test-database.ts directly or through a helper, less
-//   the browser tests (test/ui/).
+//   the browser tests (those importing test/support/browser.ts), plus the postgres-*.test.ts files.
 //   The rest would run identically twice: they test no storage, or open both engines themselves
-//   (storage-engines.ts, the postgres-*.test.ts files).
+//   (storage-engines.ts).
 // The SQLite pass prints as it goes; the PostgreSQL pass's output follows once it is done.
 //
 // Both passes run inboxd as the executable `npm run build` makes, built once here before they start
@@ -27,6 +28,7 @@ import { postgresBinDir, postgresMissing } from "../test/support/postgres";
 const root = resolve(import.meta.dir, "..");
 const args = process.argv.slice(2);
 const ENGINE_SWITCH = join(root, "test/support/test-database.ts");
+const BROWSER = join(root, "test/support/browser.ts");
 
 interface Pass {
   name: string;
@@ -55,27 +57,34 @@ function localImports(file: string): string[] {
   return out;
 }
 
-/** Whether the engine switch reaches `file` through its imports. */
-function followsEngineSwitch(file: string, seen = new Set<string>()): boolean {
-  if (file === ENGINE_SWITCH) return true;
+/** Whether `file` reaches `target` through its imports. */
+function reaches(file: string, target: string, seen = new Set<string>()): boolean {
+  if (file === target) return true;
   if (seen.has(file)) return false;
   seen.add(file);
-  return localImports(file).some((f) => followsEngineSwitch(f, seen));
+  return localImports(file).some((f) => reaches(f, target, seen));
 }
 
-function engineFiles(): string[] {
+/** The test files the arguments' path filters select. */
+function testFiles(): string[] {
   const filters = args.filter((a) => !a.startsWith("-"));
+  return [...new Bun.Glob("**/*.test.ts").scanSync({ cwd: root })]
+    .filter((f) => !f.includes("node_modules/"))
+    .sort()
+    .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
+}
+
+/** postgres-*.test.ts start their own PostgreSQL whatever the switch says: they run once, in the PostgreSQL pass. */
+const ownPostgres = (f: string) => f.split("/").at(-1)!.startsWith("postgres-");
+
+function engineFiles(): string[] {
   return (
-    [...new Bun.Glob("**/*.test.ts").scanSync({ cwd: root })]
-      .filter((f) => !f.includes("node_modules/"))
-      .sort()
-      .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)))
-      // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
-      .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && followsEngineSwitch(join(root, f)))
+    testFiles()
+      .filter((f) => reaches(join(root, f), ENGINE_SWITCH) || ownPostgres(f))
       // The browser tests drive the page; every route it calls runs on PostgreSQL in this pass's API tests. Chromium
       // in both passes cost ~100 s of the 2 cores the passes share (docs/scaling.md); `npm run test:postgres` runs
       // them on PostgreSQL too.
-      .filter((f) => !f.startsWith("test/ui/"))
+      .filter((f) => !reaches(join(root, f), BROWSER))
       .map((f) => `./${f}`)
   );
 }
@@ -131,7 +140,14 @@ if (passes.includes(postgres) && !postgresBinDir() && process.env.INBOXD_REQUIRE
   notes.push(`PostgreSQL pass skipped: ${postgresMissing}`);
   extraSkips++;
 }
-if (postgres.files?.length === 0) passes.splice(passes.indexOf(postgres), 1);
+if (passes.includes(postgres) && postgres.files?.length === 0) passes.splice(passes.indexOf(postgres), 1);
+// With a PostgreSQL pass, the files that start their own PostgreSQL run there, not twice.
+if (passes.includes(postgres) && passes.includes(sqlite)) {
+  sqlite.files = testFiles()
+    .filter((f) => !ownPostgres(f))
+    .map((f) => `./${f}`);
+  if (sqlite.files.length === 0) passes.splice(passes.indexOf(sqlite), 1);
+}
 
 const buildDir =
   process.env.INBOXD_TEST_FROM_SOURCE === "1" || process.env.INBOXD_TEST_EXECUTABLE ? null : mkdtempSync(join(tmpdir(), "inboxd-suite-"));

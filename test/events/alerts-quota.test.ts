@@ -2,7 +2,7 @@
 // goes to the inbox's watchers, team.quota to the team's owners (watching or not).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { addUser, json, login, startInboxd, type Instance } from "../support/harness";
-import { transport } from "../support/mail";
+import { largeMessage, sendLarge, type LargeMessage } from "../support/large-mail";
 
 const MiB = 1024 * 1024;
 let inst: Instance;
@@ -26,23 +26,14 @@ async function newInbox(token: string, body: Record<string, unknown> = {}) {
   return r.body.data as { id: string; address: string };
 }
 
-/** Sends a message carrying `bytes` of attachment; resolves to the SMTP outcome. */
-async function sendBig(to: string, bytes: number, tag: string): Promise<{ ok: boolean; code?: number }> {
-  const t = transport(inst);
-  try {
-    await t.sendMail({
-      from: "big@example.com",
-      to,
-      subject: `big ${tag}`,
-      text: "see attachment",
-      attachments: [{ filename: "blob.bin", content: Buffer.alloc(bytes, tag.charCodeAt(0)) }],
-    });
-    return { ok: true };
-  } catch (e: any) {
-    return { ok: false, code: e.responseCode };
-  } finally {
-    t.close();
-  }
+/**
+ * Sends one message of `m`'s size (raw bytes: a text part and a base64 attachment, already encoded, so the
+ * test spends no time encoding) over SMTP; resolves to the reply that decided it.
+ */
+async function sendBig(to: string, m: LargeMessage, i: number): Promise<{ ok: boolean; code: number }> {
+  const { reply } = await sendLarge(inst.ports.smtp!, to, m, i);
+  const code = Number(reply.slice(0, 3));
+  return { ok: code === 250, code };
 }
 
 async function alerts(token: string, q = "") {
@@ -54,7 +45,9 @@ async function alerts(token: string, q = "") {
 describe("quota alerts", () => {
   test("a refused delivery raises inbox.quota for the inbox's watchers only", async () => {
     const inbox = await newInbox(member, { watch: true });
-    const r = await sendBig(inbox.address, 40 * MiB, "a");
+    // Over the inbox's 50 MiB by itself.
+    const over = largeMessage(54 * MiB);
+    const r = await sendBig(inbox.address, over, 0);
     expect(r.ok).toBe(false);
     expect([452, 552]).toContain(r.code!);
     const mine = (await alerts(member, "?type=inbox.quota")).filter((a) => a.inbox.id === inbox.id);
@@ -72,24 +65,25 @@ describe("quota alerts", () => {
     // The owner does not watch this inbox: no inbox.quota for them.
     expect((await alerts(owner, "?type=inbox.quota")).some((a) => a.inbox.id === inbox.id)).toBe(false);
     // A second refusal bumps the unread alert instead of adding one.
-    await sendBig(inbox.address, 40 * MiB, "b");
+    expect((await sendBig(inbox.address, over, 1)).ok).toBe(false);
     const again = (await alerts(member, "?type=inbox.quota")).filter((a) => a.inbox.id === inbox.id);
     expect(again).toHaveLength(1);
     expect(again[0].count).toBe(2);
   });
 
   test("when the team's storage is full, team.quota goes to the team's owners, not to members", async () => {
-    // 5 inboxes at ~49 MiB each (a 36 MiB attachment is ~49 MiB base64-encoded) fill most of the
-    // team's 250 MiB; the next message has room in its own inbox but not in the team.
+    // 5 inboxes at ~49 MiB each fill most of the team's 250 MiB; the next message has room in its own
+    // inbox but not in the team.
     const inboxes = [];
     for (let i = 0; i < 6; i++) inboxes.push(await newInbox(member, { watch: true }));
     // Side by side: five inboxes, each far from its own quota, and together short of the team's.
-    const sent = await Promise.all(inboxes.slice(0, 5).map((inbox, i) => sendBig(inbox.address, 36 * MiB, String(i))));
+    const big = largeMessage(49 * MiB);
+    const sent = await Promise.all(inboxes.slice(0, 5).map((inbox, i) => sendBig(inbox.address, big, i)));
     expect(sent.map((s) => s.ok)).toEqual([true, true, true, true, true]);
     const team = (await json(inst.api(`/v1/inboxes/${inboxes[5]!.id}`, { token: owner, project }))).body.data.storage.team;
     const left = team.quota_bytes - team.used_bytes;
     expect(left).toBeLessThan(20 * MiB);
-    const r = await sendBig(inboxes[5]!.address, Math.ceil(left / 1.3) + MiB, "z");
+    const r = await sendBig(inboxes[5]!.address, largeMessage(left + MiB), 5);
     expect(r.ok).toBe(false);
     const ownerAlerts = await alerts(owner, "?type=team.quota");
     expect(ownerAlerts).toHaveLength(1);
