@@ -2,14 +2,13 @@
 // one line CI reads: "N passed, M failed".
 //
 // Two `bun test` processes run side by side:
-// - the SQLite pass runs every test file but (when the PostgreSQL pass runs) the postgres-*.test.ts
-//   files: they start their own PostgreSQL whatever the engine switch says, so they run there;
+// - the SQLite pass runs every test file;
 // - the PostgreSQL pass (INBOXD_TEST_DATABASE=postgres: every inboxd a test starts runs on a fresh
 //   database of a PostgreSQL server that pass starts, test/support/test-database.ts) runs the files
 //   that engine switch changes, those importing test-database.ts directly or through a helper, less
-//   the browser tests (those importing test/support/browser.ts), plus the postgres-*.test.ts files.
+//   the browser tests (those importing test/support/browser.ts).
 //   The rest would run identically twice: they test no storage, or open both engines themselves
-//   (storage-engines.ts).
+//   (storage-engines.ts, the postgres-*.test.ts files).
 // The SQLite pass prints as it goes; the PostgreSQL pass's output follows once it is done.
 //
 // Both passes run inboxd as the executable `npm run build` makes, built once here before they start
@@ -74,13 +73,11 @@ function testFiles(): string[] {
     .filter((f) => filters.length === 0 || filters.some((p) => f.includes(p)));
 }
 
-/** postgres-*.test.ts start their own PostgreSQL whatever the switch says: they run once, in the PostgreSQL pass. */
-const ownPostgres = (f: string) => f.split("/").at(-1)!.startsWith("postgres-");
-
 function engineFiles(): string[] {
   return (
     testFiles()
-      .filter((f) => reaches(join(root, f), ENGINE_SWITCH) || ownPostgres(f))
+      // postgres-*.test.ts start their own PostgreSQL whatever the switch says.
+      .filter((f) => !f.split("/").at(-1)!.startsWith("postgres-") && reaches(join(root, f), ENGINE_SWITCH))
       // The browser tests drive the page; every route it calls runs on PostgreSQL in this pass's API tests. Chromium
       // in both passes cost ~100 s of the 2 cores the passes share (docs/scaling.md); `npm run test:postgres` runs
       // them on PostgreSQL too.
@@ -141,13 +138,6 @@ if (passes.includes(postgres) && !postgresBinDir() && process.env.INBOXD_REQUIRE
   extraSkips++;
 }
 if (passes.includes(postgres) && postgres.files?.length === 0) passes.splice(passes.indexOf(postgres), 1);
-// With a PostgreSQL pass, the files that start their own PostgreSQL run there, not twice.
-if (passes.includes(postgres) && passes.includes(sqlite)) {
-  sqlite.files = testFiles()
-    .filter((f) => !ownPostgres(f))
-    .map((f) => `./${f}`);
-  if (sqlite.files.length === 0) passes.splice(passes.indexOf(sqlite), 1);
-}
 
 const buildDir =
   process.env.INBOXD_TEST_FROM_SOURCE === "1" || process.env.INBOXD_TEST_EXECUTABLE ? null : mkdtempSync(join(tmpdir(), "inboxd-suite-"));
