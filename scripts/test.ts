@@ -44,8 +44,12 @@ interface Outcome {
 
 const transpiler = new Bun.Transpiler({ loader: "ts" });
 
-/** The repository files `file` imports, resolved (relative imports only: the rest is not ours). */
+const importsOf = new Map<string, string[]>();
+
+/** The repository files `file` imports, resolved (relative imports only: the rest is not ours); read once per file. */
 function localImports(file: string): string[] {
+  const known = importsOf.get(file);
+  if (known) return known;
   const out: string[] = [];
   for (const { path } of transpiler.scanImports(readFileSync(file, "utf8"))) {
     if (!path.startsWith(".")) continue;
@@ -53,6 +57,7 @@ function localImports(file: string): string[] {
     const found = [base, `${base}.ts`, `${base}.tsx`, join(base, "index.ts")].find((p) => existsSync(p) && p.match(/\.tsx?$/));
     if (found) out.push(found);
   }
+  importsOf.set(file, out);
   return out;
 }
 
