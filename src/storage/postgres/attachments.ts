@@ -1,5 +1,5 @@
 // PostgreSQL implementation of the attachment, blob-reference and auth-check repositories
-// (src/storage/mail.ts), ../sqlite/mail.ts and ../sqlite/message-auth.ts statement for statement.
+// (src/storage/mail.ts), ../sqlite/attachments.ts and ../sqlite/message-auth.ts statement for statement.
 import type {
   AttachmentRecord,
   AttachmentRepository,

@@ -1,5 +1,5 @@
 // PostgreSQL implementation of the inbox repositories of the mail capability (src/storage/mail.ts:
-// inboxes, their watches and chaos rules), the SQLite ones (../sqlite/mail.ts) statement for
+// inboxes, their watches and chaos rules), the SQLite ones (../sqlite/inboxes.ts) statement for
 // statement. Messages, attachments, blob references and auth checks follow (docs/scaling.md).
 //
 // takeUid is the IMAP UID allocator: the UPDATE's row lock lives until the transaction ends, so

@@ -1,5 +1,5 @@
 // The search AST of src/storage/mail.ts as PostgreSQL conditions, term for term what
-// ../sqlite/mail.ts builds (docs/search.md), with the full-text terms on messages.search_vector
+// ../sqlite/message-search.ts builds (docs/search.md), with the full-text terms on messages.search_vector
 // (search-vector.ts). No "common word" probe as on SQLite: the planner chooses between the GIN
 // index and a walk in id order from its statistics.
 //

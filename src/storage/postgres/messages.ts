@@ -1,4 +1,4 @@
-// PostgreSQL implementation of MessageRepository (src/storage/mail.ts), ../sqlite/mail.ts
+// PostgreSQL implementation of MessageRepository (src/storage/mail.ts), ../sqlite/messages.ts
 // statement for statement. Differences, each for a reason:
 // - insert writes messages.search_vector in the same statement (search-vector.ts): indexed with
 //   the commit, so Storage.searchable() has nothing to wait for;

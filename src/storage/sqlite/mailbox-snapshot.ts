@@ -9,7 +9,7 @@ import { Database, type Statement } from "bun:sqlite";
 import type { MailboxPage, MailboxSnapshot } from "../mail";
 import type { SqlReader } from "./connection";
 import { folderCounts } from "./imap-folders";
-import { mailboxPageOf } from "./mail";
+import { mailboxPageOf } from "./messages";
 
 /** Idle read connections kept for the next snapshot (opening one parses the schema again). */
 const KEEP_IDLE = 4;

@@ -5,7 +5,7 @@
 // messages_fts is contentless (it stores no copy of the text, only the index) with
 // contentless_delete, so a row can be deleted by rowid; its rowid is the messages row's rowid
 // (nothing here VACUUMs, which alone could renumber those). The repository inserts the index row
-// with the message (src/storage/sqlite/mail.ts, body = text body + HTML body as text, computed at
+// with the message (src/storage/sqlite/messages.ts, body = text body + HTML body as text, computed at
 // parse time); the trigger removes it with the message, whichever path deletes (a message, an
 // inbox's cascade, expiry). unicode61 with remove_diacritics 2 folds case and accents: "cafe"
 // finds "Café".
