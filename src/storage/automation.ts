@@ -1,5 +1,6 @@
 // The automation capability's repositories: what its services keep, as typed records and small
-// interfaces. Engines implement them in src/storage/<engine>/automation.ts.
+// interfaces. Engines implement them in src/storage/<engine>/: agents.ts, scenarios.ts, runs.ts,
+// assembled by automation.ts.
 //
 // Records keep the snake_case shape the services and their views read. JSON-valued fields
 // (permissions, steps, payload …) are kept as JSON text; booleans as 0/1.
