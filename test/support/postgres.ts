@@ -150,7 +150,8 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     newDatabase,
     stop: async () => {
       await admin.close();
-      server.kill("SIGINT"); // fast shutdown
+      // Immediate shutdown: the cluster is thrown away, so its shutdown checkpoint would be wasted writes.
+      server.kill("SIGQUIT");
       await server.exited;
       rmSync(dir, { recursive: true, force: true });
     },
@@ -160,20 +161,25 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
 /**
  * The server's lifetime bound to this process's, however it ends (returns, throws, is killed with
  * SIGKILL, its test run times out): a detached watchdog, started with the server, polls both PIDs;
- * once this process is gone and postgres is not, it stops postgres (SIGINT: fast shutdown; SIGKILL
- * after 10 s) and removes its directory. An exit hook cannot promise this: it never runs on a
- * signal's death. After a normal stop() the watchdog sees postgres gone and ends.
+ * once this process is gone and postgres is not, it stops postgres (SIGQUIT: immediate shutdown, no
+ * checkpoint for a cluster about to be deleted; SIGKILL to it and its children after 10 s) and
+ * removes its directory. An exit hook cannot promise this: it never runs on a signal's death. After a
+ * normal stop() the watchdog sees postgres gone and ends.
+ *
+ * The removal is retried: a backend that outlives a killed postmaster can still create files under
+ * base/ while rm runs, and a pass's shared cluster of some GB was found left that way
+ * (with SIGINT, whose shutdown checkpoint of such a cluster can outlast the 10 s).
  */
 function stopWhenOrphaned(postgresPid: number, dir: string): void {
   const alive = (pid: number) => `kill -0 ${pid} 2>/dev/null`;
   const script = [
     `while ${alive(process.pid)} && ${alive(postgresPid)}; do sleep 0.5; done`,
     `if ${alive(postgresPid)}; then`,
-    `  kill -INT ${postgresPid}`,
+    `  kill -QUIT ${postgresPid}`,
     `  i=0; while ${alive(postgresPid)} && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done`,
-    `  kill -KILL ${postgresPid} 2>/dev/null`,
+    `  pkill -KILL -P ${postgresPid} 2>/dev/null; kill -KILL ${postgresPid} 2>/dev/null`,
     "fi",
-    `rm -rf '${dir}'`,
+    `i=0; while [ -e '${dir}' ] && [ $i -lt 60 ]; do rm -rf '${dir}' 2>/dev/null || sleep 0.5; i=$((i+1)); done`,
   ].join("\n");
   // detached: its own session, so a signal to this process's group does not reach it.
   Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();

@@ -1,8 +1,8 @@
 // The PostgreSQL engine (issue 20, docs/scaling.md): one database shared by every node, blobs in
-// it too (blobs.ts). openPostgresStorage hands out the whole Storage (src/storage/index.ts). The
-// server does not select it yet (INBOXD_DATABASE_URL is the next round, docs/scaling.md); the
-// conformance tests open it (test/storage/).
-import { mkdtempSync } from "node:fs";
+// it too (blobs.ts). openPostgresStorage hands out the whole Storage (src/storage/index.ts): the
+// server opens it when INBOXD_DATABASE_URL is set (../open.ts), the conformance tests directly
+// (test/storage/).
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Repositories, Storage, Transaction } from "..";
@@ -22,7 +22,7 @@ import { claimPgSecretVerifier, postgresSignals } from "./signals";
 import { postgresTenancyRepositories } from "./tenancy";
 
 export interface PostgresStorageOptions extends PgConnectionOptions {
-  /** Where this node spools large incoming messages (default: a new directory under the OS temp dir). */
+  /** Where this node spools large incoming messages (default: a new directory under the OS temp dir, removed at close). */
   spoolDir?: string;
 }
 
@@ -48,7 +48,9 @@ function repositories(c: PgClient): Repositories {
 export async function openPostgresStorage(url: string, options: PostgresStorageOptions = {}): Promise<Storage> {
   const c = await PgConnection.open(url, options);
   const snapshots = new PgMailboxSnapshots(c, maxPgSnapshots(options.max ?? DEFAULT_POOL));
-  const blobs = new PgBlobStore(c, options.spoolDir ?? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")));
+  // Without a data directory (tools, tests) the spool is a temporary directory of our own, removed at close.
+  const ownSpool = options.spoolDir === undefined ? mkdtempSync(join(tmpdir(), "inboxd-pg-spool-")) : null;
+  const blobs = new PgBlobStore(c, options.spoolDir ?? ownSpool!);
   /**
    * `events` and `deliveries`: what appendEvent and the webhook fan-out collected in this scope, kept by
    * the enclosing scope only if this one succeeds; both are written right before COMMIT.
@@ -114,6 +116,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     close: async () => {
       await snapshots.closeAll();
       await c.close();
+      if (ownSpool) rmSync(ownSpool, { recursive: true, force: true });
     },
   };
 }
