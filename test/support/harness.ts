@@ -62,18 +62,46 @@ export function testEnv(dataDir: string, env: Record<string, string> = {}): Reco
 
 /**
  * Servers started here and not yet gone. A test or bench that ends early (process.exit, say a
- * bench whose peer is not installed) must not leave one running: at exit each gets SIGTERM and
- * shuts down by itself.
+ * bench whose peer is not installed) must not leave one running.
  */
-const running = new Set<{ kill(signal?: NodeJS.Signals | number): void }>();
+const running = new Set<Subprocess>();
 /**
- * Data directories made here, removed when the test process exits whether or not their test called
- * cleanup(): a day of suite runs had left 583 of them (with their databases) in the temp directory.
+ * Data directories made here, removed at the end whether or not their test called cleanup(): a day of
+ * suite runs had left 583 of them (with their databases) in the temp directory.
  */
 const madeDirs = new Set<string>();
+
+function removeMadeDirs(): void {
+  for (const dir of madeDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      madeDirs.delete(dir);
+    } catch {
+      // A server still writing there (ENOTEMPTY): the others are removed all the same.
+    }
+  }
+}
+
+/**
+ * The end of a test run: what is still running stops, then every directory made here goes. `bun test`
+ * never emits the process's "exit" event, so the suite calls this from a global afterAll
+ * (test/support/teardown.ts, preloaded by bunfig.toml).
+ */
+export async function releaseLeftovers(): Promise<void> {
+  const stopping = [...running].map(async (p) => {
+    p.kill("SIGTERM");
+    const hard = setTimeout(() => p.kill("SIGKILL"), 5_000);
+    await p.exited;
+    clearTimeout(hard);
+  });
+  await Promise.all(stopping);
+  removeMadeDirs();
+}
+
+// A bench (`bun bench/...`) does get "exit": no waiting there, so SIGTERM and remove what can be removed.
 process.on("exit", () => {
   for (const p of running) p.kill("SIGTERM");
-  for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  removeMadeDirs();
 });
 
 /**
