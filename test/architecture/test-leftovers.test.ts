@@ -1,6 +1,6 @@
 // The suite leaves nothing behind: an inboxd a test started and never stopped is stopped, and the data
 // directory the harness made for it removed, whether the test process ends normally (bun test's global
-// afterAll, test/support/teardown.ts) or is killed (the watchdog, harness.ts's stopWhenOrphaned).
+// afterAll, test/support/teardown.ts) or is killed (the watchdog, test/support/watchdog.ts).
 // Each case runs a small test process of its own, on SQLite whatever this pass's engine: the harness is
 // under test here, not the storage.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { inboxdCommand } from "./command";
 import { databaseEnv, knownDatabaseEnv } from "./test-database";
+import { stopWhenOrphaned } from "./watchdog";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BOOTSTRAP_KEY = "isk_live_test_bootstrap_key_0123456789";
@@ -98,29 +99,6 @@ export async function releaseLeftovers(): Promise<void> {
   removeMadeDirs();
 }
 
-/**
- * A test process that dies (kill -9, a CI timeout, a second Ctrl-C) runs neither afterAll nor "exit": its
- * servers would live on, reparented, holding their ports and data directories (three were found still
- * running half an hour after such a run). A detached watchdog per server stops it (SIGTERM, SIGKILL after
- * 10 s) and removes the data directory the harness made, once the test process is gone; it exits by itself
- * when the server stops first (a stop() or a restart(), which keeps the directory).
- */
-function stopWhenOrphaned(serverPid: number, madeDir: string | null): void {
-  const alive = (pid: number) => `kill -0 ${pid} 2>/dev/null`;
-  const script = [
-    `while ${alive(process.pid)} && ${alive(serverPid)}; do sleep 1; done`,
-    `${alive(process.pid)} && exit 0`,
-    `if ${alive(serverPid)}; then`,
-    `  kill -TERM ${serverPid}`,
-    `  i=0; while ${alive(serverPid)} && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done`,
-    `  kill -KILL ${serverPid} 2>/dev/null`,
-    "fi",
-    madeDir ? `rm -rf '${madeDir}'` : "",
-  ].join("\n");
-  // detached: its own session, so a signal to the test's process group does not reach it.
-  Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();
-}
-
 // A bench (`bun bench/...`) does get "exit": no waiting there, so SIGTERM and remove what can be removed.
 process.on("exit", () => {
   for (const p of running) p.kill("SIGTERM");
@@ -159,7 +137,9 @@ export async function startInboxd(
   });
   running.add(proc);
   void proc.exited.then(() => running.delete(proc));
-  stopWhenOrphaned(proc.pid, dataDir === undefined ? dir : null);
+  // A test process that dies (kill -9, a CI timeout) runs no teardown: its servers would live on,
+  // reparented, holding their ports and directories (three were found running half an hour after such a run).
+  stopWhenOrphaned(proc.pid, { signal: "TERM", dir: dataDir === undefined ? dir : null, keepDirWhileTestLives: true });
   let out = "";
   const ports: Record<string, number> = {};
   const decoder = new TextDecoder();

@@ -1,7 +1,7 @@
 // A real PostgreSQL server for a test file, started from Debian's binaries (the `postgresql`
 // package: /usr/lib/postgresql/<major>/bin/initdb and postgres). One server per test file (a copy
 // of one initdb'd template), one fresh database in it; stop() in afterAll, and a watchdog stops
-// it anyway once the test process is gone, even after a SIGKILL (stopWhenOrphaned). fsync stays
+// it anyway once the test process is gone, even after a SIGKILL (watchdog.ts). fsync stays
 // on: the durability the storage promises is the one these tests exercise.
 //
 // initdb and postgres refuse to run as root, so when the test runs as root both run as the
@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { freePort, waitForPort } from "./net";
+import { stopWhenOrphaned } from "./watchdog";
 
 const ROOT = "/usr/lib/postgresql";
 
@@ -35,7 +36,7 @@ export interface PostgresServer {
   port: number;
   /** Another fresh database on the same server (its URL): empty, or a copy of `template` (a database of this server). */
   newDatabase(template?: string): Promise<string>;
-  /** Stops the server and removes its files (a watchdog does it too if this process ends first: stopWhenOrphaned). */
+  /** Stops the server and removes its files (a watchdog does it too if this process ends first: watchdog.ts). */
   stop(): Promise<void>;
 }
 
@@ -118,7 +119,11 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
     ],
     { stdout: "ignore", stderr: "pipe" },
   );
-  stopWhenOrphaned(server.pid, dir);
+  // Its lifetime bound to this process's (watchdog.ts). SIGQUIT: immediate shutdown, no checkpoint for a
+  // cluster about to be deleted. The removal is retried: a backend that outlives a killed postmaster can
+  // still create files under base/ while rm runs, and a pass's shared cluster of some GB was found left
+  // that way (with SIGINT, whose shutdown checkpoint of such a cluster can outlast the 10 s).
+  stopWhenOrphaned(server.pid, { signal: "QUIT", dir, keepDirWhileTestLives: false });
   try {
     await waitForPort(port, 30_000);
   } catch (e) {
@@ -156,33 +161,6 @@ export async function startPostgres(options: { maxConnections?: number } = {}): 
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * The server's lifetime bound to this process's, however it ends (returns, throws, is killed with
- * SIGKILL, its test run times out): a detached watchdog, started with the server, polls both PIDs;
- * once this process is gone and postgres is not, it stops postgres (SIGQUIT: immediate shutdown, no
- * checkpoint for a cluster about to be deleted; SIGKILL to it and its children after 10 s) and
- * removes its directory. An exit hook cannot promise this: it never runs on a signal's death. After a
- * normal stop() the watchdog sees postgres gone and ends.
- *
- * The removal is retried: a backend that outlives a killed postmaster can still create files under
- * base/ while rm runs, and a pass's shared cluster of some GB was found left that way
- * (with SIGINT, whose shutdown checkpoint of such a cluster can outlast the 10 s).
- */
-function stopWhenOrphaned(postgresPid: number, dir: string): void {
-  const alive = (pid: number) => `kill -0 ${pid} 2>/dev/null`;
-  const script = [
-    `while ${alive(process.pid)} && ${alive(postgresPid)}; do sleep 0.5; done`,
-    `if ${alive(postgresPid)}; then`,
-    `  kill -QUIT ${postgresPid}`,
-    `  i=0; while ${alive(postgresPid)} && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done`,
-    `  pkill -KILL -P ${postgresPid} 2>/dev/null; kill -KILL ${postgresPid} 2>/dev/null`,
-    "fi",
-    `i=0; while [ -e '${dir}' ] && [ $i -lt 60 ]; do rm -rf '${dir}' 2>/dev/null || sleep 0.5; i=$((i+1)); done`,
-  ].join("\n");
-  // detached: its own session, so a signal to this process's group does not reach it.
-  Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"], detached: true }).unref();
 }
 
 /** What a database holds, as an outside inspector (psql's \d) sees it: for the schema parity test. */

@@ -22,7 +22,7 @@ let migrated: Promise<string> | null = null;
 const databases = new Map<string, string>();
 
 function sharedServer(): Promise<PostgresServer> {
-  // Never stopped here: its watchdog stops it once this process is gone (postgres.ts, stopWhenOrphaned).
+  // Never stopped here: its watchdog stops it once this process is gone (watchdog.ts).
   server ??= startPostgres({ maxConnections: 1000 });
   return server;
 }
