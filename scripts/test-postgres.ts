@@ -4,6 +4,11 @@
 export {};
 const proc = Bun.spawn([process.execPath, `${import.meta.dir}/test.ts`, ...process.argv.slice(2)], {
   stdio: ["inherit", "inherit", "inherit"],
-  env: { ...process.env, INBOXD_TEST_DATABASE: "postgres", INBOXD_REQUIRE_POSTGRES: "1" },
+  env: {
+    ...process.env,
+    INBOXD_TEST_DATABASE: "postgres",
+    // Adds PostgreSQL to what the run requires (test/support/components.ts), keeping any the caller named.
+    INBOXD_REQUIRE_COMPONENTS: [process.env.INBOXD_REQUIRE_COMPONENTS, "postgres"].filter(Boolean).join(","),
+  },
 });
 process.exit(await proc.exited);

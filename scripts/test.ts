@@ -22,6 +22,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { buildExecutable } from "../test/support/command";
+import { isRequired } from "../test/support/components";
 import { postgresBinDir, postgresMissing } from "../test/support/postgres";
 
 const root = resolve(import.meta.dir, "..");
@@ -137,7 +138,7 @@ const passes = only === "postgres" ? [postgres] : only === "sqlite" ? [sqlite] :
 
 const notes: string[] = [];
 let extraSkips = 0;
-if (passes.includes(postgres) && !postgresBinDir() && process.env.INBOXD_REQUIRE_POSTGRES !== "1") {
+if (passes.includes(postgres) && !postgresBinDir() && !isRequired("postgres")) {
   passes.splice(passes.indexOf(postgres), 1);
   notes.push(`PostgreSQL pass skipped: ${postgresMissing}`);
   extraSkips++;

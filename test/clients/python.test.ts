@@ -1,17 +1,13 @@
 // The Python client and pytest plugin (clients/python/), tested against a served inboxd with
 // Debian's python3-pytest. .ci/run installs it; elsewhere a missing pytest skips with a message
-// (INBOXD_REQUIRE_PYTHON=1 turns that into a failure, for CI).
+// (components.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT, startInboxd, type Instance } from "../support/harness";
+import { needs } from "../support/components";
 
 const probe = Bun.spawnSync(["python3", "-c", "import pytest"], { stdout: "ignore", stderr: "ignore" });
-const hasPytest = probe.exitCode === 0;
-if (!hasPytest) {
-  const msg = "python.test.ts: python3 with pytest is absent (apt-get install python3-pytest); the Python plugin's tests are skipped";
-  if (process.env.INBOXD_REQUIRE_PYTHON === "1") throw new Error(msg);
-  console.warn(msg);
-}
+const hasPytest = needs("pytest", probe.exitCode === 0, "apt-get install python3-pytest");
 
 describe.skipIf(!hasPytest)("Python client and pytest plugin", () => {
   let inst: Instance;

@@ -236,7 +236,8 @@ describe("SMTP", () => {
 
   test("deleting the catch-all inbox clears the domain's catch-all", async () => {
     const box = (await createInbox({ domain_id: verified.id, local_part: "short-lived-catcher" })).body.data;
-    await json(inst.api(`/v1/domains/${verified.id}/catch-all`, { method: "POST", json: { inbox_id: box.id } }));
+    const set = await json(inst.api(`/v1/domains/${verified.id}/catch-all`, { method: "POST", json: { inbox_id: box.id } }));
+    expect([set.status, set.body.data.catch_all_inbox_id]).toEqual([200, box.id]);
     expect((await inst.api(`/v1/inboxes/${box.id}`, { method: "DELETE" })).status).toBe(204);
     expect((await json(inst.api(`/v1/domains/${verified.id}`))).body.data.catch_all_inbox_id).toBeNull();
   });

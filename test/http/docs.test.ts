@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BOOTSTRAP_KEY, startInboxd, type Instance } from "../support/harness";
 import { hasChromium, launch } from "../support/browser";
+import { needs } from "../support/components";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -34,7 +35,9 @@ test("/docs and its assets are served from this origin", async () => {
   expect(Object.keys(doc.paths).filter((p) => p.startsWith("/docs"))).toEqual([]);
 });
 
-describe.skipIf(!hasChromium)("/docs in Chromium", () => {
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
+
+describe.skipIf(!chromium)("/docs in Chromium", () => {
   test("renders every tag, and try-it calls the API with the key from Authorize", async () => {
     const browser = await launch();
     try {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
 import { haveSpamd, startSpamd } from "../support/spamd";
+import { needs } from "../support/components";
 import { launch, publishScenario, standardAgent } from "../support/automation";
 
 const GTUBE = "XJS*C4JDBQADN1.NSBN3*2IDNEN*GTUBE-STANDARD-ANTI-UBE-TEST-EMAIL*C.34X";
@@ -20,7 +21,9 @@ async function send(inst: Instance, to: string, subject: string, text: string): 
   }
 }
 
-describe.skipIf(!haveSpamd())("spam analysis with spamd", () => {
+const here = needs("spamd", haveSpamd(), "apt-get install spamassassin spamd");
+
+describe.skipIf(!here)("spam analysis with spamd", () => {
   let spamd: Awaited<ReturnType<typeof startSpamd>>;
   let inst: Instance;
   let inbox: { id: string; address: string };
@@ -121,10 +124,3 @@ describe("spam analysis without spamd", () => {
     }
   });
 });
-
-// Registered only when spamd is missing: says so, and fails where CI requires it (.ci/run).
-if (!haveSpamd()) {
-  test("spamd is not installed (apt-get install spamassassin spamd): the spamd tests are skipped", () => {
-    expect(process.env.INBOXD_REQUIRE_SPAMD).not.toBe("1");
-  });
-}

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendRaw } from "../support/mail";
 import { sqliteOnlyDescribe } from "../support/test-database";
+import { needs } from "../support/components";
 
 const mountPoint = mkdtempSync(join(tmpdir(), "inboxd-full-"));
 const mounted = Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=32m,mode=0700", "tmpfs", mountPoint]).exitCode === 0;
@@ -73,11 +74,7 @@ async function smtpReply(size: number, subject: string): Promise<string> {
   }
 }
 
-if (!mounted) {
-  test("mounting a tmpfs needs root (CAP_SYS_ADMIN): the disk-full tests are skipped", () => {
-    expect(process.env.INBOXD_REQUIRE_DISK_FULL).not.toBe("1");
-  });
-}
+needs("tmpfs", mounted, "mounting a small tmpfs needs root, CAP_SYS_ADMIN");
 
 (mounted
   ? sqliteOnlyDescribe("fills the data directory's file system; a PostgreSQL node keeps its data on the database server's disk")

@@ -154,6 +154,8 @@ describe("INBOXD_EGRESS_PRIVATE=deny with INBOXD_EGRESS_ALLOW=127.0.0.1:<one ser
 
   test("each webhook made earlier fails its try with egress_denied, ends at once, and nothing reaches the server", async () => {
     const before = target.got.length;
+    // Made by the first describe: every spelling, or this test would pass over fewer of them.
+    expect([...hooks.keys()]).toEqual([...loopbackSpellings(target.server.port!), ...metadataSpellings]);
     for (const [base, id] of hooks) {
       const d = await sendTest(id);
       expect([base, d.status, d.attempt_count]).toEqual([base, "failed", 1]);
@@ -184,6 +186,7 @@ describe("INBOXD_EGRESS_PRIVATE=deny with INBOXD_EGRESS_ALLOW=127.0.0.1:<one ser
 
   test("each scenario step to a denied address fails with egress_denied, and nothing reaches the server", async () => {
     const before = target.got.length;
+    expect([...scenarios.keys()]).toEqual([...loopbackSpellings(target.server.port!), ...metadataSpellings]);
     for (const [base, id] of scenarios) {
       const r = await run(id);
       expect([base, r.status, r.error?.code, r.steps[0].error?.code]).toEqual([base, "failed", "egress_denied", "egress_denied"]);

@@ -3,14 +3,11 @@
 // once the transaction commits, in commit order, and never when it rolls back.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PgConnection } from "../../src/storage/postgres";
-import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "../support/postgres";
+import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "../support/postgres";
+import { needs } from "../support/components";
 
 const bin = postgresBinDir();
-if (!bin) {
-  test(postgresMissing, () => {
-    expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
-  });
-}
+needs("postgres", bin !== null, "apt-get install postgresql");
 
 /** Resolves once `got` holds n payloads. */
 async function until(got: string[], n: number): Promise<void> {

@@ -17,10 +17,10 @@ import {
   type PostgresServer,
   postgresBinDir,
   postgresCatalogue,
-  postgresMissing,
   postgresRequired,
   startPostgres,
 } from "../support/postgres";
+import { needs } from "../support/components";
 import { withDatabaseFile } from "../support/sqlite-file";
 
 /** SQLite mechanisms PostgreSQL does otherwise (docs/scaling.md). */
@@ -85,11 +85,7 @@ test("the SQLite text of released two-dialect migrations is the released text", 
 });
 
 const bin = postgresBinDir();
-if (!bin) {
-  test(postgresMissing, () => {
-    expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
-  });
-}
+needs("postgres", bin !== null, "apt-get install postgresql");
 
 describe.skipIf(!bin && !postgresRequired)("schema parity, SQLite and PostgreSQL", () => {
   let pg: PostgresServer;

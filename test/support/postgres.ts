@@ -8,12 +8,13 @@
 // `postgres` system user (the package creates it) through setpriv (which execs, so our signals reach postgres itself).
 //
 // No binaries: postgresBinDir() is null and the caller skips with postgresMissing's message,
-// unless INBOXD_REQUIRE_POSTGRES=1 (CI), where the caller's test fails.
+// unless the run requires PostgreSQL (components.ts), where the caller's test fails.
 import { chownSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { freePort, waitForPort } from "./net";
+import { isRequired } from "./components";
 import { stopWhenOrphaned } from "./watchdog";
 
 const ROOT = "/usr/lib/postgresql";
@@ -27,7 +28,7 @@ export function postgresBinDir(): string | null {
   return majors.length ? join(ROOT, majors[0]!, "bin") : null;
 }
 
-export const postgresRequired = process.env.INBOXD_REQUIRE_POSTGRES === "1";
+export const postgresRequired = isRequired("postgres");
 export const postgresMissing = `PostgreSQL binaries not found under ${ROOT}/<major>/bin (apt-get install postgresql): the PostgreSQL half is skipped`;
 
 export interface PostgresServer {

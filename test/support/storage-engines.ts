@@ -1,21 +1,19 @@
-// Both storage engines for the repository conformance tests (test/storage/*-conformance.test.ts):
-// SQLite in a temporary data directory, and PostgreSQL on a server the test file starts itself
-// (test/support/postgres.ts). Each entry opens a fresh, migrated store and stops what it started.
-import { expect, test } from "bun:test";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Storage } from "../../src/storage";
 import { openPostgresStorage } from "../../src/storage/postgres";
 import { openSqliteStorage } from "../../src/storage/sqlite";
-import { type PostgresServer, postgresBinDir, postgresMissing, postgresRequired, startPostgres } from "./postgres";
+import { type PostgresServer, postgresBinDir, postgresRequired, startPostgres } from "./postgres";
+import { needs } from "./components";
 
 /** Both engines are a whole Storage. */
 export type Engine = Storage;
 
 export interface EngineUnderTest {
   name: "sqlite" | "postgres";
-  /** false: skip (no PostgreSQL binaries and INBOXD_REQUIRE_POSTGRES unset). */
+  /** false: skip (no PostgreSQL binaries, and the run does not require them: components.ts). */
   available: boolean;
   open(): Promise<Engine>;
   stop(): Promise<void>;
@@ -26,11 +24,7 @@ export interface EngineUnderTest {
 /** The two engines; call once per test file (it registers the "skipped" notice when PostgreSQL is missing). */
 export function storageEngines(): EngineUnderTest[] {
   const bin = postgresBinDir();
-  if (!bin) {
-    test(postgresMissing, () => {
-      expect(process.env.INBOXD_REQUIRE_POSTGRES).not.toBe("1");
-    });
-  }
+  needs("postgres", bin !== null, "apt-get install postgresql");
   let pg: PostgresServer | null = null;
   let dir: string | null = null;
   return [

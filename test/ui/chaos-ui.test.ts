@@ -6,10 +6,11 @@ import type { Page } from "playwright-core";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, SmtpDialog } from "../support/mail";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("chaos-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
-describe.skipIf(!hasChromium)("fault injection dialog in Chromium", () => {
+describe.skipIf(!chromium)("fault injection dialog in Chromium", () => {
   let inst: Instance;
   let browser: Browser;
   let page: Page;

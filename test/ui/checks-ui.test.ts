@@ -8,14 +8,15 @@ import type { Page } from "playwright-core";
 import { startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendMail } from "../support/mail";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openRoute } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("checks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
 const HTML = `<!doctype html><html><head><style>@media (max-width:600px){.col{width:100%!important}}</style></head><body>
 <div style="display:flex;position:absolute"><p>Big sale</p></div><svg width="10" height="10"><rect width="10" height="10"/></svg>
 </body></html>`;
 
-describe.skipIf(!hasChromium)("Checks tab in Chromium", () => {
+describe.skipIf(!chromium)("Checks tab in Chromium", () => {
   let inst: Instance;
   let browser: Browser;
   let page: Page;

@@ -6,8 +6,9 @@ import type { Page } from "playwright-core";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox } from "../support/mail";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("import-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
 const PICKED = Buffer.from(
   "From: Picker <picker@example.com>\r\nSubject: Picked from disk 314159\r\nX-8bit: caf\xc3\xa9\r\n\r\nImported through the file input.\nYour verification code is 314159.\nA bare LF line.\n",
@@ -15,7 +16,7 @@ const PICKED = Buffer.from(
 );
 const DROPPED = "From: dropper@example.com\r\nSubject: Dropped on the list\r\n\r\nno trailing newline";
 
-describe.skipIf(!hasChromium)("import .eml and search in the message list (Chromium)", () => {
+describe.skipIf(!chromium)("import .eml and search in the message list (Chromium)", () => {
   let inst: Instance;
   let browser: Browser;
   let page: Page;

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { ADMIN_EMAIL, startInboxd, type Instance } from "../support/harness";
 import { hasChromium, launch, type Browser, newPage } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("signin-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
-describe.skipIf(!hasChromium)("one-click sign-in link (Chromium)", () => {
+describe.skipIf(!chromium)("one-click sign-in link (Chromium)", () => {
   let inst: Instance;
   let browser: Browser;
   let link: string;

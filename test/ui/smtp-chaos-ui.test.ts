@@ -7,10 +7,11 @@ import { connect } from "node:net";
 import type { Page } from "playwright-core";
 import { addUser, json, startInboxd, type Instance } from "../support/harness";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("smtp-chaos-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
-describe.skipIf(!hasChromium)("connection faults dialog in Chromium", () => {
+describe.skipIf(!chromium)("connection faults dialog in Chromium", () => {
   let inst: Instance;
   let browser: Browser;
   let page: Page;

@@ -8,8 +8,9 @@ import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
 import { Receiver } from "../support/webhook-receiver";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openNav } from "../support/browser";
+import { needs } from "../support/components";
 
-if (!hasChromium) console.warn("webhooks-ui.test.ts: /usr/bin/chromium is absent (apt-get install chromium); browser tests skipped");
+const chromium = needs("chromium", hasChromium, "apt-get install chromium");
 
 const PATH = "/ui-hook";
 const FAIL = "/ui-broken";
@@ -24,7 +25,7 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
   }
 }
 
-describe.skipIf(!hasChromium)("webhooks page in Chromium", () => {
+describe.skipIf(!chromium)("webhooks page in Chromium", () => {
   let inst: Instance;
   let rx: Receiver;
   let browser: Browser;

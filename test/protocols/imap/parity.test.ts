@@ -1,7 +1,8 @@
 // Structure parity with Dovecot: the same bytes in both servers must give the same ENVELOPE,
 // BODYSTRUCTURE, BODY and BODY[section] answers, over a corpus of awkward MIME shapes (groups,
 // encoded words, 8-bit headers, RFC 2231, message/rfc822, digest, nested multiparts, missing close
-// delimiters). Runs only where dovecot-imapd is installed and we are root; skipped otherwise.
+// delimiters). Runs only where dovecot-imapd is installed and we are root; skipped otherwise
+// (components.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import tls from "node:tls";
 import { readFileSync } from "node:fs";
@@ -10,8 +11,9 @@ import nodemailer from "nodemailer";
 import { startInboxd, type Instance } from "../../support/harness";
 import { newBox, sendRawMail, type Box } from "../../support/imap";
 import { haveDovecot, startDovecot } from "../../support/dovecot";
+import { needs } from "../../support/components";
 
-const enabled = haveDovecot();
+const enabled = needs("dovecot", haveDovecot(), "apt-get install dovecot-imapd, and run as root");
 const crlf = (lines: string[]) => lines.join("\r\n");
 const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" } as any);
 async function compose(m: Record<string, unknown>): Promise<Buffer> {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { code, createInbox, SmtpDialog, transport } from "../../support/mail";
+import { needs } from "../../support/components";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -358,12 +359,10 @@ describe("many short connections", () => {
   });
 });
 
-describe("other clients", () => {
+const python3 = needs("python3", Bun.which("python3") !== null, "apt-get install python3");
+
+describe.skipIf(!python3)("other clients", () => {
   test("Python's smtplib sends a message (EHLO, STARTTLS, AUTH, sendmail)", async () => {
-    if (Bun.which("python3") === null) {
-      console.log("skipped: python3 is not installed");
-      return;
-    }
     const inbox = await createInbox(inst);
     const script = [
       "import smtplib, ssl, sys",

@@ -1,14 +1,13 @@
 // Issue 14 with swaks, the SMTP test tool QA teams script by hand: capture of an address no inbox
 // has, plus-addressing, STARTTLS, PIPELINING, AUTH (accept-any by default) and a chaos rule, each
 // seen from swaks' side (its exit code and the transcript) and from the REST side. swaks is a
-// Debian package that .ci/run installs; where it is missing the tests say so and skip, unless
-// INBOXD_REQUIRE_SWAKS=1 (CI), where that is a failure.
+// Debian package that .ci/run installs; where it is missing the tests say so and skip (components.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { createInbox, nextMessage } from "../../support/mail";
+import { needs } from "../../support/components";
 
-const SWAKS = Bun.which("swaks");
-const REQUIRED = process.env.INBOXD_REQUIRE_SWAKS === "1";
+const SWAKS = needs("swaks", Bun.which("swaks") !== null, "apt-get install swaks");
 
 let inst: Instance;
 beforeAll(async () => {
@@ -22,7 +21,7 @@ afterAll(async () => {
 
 /** Runs swaks against the instance's SMTP port; its exit code and whole transcript. */
 async function swaks(args: string[]): Promise<{ code: number; out: string }> {
-  const p = Bun.spawn([SWAKS!, "--server", "127.0.0.1", "--port", String(inst.ports.smtp), "--timeout", "20", ...args], {
+  const p = Bun.spawn(["swaks", "--server", "127.0.0.1", "--port", String(inst.ports.smtp), "--timeout", "20", ...args], {
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -44,16 +43,8 @@ async function bySubject(inboxId: string, subject: string) {
   return (await json(inst.api(`/v1/messages/${r.body.data[0].id}`))).body.data;
 }
 
-const available = (name: string) => {
-  if (SWAKS) return true;
-  if (REQUIRED) throw new Error(`${name}: swaks is not installed and INBOXD_REQUIRE_SWAKS=1`);
-  console.log(`skipped (${name}): swaks is not installed (Debian package swaks)`);
-  return false;
-};
-
-describe("swaks against inboxd's SMTP", () => {
+describe.skipIf(!SWAKS)("swaks against inboxd's SMTP", () => {
   test("an address no inbox has is caught by the catch-all inbox, with its envelope", async () => {
-    if (!available("capture")) return;
     const sink = await catchAll();
     const subject = `swaks capture ${crypto.randomUUID()}`;
     const r = await swaks(["--from", "app@shop.example", "--to", "nobody.here@users.example", "--header", `Subject: ${subject}`]);
@@ -64,7 +55,6 @@ describe("swaks against inboxd's SMTP", () => {
   });
 
   test("box+tag@domain lands in box@domain; the tag stays in the envelope and is searchable", async () => {
-    if (!available("plus-addressing")) return;
     const inbox = await createInbox(inst);
     const [local, domain] = inbox.address.split("@");
     const tagged = `${local}+signup-42@${domain}`;
@@ -78,7 +68,6 @@ describe("swaks against inboxd's SMTP", () => {
   });
 
   test("STARTTLS, then AUTH PLAIN with any credentials (the default), then the message", async () => {
-    if (!available("starttls")) return;
     const inbox = await createInbox(inst);
     const r = await swaks([
       "--from",
@@ -103,7 +92,6 @@ describe("swaks against inboxd's SMTP", () => {
   });
 
   test("PIPELINING: MAIL, RCPT and DATA go in one write and get their three replies", async () => {
-    if (!available("pipelining")) return;
     const a = await createInbox(inst);
     const b = await createInbox(inst);
     const r = await swaks([
@@ -134,7 +122,6 @@ describe("swaks against inboxd's SMTP", () => {
   });
 
   test("a chaos rule at RCPT refuses the inbox with its code; swaks sees it and nothing is stored", async () => {
-    if (!available("chaos")) return;
     const inbox = await createInbox(inst);
     const put = await json(inst.api(`/v1/inboxes/${inbox.id}/chaos`, { method: "PUT", json: { rules: [{ stage: "rcpt", code: 452 }] } }));
     expect(put.status).toBe(200);
