@@ -12,7 +12,7 @@ function run(cmd: string[]): { code: number; output: string } {
 }
 
 describe("gates", () => {
-  for (const project of [".", "web"]) {
+  for (const project of [".", "web", "clients/typescript"]) {
     test(`tsc --noEmit -p ${project}`, () => {
       const r = run([join(BIN, "tsc"), "--noEmit", "-p", project]);
       expect(r.output).toBe("");

@@ -344,7 +344,9 @@ describe("approve and reject", () => {
 describe("self_approved", () => {
   test("true when the approver launched the run (device session), false for a run launched by another user or an API key", async () => {
     const byOwner = await launchParked(gateId, owner);
-    expect(byOwner.trigger.user_id).toBeDefined();
+    const ownerId = (await json(inst.api("/v1/me", { token: owner }))).body.data.id;
+    expect(ownerId).toBeString();
+    expect(byOwner.trigger.user_id).toBe(ownerId);
     const a1 = await decide((await approvalOf(byOwner.id)).ulid, "approve", owner);
     expect(a1.status).toBe(200);
     expect(a1.body.data.self_approved).toBe(true);

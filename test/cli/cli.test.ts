@@ -233,9 +233,10 @@ describe("start-up failures: one line naming the setting, no stack trace", () =>
 });
 
 describe("secrets and the sign-in link", () => {
-  test("secrets given through the environment are never printed; the generated ones are, once", async () => {
+  // The generated ones are printed once: lifecycle.test.ts, "bootstrap".
+  test("secrets given through the environment (key, password, secret key) are never printed", async () => {
     const secretKey = "ab".repeat(32);
-    const inst = await startInboxd({ INBOXD_SECRET_KEY: secretKey });
+    const inst = await startInboxd({ INBOXD_SECRET_KEY: secretKey, INBOXD_ADMIN_PASSWORD: ADMIN_PASSWORD });
     const out = inst.output();
     for (const secret of [BOOTSTRAP_KEY, ADMIN_PASSWORD, secretKey]) expect(out).not.toContain(secret);
     expect(out).toContain("bootstrap: owner admin@localhost password: (as configured, not shown)");

@@ -210,6 +210,7 @@ describe("verification", () => {
     expect(Date.parse(failed.body.data.last_checked_at)).not.toBeNaN();
     expect(failed.body.data.failure_reason).toContain("mx");
     expect(failed.body.data.failure_reason).toContain("ownership");
+    expect(failed.body.data.records.length).toBeGreaterThanOrEqual(2); // mx and ownership at least
     for (const r of failed.body.data.records) expect(r.status).toBe("missing");
 
     dns.publishDomain(d);
@@ -218,6 +219,7 @@ describe("verification", () => {
     expect(Date.parse(ok.body.data.verified_at)).not.toBeNaN();
     expect(ok.body.data.failure_reason).toBeNull();
     // Every record, the DKIM one split into 255-byte strings on the wire included, matches.
+    expect(ok.body.data.records.map((r: any) => r.key)).toEqual(failed.body.data.records.map((r: any) => r.key));
     for (const r of ok.body.data.records) expect(r).toMatchObject({ status: "valid" });
     expect((await show(d.id)).body.data.status).toBe("verified");
   });

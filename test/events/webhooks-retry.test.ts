@@ -104,7 +104,6 @@ describe("retries", () => {
     const slow = await registerWebhook(inst, { url: rx.url("/hang"), inbox_id: inbox.id });
     await registerWebhook(inst, { url: rx.url("/fast"), inbox_id: inbox.id });
     rx.on("/hang", (_r, nth) => (nth === 1 ? { status: 200, hang: true } : { status: 200 }));
-    const t0 = Date.now();
     await send(inbox.address, "first");
     await rx.waitFor((g) => g.some((x) => x.path === "/hang"));
     // While the first try hangs: another receiver gets it, and more mail is accepted.
@@ -121,7 +120,6 @@ describe("retries", () => {
     });
     expect(hang.map((h) => h.json.data.subject)).toEqual(["first", "second", "first"]);
     expect(hang[2]!.at).toBeGreaterThan(fastDone);
-    expect(fastDone - t0).toBeGreaterThan(0);
     const list = await deliveriesWhen(slow.id, (list) => list.every((d) => d.status === "succeeded"));
     const first = list.find((d) => d.attempt_count === 2)!;
     expect(first.attempts[0].ok).toBe(false);

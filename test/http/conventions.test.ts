@@ -23,10 +23,19 @@ describe("common rules", () => {
     expect(r405.headers.get("allow")).toContain("GET");
   });
 
-  test("rate-limit headers are on every /v1 response, 401s included", async () => {
-    const r = await inst.api("/v1/inboxes", { token: null });
-    expect(r.status).toBe(401);
-    for (const h of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]) expect(r.headers.get(h)).not.toBeNull();
+  test("rate-limit headers are on every /v1 response: success, client errors and 401s", async () => {
+    const answers = [
+      [200, await inst.api("/v1/inboxes")],
+      [201, await inst.api("/v1/inboxes", { method: "POST", json: {} })],
+      [404, await inst.api("/v1/inboxes/01ARZ3NDEKTSV4RRFFQ69G5FAV")],
+      [422, await inst.api("/v1/inboxes?limit=0")],
+      [405, await inst.api("/v1/inboxes", { method: "PUT" })],
+      [401, await inst.api("/v1/inboxes", { token: null })],
+    ] as const;
+    for (const [status, r] of answers) {
+      const headers = ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"].map((h) => [h, r.headers.get(h) !== null]);
+      expect([r.status, ...headers]).toEqual([status, ...headers.map(([h]) => [h, true])]);
+    }
   });
 
   test("a body that is not JSON is a 400 in the envelope", async () => {

@@ -49,7 +49,12 @@ describe.skipIf(!chromium)("/docs in Chromium", () => {
       await page.goto(`${inst.url}/docs`);
       await page.waitForSelector(".opblock-tag", { timeout: 20_000 });
       const tags = await page.$$eval(".opblock-tag", (els) => els.map((e) => e.getAttribute("data-tag")));
-      expect(tags).toEqual(expect.arrayContaining(["inboxes", "messages", "api-keys"]));
+      const doc = await (await fetch(`${inst.url}/openapi.json`)).json();
+      const documented = new Set<string>(
+        Object.values(doc.paths).flatMap((ops: any) => Object.values(ops).flatMap((op: any) => op.tags ?? [])),
+      );
+      expect(documented.size).toBeGreaterThan(5);
+      expect(tags.toSorted()).toEqual([...documented].sort());
       // Authorize with the API key.
       await page.click(".btn.authorize");
       const input = page.locator(".modal-ux input").first();

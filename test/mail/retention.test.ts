@@ -75,10 +75,20 @@ describe("expiry and retention", () => {
     const raw = `Subject: shared\r\n\r\nsame bytes ${Math.random()}\r\n`;
     const info = await sendRaw(inst, [a.address, b.address], raw);
     const [ida, idb] = /stored (\S+)/.exec(info.response)![1]!.split(",");
+    const keyOf = async (id: string) =>
+      ((await withDatabase(inst.dataDir, (db) => db.get("SELECT blob_key FROM messages WHERE id = ?", [id]))) as { blob_key: string })
+        .blob_key;
+    const key = await keyOf(ida!);
+    expect(await keyOf(idb!)).toBe(key);
+    expect(await blobCount(inst.dataDir, key)).toBe(1);
     await withDatabase(inst.dataDir, (db) => db.run("UPDATE messages SET expires_at = ? WHERE id = ?", [PAST, ida!]));
     await eventually(async () => (await inst.api(`/v1/messages/${ida}`)).status === 404);
     const back = await inst.api(`/v1/messages/${idb}/raw`);
     expect(await back.text()).toBe(raw);
+    expect(await blobCount(inst.dataDir, key)).toBe(1);
+    // The last one goes: so does the blob.
+    await withDatabase(inst.dataDir, (db) => db.run("UPDATE messages SET expires_at = ? WHERE id = ?", [PAST, idb!]));
+    await eventually(async () => (await blobCount(inst.dataDir, key)) === 0);
   });
 
   test("inbox.expiring is claimed once ahead of expiry (expiring_alerted_at set)", async () => {

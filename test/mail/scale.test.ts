@@ -224,13 +224,10 @@ describe("IMAP SEARCH text keys through the full-text index", () => {
 // deletes, expiry, retention and pruning is asserted as mechanism, which does not depend on the
 // machine's load: every delete transaction takes at most MAX_BATCH messages, the event loop turns
 // between two of them, and the statements run on the storage's deletion thread (the rows go while
-// the loop's thread is held). A loop-lag bound stays as a backstop, wide enough for
-// a loaded 2-core box (the issue's goal is ~50 ms; the bench prints the figures: bench/scale.ts).
+// the loop's thread is held). The longest stall is printed, not asserted: tests assert no timings
+// (the issue's goal is ~50 ms; the bench prints the figures: bench/scale.ts).
 describe("nothing blocks the event loop for long (server in this process)", () => {
   const N = 1500;
-  // Runs here measured 18–104 ms at a load average of 4–6 on 2 cores and up to 302 ms at 8+;
-  // one statement for all (before the batching) held it ~1 s at this size, seconds at 10,000.
-  const LAG_BACKSTOP_MS = 1000;
   let inst: InProcess;
   const api = (path: string, init?: RequestInit) => inst.api(path, init);
 
@@ -319,7 +316,6 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     );
     expect(r.result.status).toBe(204);
     expectBoundedBatches(r, N);
-    expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
     expect(await usageMessages()).toBe(before - N);
     expect(await count(id)).toBe(0);
     expect((await api(`/v1/inboxes/${id}`)).status).toBe(404);
@@ -338,7 +334,6 @@ describe("nothing blocks the event loop for long (server in this process)", () =
       `expiry: ${r.batches.length} transactions of at most ${Math.max(...r.batches)}; longest loop stall ${r.lagMs.toFixed(0)} ms`,
     );
     expectBoundedBatches(r, N);
-    expect(r.lagMs).toBeLessThan(LAG_BACKSTOP_MS);
     expect(await count(id)).toBe(3);
     expect(await usageMessages()).toBe(before - N);
     const list = await (await api(`/v1/inboxes/${id}/messages?limit=10`)).json();
@@ -382,6 +377,7 @@ describe("nothing blocks the event loop for long (server in this process)", () =
     const events = inst.server.ctx.storage.eventLog;
     const real = events.prune;
     const sizes: number[] = [];
+    const limits: number[] = [];
     const turnedBetween: boolean[] = [];
     let turned = true;
     events.prune = async (before, limit) => {
@@ -389,7 +385,7 @@ describe("nothing blocks the event loop for long (server in this process)", () =
       try {
         const n = await real.call(events, before, limit);
         sizes.push(n);
-        expect(limit).toBeLessThanOrEqual(500);
+        limits.push(limit);
         return n;
       } finally {
         turned = false;
@@ -403,6 +399,7 @@ describe("nothing blocks the event loop for long (server in this process)", () =
       expect(total).toBeGreaterThanOrEqual(700);
       expect(sizes.reduce((a, b) => a + b, 0)).toBe(total);
       expect(sizes.length).toBeGreaterThanOrEqual(Math.ceil(total / 500));
+      expect(Math.max(...limits)).toBeLessThanOrEqual(500);
       expect(turnedBetween.every(Boolean)).toBe(true);
     } finally {
       events.prune = real;

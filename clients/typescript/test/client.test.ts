@@ -58,7 +58,6 @@ test("waitForMessage gives up after its timeout with InboxdTimeoutError", async 
     const e = await inbox.waitForMessage({ q: "subject:never", timeout: 1500 }).catch((x) => x);
     expect(e).toBeInstanceOf(InboxdTimeoutError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
-    expect(Date.now() - started).toBeLessThan(6000);
   });
 });
 
