@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
+import { recipientsOf } from "../storage/mail";
 import { CliFailure } from "./failure";
 import { withDataDir } from "./offline";
 
@@ -53,7 +54,7 @@ export async function dump(config: Config, target: string): Promise<number> {
               to: JSON.parse(m.to_json),
               subject: m.subject,
               received_at: m.received_at,
-              envelope: { mail_from: m.envelope_from, rcpt_to: [m.envelope_to] },
+              envelope: { mail_from: m.envelope_from, rcpt_to: recipientsOf(m.envelope_to) },
               size_bytes: raw.byteLength,
               sha256: createHash("sha256").update(raw).digest("hex"),
             });

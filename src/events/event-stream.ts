@@ -260,7 +260,7 @@ export function messageEventData(m: StoredMessage, baseUrl: string): Record<stri
     from: p.from,
     to: p.to,
     cc: p.cc,
-    envelope: { from: m.message.envelopeFrom, to: m.message.envelopeTo },
+    envelope: { from: m.message.envelopeFrom, to: m.message.envelopeTo[0], rcpt_to: m.message.envelopeTo },
     subject: p.subject,
     preview: p.preview,
     text: p.text === null ? null : p.text.slice(0, BODY_CAP),

@@ -60,7 +60,7 @@ export class ImportService {
     // The same in-flight budget as SMTP: 503 with Retry-After where SMTP says 452 4.3.1.
     if (!this.ingest.budget.tryReserve(raw.byteLength)) throw busy();
     try {
-      const r = await this.ingest.deliver(raw, fromHeader, [{ inbox, address: inbox.address }]);
+      const r = await this.ingest.deliver(raw, fromHeader, [{ inbox, addresses: [inbox.address] }]);
       const id = r.messageIds[0];
       if (!id) throw new InboxGone(inbox.address);
       return id;

@@ -15,7 +15,7 @@ import type { ParsedMessage } from "../mime/types";
 import { ParsePool } from "./parse-pool";
 import { newId } from "../lib/ids";
 import { sha256Hex, type Transaction } from "../storage";
-import type { InboxRepository } from "../storage/mail";
+import { envelopeToColumn, type InboxRepository } from "../storage/mail";
 import { pinBlob } from "./blob-refs";
 import { planOf } from "../tenancy/plans";
 import { withoutTag } from "./addresses";
@@ -50,7 +50,8 @@ export interface StoredMessage {
     sizeBytes: number;
     logicalSizeBytes: number;
     envelopeFrom: string | null;
-    envelopeTo: string;
+    /** The envelope recipients this inbox was chosen by (Recipient.addresses). */
+    envelopeTo: string[];
     receivedAt: string;
     expiresAt: string;
     attachmentIds: string[];
@@ -90,8 +91,12 @@ export class QuotaExceeded extends Error {
 
 export interface Recipient {
   inbox: InboxRow;
-  /** The envelope address that selected this inbox (what envelope_to records). */
-  address: string;
+  /**
+   * The envelope addresses that selected this inbox, in RCPT order, each once: several when one
+   * transaction names more addresses of one inbox (a catch-all, +tags). One message is stored for
+   * them, as MTAs deliver one copy per mailbox; envelope_to records them all (storage/mail.ts).
+   */
+  addresses: string[];
   /** IMAP APPEND: where the message is filed and with what (absent: INBOX, flags clear, received now). */
   filing?: Filing;
 }
@@ -512,7 +517,7 @@ export class IngestService {
           size_bytes: size,
           logical_size_bytes: p.logicalSizeBytes,
           envelope_from: w.envelopeFrom,
-          envelope_to: r.address,
+          envelope_to: envelopeToColumn(r.addresses),
           from_email: p.from.email,
           from_name: p.from.name,
           to_json: toJson,
@@ -570,7 +575,7 @@ export class IngestService {
           sizeBytes: size,
           logicalSizeBytes: p.logicalSizeBytes,
           envelopeFrom: w.envelopeFrom,
-          envelopeTo: r.address,
+          envelopeTo: r.addresses,
           receivedAt,
           expiresAt,
           attachmentIds,
@@ -586,7 +591,7 @@ export class IngestService {
       if (!filing?.folderId) for (const hook of this.hooks.storedInTx) await hook(stored, tx);
       out.push(stored);
     }
-    if (out.length === 0) throw new InboxGone(w.recipients[0]!.address);
+    if (out.length === 0) throw new InboxGone(w.recipients[0]!.addresses[0]!);
     return out;
   }
 

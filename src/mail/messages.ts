@@ -15,7 +15,7 @@ import { type CompiledPattern, compilePattern, PatternError, patternText } from 
 import { PatternRunner } from "./pattern-runner";
 import { randomToken } from "../lib/crypto";
 import type { BusEvent } from "../lib/bus";
-import type { AttachmentRecord, FlagChange, MessageRecord } from "../storage/mail";
+import { type AttachmentRecord, type FlagChange, type MessageRecord, recipientsOf } from "../storage/mail";
 
 export type MessageView = "summary" | "full" | "agent";
 export type HeadersMode = "projected" | "full";
@@ -154,7 +154,7 @@ export class MessageService {
         message_id: r.message_id_header,
         sent_at: r.sent_at,
         // The SMTP envelope (API.md): how the message reached this inbox, e.g. a +tag or an address only the catch-all took.
-        envelope: { mail_from: r.envelope_from, rcpt_to: [r.envelope_to] },
+        envelope: { mail_from: r.envelope_from, rcpt_to: recipientsOf(r.envelope_to) },
         parse_error: r.parse_error,
       };
     }

@@ -113,6 +113,7 @@ export interface MessageRecord {
   size_bytes: number;
   logical_size_bytes: number;
   envelope_from: string | null;
+  /** The envelope recipients that selected the inbox, one per line (envelopeToColumn, recipientsOf). */
   envelope_to: string;
   from_email: string;
   from_name: string;
@@ -431,4 +432,17 @@ export interface MailRepositories {
   attachments: AttachmentRepository;
   blobRefs: BlobRefRepository;
   messageAuth: MessageAuthRepository;
+}
+
+/**
+ * The envelope_to column of several recipients: one address a line, as an SMTP address holds no line
+ * break. A row from before several were kept holds one address, which reads back the same way.
+ */
+export function envelopeToColumn(addresses: readonly string[]): string {
+  return addresses.join("\n");
+}
+
+/** The envelope recipients an envelope_to column holds (envelopeToColumn). */
+export function recipientsOf(envelopeTo: string): string[] {
+  return envelopeTo.split("\n");
 }

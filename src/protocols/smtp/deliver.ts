@@ -66,7 +66,7 @@ export async function deliverMessage(s: SmtpSession, raw: MessageBytes): Promise
   }
   if (results.some((r) => r.code === 421)) s.close();
   else s.flushUnlessPipelined();
-  const to = s.lmtp ? t.recipients.map((r) => [r.address]) : [t.accepted.map((a) => a.address)];
+  const to = s.lmtp ? t.recipients.map((r) => r.addresses) : [t.accepted.map((a) => a.address)];
   record(s, from, to, sizeOf(raw), results, (performance.now() - started) / 1000);
 }
 

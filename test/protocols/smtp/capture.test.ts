@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { createInbox, nextMessage, sendRaw, SmtpDialog } from "../../support/mail";
+import { Receiver, registerWebhook } from "../../support/webhook-receiver";
 
 let inst: Instance;
 
@@ -57,6 +58,39 @@ describe("capture of any recipient", () => {
     const exact = await createInbox(inst, { local_part: `${local}+exact` });
     await sendRaw(inst, exact.address, "Subject: exact\r\n\r\nx\r\n");
     expect((await nextMessage(inst, exact.id)).subject).toBe("exact");
+  });
+
+  test("several addresses of one inbox in one transaction: one message whose envelope lists them all, found by each", async () => {
+    const c = await catchAllInbox(inst);
+    const box = await createInbox(inst);
+    const [local, domain] = box.address.split("@");
+    const rx = await Receiver.start();
+    try {
+      await registerWebhook(inst, { url: rx.url("/hook"), inbox_id: c.id });
+      const run = crypto.randomUUID().slice(0, 8);
+      const [to, bcc] = [`to-${run}@first.example`, `bcc-${run}@second.example`];
+      // To and Bcc caught by the catch-all, two tags of one inbox, one address twice.
+      const info = await sendRaw(
+        inst,
+        [to, `${local}+a@${domain}`, bcc, `${local}+b@${domain}`, to],
+        `To: ${to}\r\nSubject: many ${run}\r\n\r\nx\r\n`,
+      );
+      expect(/stored (\S+)/.exec(info.response)![1]!.split(",")).toHaveLength(2);
+      const caught = await nextMessage(inst, c.id);
+      expect(caught.subject).toBe(`many ${run}`);
+      expect(caught.envelope.rcpt_to).toEqual([to, bcc]);
+      const tagged = await nextMessage(inst, box.id);
+      expect(tagged.envelope.rcpt_to).toEqual([`${local}+a@${domain}`, `${local}+b@${domain}`]);
+      // The Bcc address is in no header: the envelope is how a test finds that mail.
+      for (const q of [`to:${to}`, `to:${bcc}`]) {
+        const found = await json(inst.api(`/v1/inboxes/${c.id}/messages?q=${encodeURIComponent(q)}`));
+        expect([q, found.body.data.map((m: any) => m.id)]).toEqual([q, [caught.id]]);
+      }
+      const [hook] = await rx.waitFor((g) => (g.length > 0 ? g : null));
+      expect(hook!.json.data.envelope).toEqual({ from: "sender@example.com", to, rcpt_to: [to, bcc] });
+    } finally {
+      rx.stop();
+    }
   });
 
   test('a quoted local part that needs no quotes ("box"@domain) reaches box@domain, as with Postfix', async () => {

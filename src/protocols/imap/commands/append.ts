@@ -109,7 +109,7 @@ export default {
           const r = await ingest.deliver(p.raw, (m) => (m.from.email ? m.from.email : null), [
             {
               inbox,
-              address: inbox.address,
+              addresses: [inbox.address],
               filing: { folderId: target.id, flags: p.flags, extraFlags: p.extra, receivedAt: p.receivedAt },
             },
           ]);

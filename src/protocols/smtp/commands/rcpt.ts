@@ -40,8 +40,10 @@ export default {
               : `452 4.3.1 <${addr}>: team storage quota reached`,
           );
         }
-        index = t.recipients.push({ inbox, address: addr.toLowerCase() }) - 1;
+        index = t.recipients.push({ inbox, addresses: [addr.toLowerCase()] }) - 1;
         t.chaos.push(rules);
+      } else if (!t.recipients[index]!.addresses.includes(addr.toLowerCase())) {
+        t.recipients[index]!.addresses.push(addr.toLowerCase());
       }
       t.accepted.push({ address: addr, recipient: index });
       s.state = "rcpt";
