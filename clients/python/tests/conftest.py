@@ -1,12 +1,16 @@
-# The plugin's own tests load it from the checkout (pyproject's pythonpath); installed, the pytest11
-# entry point loads it instead.
+# The plugin's own tests load it from the checkout (pyproject's pythonpath). Installed (pip install
+# ./clients/python), the pytest11 entry point has loaded it already under its entry-point name, and
+# naming it here as well would register it twice: pytest stops with "Plugin already registered".
 import os
 import smtplib
 from email.message import EmailMessage
 
 import pytest
 
-pytest_plugins = ["inboxd.pytest_plugin"]
+from importlib.metadata import entry_points
+
+if not any(ep.value == "inboxd.pytest_plugin" for ep in entry_points(group="pytest11")):
+    pytest_plugins = ["inboxd.pytest_plugin"]
 
 
 @pytest.fixture

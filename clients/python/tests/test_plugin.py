@@ -59,6 +59,18 @@ def test_wait_for_message_with_a_query_waits_for_a_match(inbox, send):
     assert m.urls == ["https://app.example.com/reset/xyz"]
 
 
+def test_a_filtered_wait_returns_each_match_once_in_order(inbox, send):
+    send(inbox.address, "reset 1", "first")
+    send(inbox.address, "newsletter", "not this one")
+    send(inbox.address, "reset 2", "second")
+    assert inbox.wait_for_message(q="subject:reset", timeout=10).subject == "reset 1"
+    assert inbox.wait_for_message(q="subject:reset", timeout=10).subject == "reset 2"
+    with pytest.raises(NoMessage):
+        inbox.wait_for_message(q="subject:reset", timeout=1)
+    # The unfiltered stream keeps its own place.
+    assert inbox.wait_for_message(timeout=10).subject == "reset 1"
+
+
 def test_a_wrong_key_is_an_error_with_the_envelope(inboxd_client):
     bad = Client(url=inboxd_client.url, api_key="isk_live_not_a_real_key_000000000000")
     with pytest.raises(InboxdError) as e:

@@ -184,12 +184,14 @@ class Client:
 
 
 class Inbox:
-    """An inbox; ``wait_for_message`` returns each message once, in arrival order."""
+    """An inbox; ``wait_for_message`` returns each message once, in arrival order (per query)."""
 
     def __init__(self, client: Client, data: Dict[str, Any]):
         self.client = client
         self.data = data
         self._token: Optional[str] = None
+        # Each query's own position: a filtered wait starts where the unfiltered stream stands, then continues on its own.
+        self._query_tokens: Dict[str, Optional[str]] = {}
 
     def __repr__(self) -> str:
         return f"Inbox(address={self.address!r})"
@@ -203,13 +205,15 @@ class Inbox:
         return self.data["address"]
 
     def wait_for_message(self, q: Optional[str] = None, timeout: float = 30.0) -> Message:
-        """Waits for the next message (matching q) after the one this inbox returned last."""
+        """Waits for the next message (matching q) after the one this wait (with this q) returned last."""
+        start = self._token if q is None else self._query_tokens.get(q, self._token)
         # Before the first answer the baseline is the smallest id: the oldest message counts, not the newest.
-        after = None if self._token else ZERO_ID
-        message, token = self.client.wait_for_message(self.id, q=q, timeout=timeout, after=after, poll_token=self._token)
+        after = None if start else ZERO_ID
+        message, token = self.client.wait_for_message(self.id, q=q, timeout=timeout, after=after, poll_token=start)
         if q is None:
-            # A filtered wait continues its own stream; an unfiltered one moves this inbox's baseline.
             self._token = token
+        else:
+            self._query_tokens[q] = token
         return message
 
     def messages(self, q: Optional[str] = None) -> List[Message]:
