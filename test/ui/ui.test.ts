@@ -54,6 +54,13 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     inst?.cleanup();
   });
 
+  const deleteBySubject = async (subject: string) => {
+    const q = encodeURIComponent(`subject:"${subject}"`);
+    for (const m of (await json(inst.api(`/v1/inboxes/${inboxId}/messages?q=${q}`))).body.data) {
+      expect((await inst.api(`/v1/messages/${m.id}`, { method: "DELETE" })).status).toBe(204);
+    }
+  };
+
   const send = async (subject: string, extra: Record<string, unknown> = {}) => {
     const t = transport(inst);
     try {
@@ -258,6 +265,52 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 1);
     const left = await json(inst.api(`/v1/inboxes/${inboxId}/messages`));
     expect(left.body.data.map((m: any) => m.subject)).toEqual(["Confirm your account"]);
+  });
+
+  test("keyboard: a focused button keeps Enter and Delete; a focused row is the one Enter opens", async () => {
+    await send("Third message", { html: "<p>third</p>", text: "third" });
+    await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 2, null, { timeout: 15_000 });
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector("[data-test=message-subject]"));
+    await page.keyboard.press("j");
+    await page.waitForSelector(".msg-row.selected");
+    // Delete on the Refresh button removes no message.
+    await page.focus(".pane-messages button[aria-label=Refresh]");
+    await page.keyboard.press("Delete");
+    await page.waitForTimeout(300);
+    expect((await json(inst.api(`/v1/inboxes/${inboxId}/messages`))).body.data).toHaveLength(2);
+    // Enter on a focused row opens that row, whichever is selected.
+    const rows = page.locator("[data-test=message-row]");
+    const second = (await rows.nth(1).locator(".subject").textContent())!;
+    await rows.nth(1).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((s) => document.querySelector("[data-test=message-subject]")?.textContent === s, second);
+    await deleteBySubject("Third message"); // the screenshot below counts the inbox's messages
+  });
+
+  test("an inline (cid:) image of multipart/related shows in the HTML, and its part is named", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAEklEQVR4nGP4z8DwnwEKGEgHAFGhAfNQDCrRAAAAAElFTkSuQmCC",
+      "base64",
+    );
+    await send("Inline logo", {
+      html: '<p>logo:</p><img id="logo" src="cid:logo@acme.example" alt="logo">',
+      attachments: [{ filename: "", content: png, contentType: "image/png", cid: "logo@acme.example" }],
+    });
+    await page.waitForSelector("[data-test=message-row] .subject:has-text('Inline logo')", { timeout: 15_000 });
+    await page.click("[data-test=message-row]:has(.subject:has-text('Inline logo'))");
+    const inner = page.frameLocator("[data-test=html-frame]");
+    const img = inner.locator("#logo");
+    await img.waitFor();
+    expect(await img.getAttribute("src")).toStartWith("data:image/png;base64,");
+    expect(await img.evaluate((el: HTMLImageElement) => el.decode().then(() => el.naturalWidth))).toBe(2);
+    await page.click(".tab[data-tab=attachments]");
+    await page.waitForSelector(".att-list li");
+    const id = page.url().split("/").pop()!;
+    const [part] = (await json(inst.api(`/v1/messages/${id}`))).body.data.attachments;
+    expect(part.content_id).toContain("logo@acme.example");
+    expect(await page.textContent(".att-list strong")).toBe(part.filename || "logo@acme.example");
+    await deleteBySubject("Inline logo");
   });
 
   test("the alerts bell counts arrivals of a watched inbox and marks them read", async () => {

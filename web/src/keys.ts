@@ -1,5 +1,6 @@
 // Keyboard navigation: j/k move the selection in the active list, Enter opens it, Delete removes
-// it, "/" focuses the search box, Escape leaves a message. One list is active at a time.
+// it, "/" focuses the search box, Escape leaves a message. One list is active at a time. A focused
+// row is the one Enter and Delete act on; a focused button, link or tab keeps those keys.
 
 export interface KeyList {
   /** The rows, in display order. */
@@ -28,6 +29,30 @@ function typing(t: EventTarget | null): boolean {
   return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || !!el.closest("dialog");
 }
 
+/** What answers Enter (and Space) itself when focused. */
+const CONTROL = "a[href], button, summary, [role=button], [role=tab], [role=link], [tabindex]";
+
+/**
+ * The row Enter or Delete acts on: the focused row, or the selected one when the focus is on no
+ * control; -1 when a control other than a row has the focus (a button, a tab, a link in a card):
+ * the key is that control's own, and Delete then removes nothing.
+ */
+function target(l: KeyList, t: EventTarget | null, cur: number): number {
+  const el = t instanceof HTMLElement && t !== document.body ? t : null;
+  if (!el) return cur;
+  const rows = l.rows();
+  const row = rows.findIndex((r) => r === el);
+  if (row >= 0) return row;
+  return el.closest(CONTROL) ? -1 : cur;
+}
+
+/** Selects row i; a row that had the focus hands it on, so Enter opens what is selected. */
+function move(l: KeyList, i: number): void {
+  const hadFocus = l.rows().some((r) => r === document.activeElement);
+  l.select(i);
+  if (hadFocus) l.rows()[i]?.focus({ preventScroll: true });
+}
+
 export function installKeys() {
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
@@ -46,22 +71,26 @@ export function installKeys() {
     switch (e.key) {
       case "j":
       case "ArrowDown":
-        if (n) l.select(Math.min(n - 1, cur < 0 ? 0 : cur + 1));
+        if (n) move(l, Math.min(n - 1, cur < 0 ? 0 : cur + 1));
         break;
       case "k":
       case "ArrowUp":
-        if (n) l.select(Math.max(0, cur < 0 ? 0 : cur - 1));
+        if (n) move(l, Math.max(0, cur < 0 ? 0 : cur - 1));
         break;
       case "Enter":
-      case "o":
-        if (cur >= 0 && l.open) l.open(cur);
+      case "o": {
+        const at = e.key === "Enter" ? target(l, e.target, cur) : cur;
+        if (at >= 0 && l.open) l.open(at);
         else return;
         break;
+      }
       case "Delete":
-      case "#":
-        if (cur >= 0 && l.remove) l.remove(cur);
+      case "#": {
+        const at = e.key === "Delete" ? target(l, e.target, cur) : cur;
+        if (at >= 0 && l.remove) l.remove(at);
         else return;
         break;
+      }
       case "Escape":
       case "u":
         if (l.back) l.back();

@@ -433,6 +433,10 @@ export class MailPage implements Page {
 
   async removeInbox(ib: Inbox | undefined) {
     if (!ib) return;
+    if (ib.type === "catch_all") {
+      toast("The catch-all inbox stays (INBOXD_CATCH_ALL=off turns capture off); empty it from its trash button instead");
+      return;
+    }
     if (!(await confirmDialog("Delete inbox?", `${ib.address} and its ${ib.message_count} message(s) will be removed for good.`))) return;
     try {
       await api(`/v1/inboxes/${ib.id}`, { method: "DELETE" });

@@ -2,7 +2,7 @@
 // search box above it sends `q` (docs/search.md; a 422 shows its reason inline), and an .eml file
 // dropped on the list, or picked with "Import .eml", is imported (POST …/messages, message/rfc822).
 import { api, ApiFailure, describe, list } from "../api";
-import { copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
+import { confirmDialog, copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
 import { reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { expiryChip, storageBar, type Inbox } from "./mail";
@@ -179,6 +179,20 @@ export class MessageList {
     }
   }
 
+  /** Empties the inbox (DELETE /v1/inboxes/{id}/messages), after asking. */
+  async removeAll(ib: Inbox) {
+    if (!(await confirmDialog("Delete all messages?", `Every message of ${ib.address} will be removed for good.`))) return;
+    try {
+      await api(`/v1/inboxes/${ib.id}/messages`, { method: "DELETE" });
+      toast("Messages deleted", "ok");
+      location.hash = `/inboxes/${ib.id}`;
+      await this.reload();
+      this.hooks.onInboxChanged();
+    } catch (e) {
+      toast(`Could not delete: ${describe(e)}`, "error");
+    }
+  }
+
   /** Imports .eml files (POST /v1/inboxes/{id}/messages, message/rfc822: stored byte for byte); opens the last one. */
   async importFiles(files: File[]) {
     let last: string | null = null;
@@ -335,11 +349,23 @@ export class MessageList {
             icon("upload"),
           ),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
-          h(
-            "button.icon-btn.danger",
-            { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) },
-            icon("trash"),
-          ),
+          // The catch-all inbox stays (the server refuses with 409): its trash empties it instead.
+          ib.type === "catch_all"
+            ? h(
+                "button.icon-btn.danger",
+                {
+                  title: "Delete all messages",
+                  "aria-label": "Delete all messages",
+                  onclick: () => void this.removeAll(ib),
+                  dataset: { test: "delete-all" },
+                },
+                icon("trash"),
+              )
+            : h(
+                "button.icon-btn.danger",
+                { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) },
+                icon("trash"),
+              ),
         ),
       ),
       ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,

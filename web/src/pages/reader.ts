@@ -15,6 +15,7 @@ interface Attachment {
   content_type?: string;
   declared_content_type?: string;
   served_content_type?: string;
+  content_id?: string | null;
   size_bytes?: number;
   size?: number;
 }
@@ -57,7 +58,52 @@ function addrList(v: unknown): string {
 
 /** The document shown in the iframe: links open in a new tab and send no referrer. */
 export function frameDoc(html: string): string {
-  return `<!doctype html><meta charset="utf-8"><base target="_blank"><meta name="referrer" content="no-referrer"><style>html{background:#fff;color:#1f2328}body{margin:16px;font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;overflow-wrap:anywhere}img{max-width:100%;height:auto}</style>${html}`;
+  return `<!doctype html><meta charset="utf-8"><base target="_blank"><meta name="referrer" content="no-referrer"><style>html{background:#fff;color:#1f2328}body{margin:16px;font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;overflow-wrap:anywhere}img{max-width:100%;height:auto}img[data-blocked-src]{max-height:24px;outline:1px dashed #d0d7de}</style>${html}`;
+}
+
+/**
+ * The HTML with each `cid:` image (multipart/related) replaced by its part, fetched with the
+ * session's key, as mail clients show inline images. As a data: URL: the sandboxed frame has an
+ * opaque origin, which a blob: URL of this page's origin would not load in.
+ */
+async function withInlineImages(html: string, m: any): Promise<string> {
+  const parts = new Map<string, string>();
+  for (const a of m.attachments ?? []) if (a.content_id) parts.set(cidKey(String(a.content_id).replace(/^<|>$/g, "")), a.id);
+  const wanted = new Set([...html.matchAll(/\bsrc=(["'])cid:([^"']+)\1/gi)].map((x) => cidKey(x[2]!)));
+  const found = new Map<string, string>();
+  await Promise.all(
+    [...wanted].map(async (cid) => {
+      const id = parts.get(cid);
+      if (!id) return;
+      try {
+        found.set(cid, await dataUrlOf(await fetchBlob(`/v1/messages/${m.id}/attachments/${id}`)));
+      } catch {
+        // Left as cid: (a broken image), as when the part is missing.
+      }
+    }),
+  );
+  return html.replace(/\bsrc=(["'])cid:([^"']+)\1/gi, (all, q, cid) => {
+    const url = found.get(cidKey(cid));
+    return url ? `src=${q}${url}${q}` : all;
+  });
+}
+
+/** A Content-ID as `cid:` URLs and headers write it, compared without case. */
+function cidKey(s: string): string {
+  try {
+    return decodeURIComponent(s).toLowerCase();
+  } catch {
+    return s.toLowerCase();
+  }
+}
+
+function dataUrlOf(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error);
+    r.readAsDataURL(blob);
+  });
 }
 
 export class Reader {
@@ -327,7 +373,8 @@ export class Reader {
                 "ul.att-list",
                 null,
                 atts.map((a) => {
-                  const name = a.filename ?? a.name ?? `attachment-${a.id}`;
+                  // An inline part often has no file name (""): name it by its Content-ID, or its id.
+                  const name = a.filename || a.name || (a.content_id ? String(a.content_id).replace(/^<|>$/g, "") : `attachment-${a.id}`);
                   const type = a.content_type ?? a.declared_content_type ?? a.served_content_type ?? "application/octet-stream";
                   return h(
                     "li",
@@ -366,7 +413,8 @@ export class Reader {
     if (!this.htmlResult) {
       replace(this.body, spinner());
       try {
-        this.htmlResult = (await api(`/v1/messages/${m.id}/html?remote=${this.remote}`)).data;
+        const result = (await api(`/v1/messages/${m.id}/html?remote=${this.remote}`)).data;
+        this.htmlResult = { ...result, html: await withInlineImages(result.html, m) };
       } catch (e) {
         replace(this.body, empty("HTML unavailable", describe(e), "mail"));
         return;
