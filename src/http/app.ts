@@ -7,6 +7,7 @@ import type { Services } from "../services";
 import { DomainError, isStorageFull, storageFull } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
 import { RateLimiter } from "./ratelimit";
 import type { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
@@ -150,11 +151,20 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       if (!contentType || contentType.startsWith("application/json") || contentType.startsWith("text/plain")) {
         const text = await request.text();
         if (text.trim() === "") return undefined;
+        let body: unknown;
         try {
-          return JSON.parse(text);
+          body = JSON.parse(text);
         } catch {
           throw new DomainError("bad_request", "invalid_body", "the request body is not valid JSON");
         }
+        if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
+          throw new DomainError(
+            "bad_request",
+            "invalid_body",
+            `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
+          );
+        }
+        return body;
       }
       if (!contentType.startsWith("application/x-www-form-urlencoded") && !contentType.startsWith("multipart/form-data")) {
         throw new DomainError(

@@ -41,6 +41,12 @@ interface Raw {
 /** Parses q; throws SearchSyntaxError. An empty or blank q is the empty query (matches every message). */
 export function parseSearchQuery(q: string): SearchQuery {
   if (q.length > MAX_QUERY_LENGTH) throw new SearchSyntaxError(MAX_QUERY_LENGTH, `q is longer than ${MAX_QUERY_LENGTH} characters`);
+  // No message text holds them, and a NUL would end the full-text engine's string early.
+  const control = /[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.exec(q);
+  if (control) {
+    const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    throw new SearchSyntaxError(control.index, `q holds a control character (U+${code})`);
+  }
   const terms: SearchTerm[] = [];
   let i = 0;
   const n = q.length;

@@ -38,6 +38,32 @@ describe("common rules", () => {
     }
   });
 
+  test("a body nested thousands deep is a 400 in the envelope, on routes with schemas; a control character in the search's q", async () => {
+    const deep = (n: number) => `${"[".repeat(n)}${"]".repeat(n)}`;
+    for (const [method, path, body] of [
+      ["POST", "/v1/agents", `{"name":${deep(10_000)}}`],
+      ["PUT", "/v1/smtp/chaos", deep(30_000)],
+      ["POST", "/v1/inboxes", `{"name":"x","watch":${deep(100_000)}}`],
+    ] as const) {
+      const r = await json(inst.api(path, { method, body, headers: { "content-type": "application/json" } }));
+      expect([path, r.status, r.body.code, r.body.message]).toEqual([
+        path,
+        400,
+        "invalid_body",
+        "the request body nests arrays and objects deeper than 64 levels",
+      ]);
+    }
+    // Within the limit, the schema still judges it (422).
+    const shallow = await json(inst.api("/v1/agents", { method: "POST", json: { name: [[[[]]]] } }));
+    expect([shallow.status, shallow.body.code]).toEqual([422, "validation_error"]);
+    // A control character in q (a NUL ended the full-text engine's string: a 500) is a 422 naming its position.
+    const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: {} }))).body.data;
+    for (const path of [`/v1/inboxes/${inbox.id}/messages`, "/v1/messages", `/v1/inboxes/${inbox.id}/messages/latest`]) {
+      const r = await json(inst.api(`${path}?q=${encodeURIComponent('a\u0000 from:"b\u0001"')}`));
+      expect([path, r.status, r.body.code, r.body.details.position]).toEqual([path, 422, "validation_error", 1]);
+    }
+  });
+
   test("a body that is not JSON is a 400 in the envelope", async () => {
     const r = await json(inst.api("/v1/inboxes", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } }));
     expect(r.status).toBe(400);
