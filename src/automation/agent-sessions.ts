@@ -10,7 +10,7 @@ import type { MailRemoval } from "../mail/removal";
 import type { AgentSessionRow as SessionRow } from "../storage/automation";
 import { newId, isUlid } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { DomainError, echoed, quoted, notFound, validation } from "../lib/errors";
 import { intersect, isScope, normalizeScopes } from "../tenancy/scopes";
 import { requireScope } from "../tenancy/auth";
 import { appendRunEvent } from "./runs";
@@ -73,7 +73,7 @@ export class AgentSessionService {
       scopes = intersect(principal.scopes, agentPerms);
     } else {
       const bad = input.scopes.filter((s) => !isScope(s));
-      if (bad.length) throw validation(`unknown scope ${bad[0]}`, { field: "scopes", unknown: bad });
+      if (bad.length) throw validation(`unknown scope ${quoted(bad[0])}`, { field: "scopes", unknown: echoed(bad) });
       // No subset check: a session scope beyond the credential is inert, the intersection decides.
       scopes = normalizeScopes(input.scopes);
     }

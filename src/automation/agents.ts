@@ -4,7 +4,7 @@
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { DomainError, echoed, quoted, notFound, validation } from "../lib/errors";
 import type { Principal } from "../tenancy/auth";
 import { isScope, isSubset, normalizeScopes } from "../tenancy/scopes";
 import type { AgentRow } from "../storage/automation";
@@ -57,7 +57,7 @@ export class AgentService {
   private checkPermissions(caller: Principal, permissions: unknown): string[] {
     if (!Array.isArray(permissions)) throw validation("permissions must be an array of scopes", { field: "permissions" });
     const bad = permissions.filter((p) => typeof p !== "string" || !isScope(p));
-    if (bad.length) throw validation(`unknown permission ${JSON.stringify(bad[0])}`, { field: "permissions", unknown: bad });
+    if (bad.length) throw validation(`unknown permission ${quoted(bad[0])}`, { field: "permissions", unknown: echoed(bad) });
     if (!isSubset(permissions, caller.scopes)) {
       throw new DomainError("forbidden", "scope_escalation", "an agent cannot hold permissions its creator's credential lacks", {
         field: "permissions",

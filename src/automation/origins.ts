@@ -6,7 +6,7 @@
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { DomainError, quoted, notFound, validation } from "../lib/errors";
 import type { OriginRow } from "../storage/automation";
 import { isIP } from "node:net";
 import { classifyAddress } from "../lib/egress";
@@ -26,7 +26,7 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /** Parses `scheme://host[:port]` (no path, query, fragment or credentials) into its normal form. */
 export function parseOrigin(input: string): ParsedOrigin {
-  const bad = (why: string) => validation(`origin ${JSON.stringify(input)} is invalid: ${why}`, { field: "origin" });
+  const bad = (why: string) => validation(`origin ${quoted(input)} is invalid: ${why}`, { field: "origin" });
   if (typeof input !== "string" || input.length > 300) throw bad("expected scheme://host[:port]");
   const m = /^(https?):\/\/(\*\.)?([^/:?#@]+|\[[0-9a-fA-F:.]+\])(?::(\d{1,5}))?\/?$/i.exec(input.trim());
   if (!m) throw bad("expected scheme://host[:port] with scheme http or https and no path, query or credentials");

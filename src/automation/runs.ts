@@ -3,7 +3,7 @@
 import type { AppContext } from "../runtime/context";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { DomainError, quoted, notFound, validation } from "../lib/errors";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import { hasScope } from "../tenancy/scopes";
 import type { AgentService } from "./agents";
@@ -177,7 +177,7 @@ export class RunService {
     const statuses = statusFilter === undefined ? [] : statusFilter.split(",").map((s) => s.trim());
     for (const s of statuses) {
       if (!(RUN_STATUSES as readonly string[]).includes(s)) {
-        throw validation(`unknown status ${JSON.stringify(s)}; one of ${RUN_STATUSES.join(", ")} (comma-separated for several)`, {
+        throw validation(`unknown status ${quoted(s)}; one of ${RUN_STATUSES.join(", ")} (comma-separated for several)`, {
           field: "status",
         });
       }

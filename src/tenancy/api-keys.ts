@@ -5,7 +5,7 @@ import type { ApiKeyRecord } from "../storage/tenancy";
 import { newId } from "../lib/ids";
 import { nowIso } from "../lib/time";
 import { hashToken, randomToken } from "../lib/crypto";
-import { DomainError, notFound, validation } from "../lib/errors";
+import { DomainError, echoed, quoted, notFound, validation } from "../lib/errors";
 import { KEY_PREFIX, type AuthService, type Principal } from "./auth";
 import { isScope, isSubset, normalizeScopes } from "./scopes";
 import { publishRevoked } from "./revocation";
@@ -65,7 +65,7 @@ export class ApiKeyService {
       scopes = normalizeScopes(caller.scopes);
     } else {
       const unknown = input.scopes.filter((s) => !isScope(s));
-      if (unknown.length) throw validation(`unknown scope ${unknown[0]}`, { field: "scopes", unknown });
+      if (unknown.length) throw validation(`unknown scope ${quoted(unknown[0])}`, { field: "scopes", unknown: echoed(unknown) });
       if (input.scopes.length === 0) throw validation("scopes must not be empty; omit it for the default grant", { field: "scopes" });
       scopes = normalizeScopes(input.scopes);
       // Rule 2 then rule 1.

@@ -64,6 +64,40 @@ describe("common rules", () => {
     }
   });
 
+  test("integer query parameters take decimal digits only (0x10, +1, 1e1 are 422 like abc, never coerced)", async () => {
+    const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: {} }))).body.data;
+    const words = await json(inst.api("/v1/inboxes?limit=abc"));
+    expect([words.status, words.body.code, words.body.details.field]).toEqual([422, "validation_error", "limit"]);
+    for (const [path, name, value] of [
+      ["/v1/inboxes", "limit", "0x10"],
+      ["/v1/inboxes", "limit", "+1"],
+      ["/v1/inboxes", "limit", " 1"],
+      ["/v1/inboxes", "limit", "1e1"],
+      ["/v1/messages", "wait", "0x10"],
+      ["/v1/messages", "min", "0x2"],
+      [`/v1/inboxes/${inbox.id}/messages/latest`, "wait", "0x1"],
+    ] as const) {
+      const r = await json(inst.api(`${path}?${new URLSearchParams({ [name]: value })}`));
+      expect([path, value, r.status, r.body.code, r.body.details.field]).toEqual([path, value, 422, "validation_error", name]);
+    }
+    expect((await inst.api("/v1/inboxes?limit=10")).status).toBe(200);
+  });
+
+  test("an error quotes a refused value cut short: a megabyte sent is not a megabyte answered", async () => {
+    const big = "x".repeat(1024 * 1024);
+    for (const [path, method, body] of [
+      ["/v1/http-origins", "POST", { origin: big }],
+      ["/v1/api-keys", "POST", { name: "k", scopes: [big] }],
+      ["/v1/agents", "POST", { name: "a", permissions: [big, `${big}y`] }],
+      [`/v1/runs?status=${big.slice(0, 10_000)}`, "GET", undefined],
+    ] as const) {
+      const r = await inst.api(path, { method, json: body });
+      const text = await r.text();
+      expect([path.slice(0, 30), r.status, JSON.parse(text).code]).toEqual([path.slice(0, 30), 422, "validation_error"]);
+      expect(text.length).toBeLessThan(2000);
+    }
+  });
+
   test("a body that is not JSON is a 400 in the envelope", async () => {
     const r = await json(inst.api("/v1/inboxes", { method: "POST", body: "{bad", headers: { "content-type": "application/json" } }));
     expect(r.status).toBe(400);
