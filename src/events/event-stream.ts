@@ -160,6 +160,11 @@ export class EventLog {
             if (e.type === "event.appended" && e.projectId === projectId) {
               poked = true;
               wake?.();
+            } else if (e.type === "message.deleted" && e.projectId === projectId && visibleTo(principal, e.type)) {
+              // Live only, without an id: a deletion is not in the log (a bulk delete would write a row per
+              // message), so a resumed stream does not replay it; an open page still drops the message.
+              const data = { id: e.messageId, inbox_id: e.inboxId };
+              send(`event: message.deleted\ndata: ${JSON.stringify({ type: e.type, timestamp: new Date().toISOString(), data })}\n\n`);
             }
           });
           signal.addEventListener("abort", stop, { once: true });

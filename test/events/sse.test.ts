@@ -132,6 +132,12 @@ describe("live stream", () => {
     expect(f.data.data.id).toMatch(ULID);
     expect(f.data.data.text).toBeUndefined();
     expect(f.data.data.html).toBeUndefined();
+    // Deleting the message is announced live, without an id (it is not in the log, so not replayed).
+    expect((await inst.api(`/v1/messages/${f.data.data.id}`, { method: "DELETE" })).status).toBe(204);
+    await s.waitFor((x) => x.events("message.deleted").some((d) => d.data.data.id === f.data.data.id));
+    const gone = s.events("message.deleted").find((d) => d.data.data.id === f.data.data.id)!;
+    expect(gone.id).toBeUndefined();
+    expect(gone.data).toMatchObject({ type: "message.deleted", data: { id: f.data.data.id, inbox_id: inbox.id } });
     // Deleting the inbox is announced too (live views drop it).
     expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
     await s.waitFor((x) => x.events("inbox.deleted").some((f) => f.data.data.inbox_id === inbox.id));

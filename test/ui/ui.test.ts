@@ -288,6 +288,28 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     await deleteBySubject("Third message"); // the screenshot below counts the inbox's messages
   });
 
+  test("a message or an inbox deleted elsewhere leaves the open page at once", async () => {
+    const other = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "deleted elsewhere" } }))).body.data;
+    const t = transport(inst);
+    try {
+      for (const subject of ["stays", "goes"]) await t.sendMail({ from: "a@b.example", to: other.address, subject, text: subject });
+    } finally {
+      t.close();
+    }
+    const list = async () => (await json(inst.api(`/v1/inboxes/${other.id}/messages`))).body.data;
+    let messages = await list();
+    for (let i = 0; i < 50 && messages.length < 2; i++) messages = (await Bun.sleep(100), await list());
+    const goes = messages.find((m: any) => m.subject === "goes");
+    await openRoute(page, inst.url, `/inboxes/${other.id}/${goes.id}`);
+    await page.waitForFunction(() => document.querySelector("[data-test=message-subject]")?.textContent === "goes");
+    expect((await inst.api(`/v1/messages/${goes.id}`, { method: "DELETE" })).status).toBe(204);
+    await page.waitForSelector(".pane-reader .empty:has-text('deleted elsewhere')", { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 1, null, { timeout: 10_000 });
+    expect((await inst.api(`/v1/inboxes/${other.id}`, { method: "DELETE" })).status).toBe(204);
+    await page.waitForFunction(() => location.hash === "#/inboxes", null, { timeout: 10_000 });
+    await openRoute(page, inst.url, `/inboxes/${inboxId}`);
+  });
+
   test("an inline (cid:) image of multipart/related shows in the HTML, and its part is named", async () => {
     const png = Buffer.from(
       "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAEklEQVR4nGP4z8DwnwEKGEgHAFGhAfNQDCrRAAAAAElFTkSuQmCC",

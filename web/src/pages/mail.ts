@@ -120,6 +120,11 @@ export class MailPage implements Page {
     this.cleanups.push(
       onLive((e) => {
         if (e.type === "poll" || e.type.startsWith("message.") || e.type.startsWith("inbox.")) refreshInboxes();
+        // The open inbox was deleted elsewhere (the API, a CI job, its expiry): leave it rather than show a ghost.
+        if ((e.type === "inbox.deleted" || e.type === "inbox.expired") && e.data?.data?.inbox_id === this.inboxId && this.inboxId) {
+          toast("This inbox was deleted elsewhere");
+          location.hash = "/inboxes";
+        }
       }),
     );
     // Inboxes created elsewhere (API, CI) show up when the reader comes back to the tab.
