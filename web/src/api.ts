@@ -114,6 +114,11 @@ export interface Page<T> {
 export const list = <T = any>(path: string) => api<Page<T>>(path);
 
 export function describe(e: unknown): string {
-  if (e instanceof ApiFailure) return e.status ? `${e.message} (${e.code})` : e.message;
+  if (e instanceof ApiFailure) {
+    // A malformed id in the address bar: say so, not the schema's pattern.
+    const d = e.details as { in?: string; field?: string } | null;
+    if (e.code === "validation_error" && d?.in === "params") return `The address holds no valid ${d.field ?? "id"}: it points to nothing.`;
+    return e.status ? `${e.message} (${e.code})` : e.message;
+  }
   return String((e as Error)?.message ?? e);
 }

@@ -169,8 +169,10 @@ export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
   }
   const t = h("div.toast", { class: kind }, message);
   toastBox.appendChild(t);
-  setTimeout(() => t.classList.add("out"), 3200);
-  setTimeout(() => t.remove(), 3600);
+  // An error is read, not glanced at: it stays three times as long.
+  const shown = kind === "error" ? 9600 : 3200;
+  setTimeout(() => t.classList.add("out"), shown);
+  setTimeout(() => t.remove(), shown + 400);
 }
 
 /** A modal built on <dialog>; resolves with the form's values, or null when cancelled. */

@@ -103,6 +103,8 @@ export interface RulesEditor<T> {
   none: string;
   /** The toast after Clear all. */
   cleared: string;
+  /** What the rules are called in the toast after saving ("Fault injection", "Connection faults"). */
+  noun: string;
   blank: () => T;
   row: (rule: T, onRemove: () => void) => RuleRow<T>;
 }
@@ -172,7 +174,7 @@ export async function rulesDialog<T>(e: RulesEditor<T>): Promise<T[] | null> {
   if (rules === null) return null;
   try {
     const saved = (await api<{ data: { rules: T[] } }>(e.path, { method: "PUT", json: { rules } })).data.rules;
-    toast(saved.length ? `Fault injection on: ${saved.length} rule${saved.length === 1 ? "" : "s"}` : "Fault injection off", "ok");
+    toast(saved.length ? `${e.noun} on: ${saved.length} rule${saved.length === 1 ? "" : "s"}` : `${e.noun} off`, "ok");
     return saved;
   } catch (err) {
     toast(`Could not save the rules: ${describe(err)}`, "error");
@@ -188,6 +190,7 @@ export function chaosDialog(inbox: { id: string; address: string }): Promise<Cha
     intro: `Make mail to ${inbox.address} fail on purpose. Per stage, rules are tried in order; the first that fires (with its rate) answers with its code after its delay, and the mail is not stored. A DATA rule refuses the whole message, for every recipient.`,
     none: "No rules: mail to this inbox is accepted as usual.",
     cleared: "Fault injection cleared: mail is accepted as usual",
+    noun: "Fault injection",
     blank: () => ({ stage: "rcpt", code: 550, message: null, rate: 1, delay_ms: 0 }),
     row: ruleRow,
   });

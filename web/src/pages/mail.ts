@@ -208,7 +208,8 @@ export class MailPage implements Page {
       this.reader?.destroy();
       this.reader = null;
       if (messageId && inboxId)
-        this.reader = new Reader(this.readerPane, messageId, inboxId, () => {
+        this.reader = new Reader(this.readerPane, messageId, inboxId, (read) => {
+          if (read) this.messages?.noteRead(read.id, read.read);
           void this.messages?.reload();
           void this.loadInboxes();
         });

@@ -146,12 +146,24 @@ export class MessageList {
     if (m) location.hash = `/inboxes/${this.inboxId}/${m.id}`;
   }
 
+  /** The open message's read flag as the reader last set it; null: read (opening marks it so). */
+  private openRead: boolean | null = null;
+
+  /** The reader set a message's read flag: the list shows it so, also while a reload is on its way. */
+  noteRead(id: string, read: boolean) {
+    if (id === this.openId) this.openRead = read;
+    const m = this.items.find((x) => x.id === id);
+    if (m) m.read = read;
+    this.render();
+  }
+
   setOpen(id: string | null) {
+    if (id !== this.openId) this.openRead = null;
     this.openId = id;
     const i = id ? this.items.findIndex((m) => m.id === id) : -1;
     if (i >= 0) {
       this.selectedId = id;
-      if (!this.items[i]!.read) this.items[i]!.read = true;
+      this.items[i]!.read = this.openRead ?? true;
     }
     this.render();
   }
@@ -251,7 +263,8 @@ export class MessageList {
     this.loaded = true;
     if (this.openId) {
       const m = this.items.find((x) => x.id === this.openId);
-      if (m) m.read = true;
+      // Opening marks it read, and the list may answer before that write: read unless the reader said otherwise.
+      if (m) m.read = this.openRead ?? true;
       if (m && !this.selectedId) this.selectedId = m.id;
     }
     this.render();

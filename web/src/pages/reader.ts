@@ -125,7 +125,8 @@ export class Reader {
     private pane: HTMLElement,
     readonly messageId: string,
     private inboxId: string,
-    private onChanged: () => void,
+    /** After a change; with `read` when the read flag was set (mark read / unread). */
+    private onChanged: (read?: { id: string; read: boolean }) => void,
   ) {
     replace(pane, spinner("Opening message…"));
     this.off = onLive((e) => {
@@ -189,7 +190,7 @@ export class Reader {
     // Only the toggle: a whole render would rebuild the open tab, and with it a check the user
     // started (Check links) while the read flag was on its way when the message opened.
     this.showReadState();
-    this.onChanged();
+    this.onChanged({ id: m.id, read });
   }
 
   private async remove() {
@@ -207,7 +208,8 @@ export class Reader {
   private async downloadRaw() {
     try {
       const blob = await fetchBlob(`/v1/messages/${this.msg.id}/raw`);
-      const base = (this.msg.subject || this.msg.id).replace(/[^\w.-]+/g, "_").slice(0, 60) || this.msg.id;
+      // Letters and digits of any script stay (a German subject keeps its umlauts); the rest becomes "_".
+      const base = (this.msg.subject || this.msg.id).replace(/[^\p{L}\p{N}.-]+/gu, "_").slice(0, 60) || this.msg.id;
       saveBlob(new Blob([blob], { type: "message/rfc822" }), `${base}.eml`);
     } catch (e) {
       toast(`Could not download the source: ${describe(e)}`, "error");
@@ -216,6 +218,8 @@ export class Reader {
 
   private showReadState() {
     const read = !!this.msg.read;
+    // The label stays when a narrow screen hides the text.
+    this.readToggle.setAttribute("aria-label", read ? "Mark unread" : "Mark read");
     replace(this.readToggle, icon(read ? "mail" : "mailOpen", 14), h("span", null, read ? "Mark unread" : "Mark read"));
   }
 
@@ -226,6 +230,10 @@ export class Reader {
     const hp = headerPairs(m.headers);
     const to = addrList(m.to) || hp.find(([k]) => k.toLowerCase() === "to")?.[1];
     const cc = addrList(m.cc);
+    // Envelope recipients no header names (Bcc, or what the catch-all caught), as Mailpit shows Bcc.
+    const headerAddresses = new Set([...(m.to ?? []), ...(m.cc ?? [])].map((a: any) => String(a?.email ?? "").toLowerCase()));
+    const rcpt: string[] = Array.isArray(m.envelope?.rcpt_to) ? m.envelope.rcpt_to : [];
+    const envelopeOnly = rcpt.some((a) => !headerAddresses.has(a.toLowerCase())) ? rcpt.join(", ") : "";
     const atts: Attachment[] = Array.isArray(m.attachments) ? m.attachments : [];
     const links = linkList(m);
     const tabs: [Tab, string, boolean][] = [
@@ -247,13 +255,18 @@ export class Reader {
         this.readToggle,
         h(
           "button.btn.sm",
-          { onclick: () => void this.downloadRaw(), disabled: m.raw_available === false, title: "Download the message as .eml" },
+          {
+            onclick: () => void this.downloadRaw(),
+            disabled: m.raw_available === false,
+            title: "Download the message as .eml",
+            "aria-label": "Download .eml",
+          },
           icon("download", 14),
           h("span", null, ".eml"),
         ),
         h(
           "button.btn.sm.danger",
-          { onclick: () => void this.remove(), dataset: { test: "delete-message" } },
+          { onclick: () => void this.remove(), "aria-label": "Delete message", dataset: { test: "delete-message" } },
           icon("trash", 14),
           h("span", null, "Delete"),
         ),
@@ -269,6 +282,12 @@ export class Reader {
           h("dd", null, from),
           to ? [h("dt", null, "To"), h("dd", null, to)] : null,
           cc ? [h("dt", null, "Cc"), h("dd", null, cc)] : null,
+          envelopeOnly
+            ? [
+                h("dt", { title: "SMTP RCPT TO: the addresses the message was delivered to, Bcc included" }, "Delivered to"),
+                h("dd", { dataset: { test: "envelope-to" } }, envelopeOnly),
+              ]
+            : null,
           h("dt", null, "Received"),
           h("dd", null, fullTime(m.received_at), h("span.muted", null, ` · ${fmtBytes(m.size_bytes)}`)),
         ),

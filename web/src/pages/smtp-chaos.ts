@@ -80,6 +80,7 @@ export function smtpChaosDialog(): Promise<SmtpChaosRule[] | null> {
       "Make new SMTP and LMTP connections to this instance slow or refused, for every project. Rules are tried in order; the first that fires (with its rate) answers after its delay: the usual 220 greeting, a 421 that closes the connection, or a 554 after which only QUIT is served.",
     none: "No rules: every connection is greeted at once.",
     cleared: "Connection faults cleared: every connection is greeted at once",
+    noun: "Connection faults",
     blank: () => ({ stage: "connect", code: null, message: null, rate: 1, delay_ms: 2000 }),
     row: connectRow,
   });
