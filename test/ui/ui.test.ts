@@ -120,6 +120,28 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     await page.waitForSelector(".waiting");
   });
 
+  test("a refused create keeps the dialog open with the reason and what was typed", async () => {
+    const taken = inboxAddress.split("@")[0]!;
+    await page.click("[data-test=new-inbox]");
+    await page.waitForSelector("dialog.modal[open]");
+    await page.fill("dialog input[name=name]", "Second try");
+    await page.fill("dialog input[name=local_part]", taken);
+    await page.click("dialog button[type=submit]");
+    await page.waitForSelector("[data-test=dialog-error]:has-text('already taken')");
+    expect(await page.inputValue("dialog input[name=name]")).toBe("Second try");
+    await page.fill("dialog input[name=local_part]", `${taken}-2`);
+    await page.click("dialog button[type=submit]");
+    await page.waitForFunction(() => !document.querySelector("dialog.modal[open]"));
+    await page.waitForFunction(
+      (a) => document.querySelector("[data-test=inbox-address]")?.textContent?.trim().startsWith(a),
+      `${taken}-2@`,
+    );
+    const id = page.url().split("/").pop()!;
+    expect((await inst.api(`/v1/inboxes/${id}`, { method: "DELETE" })).status).toBe(204);
+    await openRoute(page, inst.url, `/inboxes/${inboxId}`);
+    await page.waitForSelector("[data-test=inbox-address]");
+  });
+
   test("IMAP/POP3 access: the credentials dialog copies the password without showing it", async () => {
     await page.click("[data-test=credentials]");
     await page.waitForSelector("dialog.modal[open] [data-test=cred-username]");
@@ -322,6 +344,31 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     await page.waitForSelector(".pane-reader .empty:has-text('deleted elsewhere')", { timeout: 10_000 });
     await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 1, null, { timeout: 10_000 });
     expect((await inst.api(`/v1/inboxes/${other.id}`, { method: "DELETE" })).status).toBe(204);
+    await page.waitForFunction(() => location.hash === "#/inboxes", null, { timeout: 10_000 });
+    await openRoute(page, inst.url, `/inboxes/${inboxId}`);
+  });
+
+  test("new mail keeps the older pages the user loaded", async () => {
+    const big = (await json(inst.api("/v1/inboxes", { method: "POST", json: { name: "paged" } }))).body.data;
+    const t = transport(inst);
+    try {
+      for (let i = 0; i < 55; i++) await t.sendMail({ from: "a@b.example", to: big.address, subject: `page ${i}`, text: "x" });
+    } finally {
+      t.close();
+    }
+    await openRoute(page, inst.url, `/inboxes/${big.id}`);
+    await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 50, null, { timeout: 15_000 });
+    await page.click("button.more");
+    await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row]").length === 55);
+    const t2 = transport(inst);
+    try {
+      await t2.sendMail({ from: "a@b.example", to: big.address, subject: "one more", text: "x" });
+    } finally {
+      t2.close();
+    }
+    await page.waitForSelector("[data-test=message-row] .subject:has-text('one more')", { timeout: 15_000 });
+    expect(await page.locator("[data-test=message-row]").count()).toBe(56);
+    expect((await inst.api(`/v1/inboxes/${big.id}`, { method: "DELETE" })).status).toBe(204);
     await page.waitForFunction(() => location.hash === "#/inboxes", null, { timeout: 10_000 });
     await openRoute(page, inst.url, `/inboxes/${inboxId}`);
   });

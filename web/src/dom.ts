@@ -179,7 +179,17 @@ export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
 export function dialog<T>(
   title: string,
   body: Child,
-  opts: { submit: string; danger?: boolean; noCancel?: boolean; collect?: () => T | null },
+  opts: {
+    submit: string;
+    danger?: boolean;
+    noCancel?: boolean;
+    collect?: () => T | null;
+    /**
+     * Runs with the collected value before the dialog closes; what it throws is shown in the dialog,
+     * which stays open with what the user typed (a server's refusal is fixed there, not typed again).
+     */
+    apply?: (v: T) => Promise<void>;
+  },
 ): Promise<T | null> {
   return new Promise((resolve) => {
     const dlg = h("dialog.modal");
@@ -195,6 +205,8 @@ export function dialog<T>(
         h(`button.btn.${opts.danger ? "danger" : "primary"}`, { type: "submit", value: "ok" }, opts.submit),
       ),
     );
+    const failure = h("p.form-error", { role: "alert", dataset: { test: "dialog-error" } });
+    form.querySelector(".modal-body")!.appendChild(failure);
     let result: T | null = null;
     form.addEventListener("submit", (e) => {
       if (opts.collect) {
@@ -205,6 +217,18 @@ export function dialog<T>(
         }
         result = v;
       } else result = true as T;
+      if (!opts.apply) return;
+      e.preventDefault();
+      const button = form.querySelector<HTMLButtonElement>("button[type=submit]")!;
+      button.disabled = true;
+      failure.textContent = "";
+      opts.apply(result).then(
+        () => dlg.close("ok"),
+        (err) => {
+          failure.textContent = err instanceof Error ? err.message : String(err);
+          button.disabled = false;
+        },
+      );
     });
     dlg.appendChild(form);
     dlg.addEventListener("close", () => {

@@ -142,6 +142,7 @@ export class KeysPage implements Page {
       boxes.map((b) => h("label.check", null, b, b.value)),
     );
     full.addEventListener("change", () => grid.classList.toggle("hidden", full.checked));
+    let created: ApiKey | null = null;
     const v = await dialog<{ name: string; scopes?: string[] }>(
       "New API key",
       h("div.form-grid", null, h("label", null, "Name", name), h("label.check", null, full, "Full access (all scopes)"), grid),
@@ -154,16 +155,18 @@ export class KeysPage implements Page {
           }
           return { name: name.value.trim(), scopes: full.checked ? undefined : boxes.filter((b) => b.checked).map((b) => b.value) };
         },
+        apply: async (v) => {
+          try {
+            created = (await api<{ data: ApiKey }>("/v1/api-keys", { method: "POST", json: v, idempotent: true })).data;
+          } catch (e) {
+            throw new Error(`Could not create the key: ${describe(e)}`);
+          }
+        },
       },
     );
-    if (!v) return;
-    try {
-      const r = await api<{ data: ApiKey }>("/v1/api-keys", { method: "POST", json: v, idempotent: true });
-      this.showSecret(r.data, "Created");
-      void this.load();
-    } catch (e) {
-      toast(`Could not create the key: ${describe(e)}`, "error");
-    }
+    if (!v || !created) return;
+    this.showSecret(created, "Created");
+    void this.load();
   }
 
   private async rotate(k: ApiKey) {

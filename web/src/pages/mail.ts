@@ -390,6 +390,7 @@ export class MailPage implements Page {
       TTLS.map(([label, v]) => h("option", { value: String(v), selected: v === 3600 }, label)),
     );
     const watch = h("input", { type: "checkbox", name: "watch", checked: true });
+    let created: Inbox | null = null;
     const v = await dialog<{ name: string; local: string; ttl: number; watch: boolean }>(
       "New disposable inbox",
       h(
@@ -403,26 +404,28 @@ export class MailPage implements Page {
       {
         submit: "Create inbox",
         collect: () => ({ name: name.value.trim(), local: local.value.trim(), ttl: Number(ttl.value), watch: watch.checked }),
+        apply: async (v) => {
+          const body: Record<string, unknown> = { ttl_seconds: v.ttl, watch: v.watch };
+          if (v.name) body.name = v.name;
+          if (v.local) body.local_part = v.local;
+          try {
+            created = (await api<{ data: Inbox }>("/v1/inboxes", { method: "POST", json: body, idempotent: true })).data;
+          } catch (e) {
+            throw new Error(
+              e instanceof ApiFailure && e.code === "address_taken"
+                ? "That address is already taken."
+                : `Could not create the inbox: ${describe(e)}`,
+            );
+          }
+        },
       },
     );
-    if (!v) return;
-    const body: Record<string, unknown> = { ttl_seconds: v.ttl, watch: v.watch };
-    if (v.name) body.name = v.name;
-    if (v.local) body.local_part = v.local;
-    try {
-      const r = await api<{ data: Inbox }>("/v1/inboxes", { method: "POST", json: body, idempotent: true });
-      this.inboxes = [r.data, ...this.inboxes.filter((i) => i.id !== r.data.id)];
-      toast(`Created ${r.data.address}`, "ok");
-      location.hash = `/inboxes/${r.data.id}`;
-      void this.loadInboxes();
-    } catch (e) {
-      toast(
-        e instanceof ApiFailure && e.code === "address_taken"
-          ? "That address is already taken."
-          : `Could not create the inbox: ${describe(e)}`,
-        "error",
-      );
-    }
+    if (!v || !created) return;
+    const ib: Inbox = created;
+    this.inboxes = [ib, ...this.inboxes.filter((i) => i.id !== ib.id)];
+    toast(`Created ${ib.address}`, "ok");
+    location.hash = `/inboxes/${ib.id}`;
+    void this.loadInboxes();
   }
 
   async toggleWatch(ib: Inbox) {

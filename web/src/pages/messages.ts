@@ -87,6 +87,7 @@ export class MessageList {
     const search = debounce(() => {
       if (this.searchInput.value.trim() === this.q) return;
       this.q = this.searchInput.value.trim();
+      this.items = []; // another query: nothing of the last one's pages stays
       void this.reload();
     }, 250);
     this.searchInput.addEventListener("input", search);
@@ -117,6 +118,8 @@ export class MessageList {
       if (e.type === "poll") return again();
       if (!e.type.startsWith("message.") && !e.type.startsWith("inbox.")) return;
       const d = e.data ?? {};
+      // A deleted message leaves at once, from an older page too (a refresh reads only the newest).
+      if (e.type === "message.deleted") this.items = this.items.filter((m) => m.id !== d.data?.id);
       const ib = d.inbox_id ?? d.inboxId ?? d.inbox?.id ?? d.data?.inbox_id ?? d.message?.inbox_id ?? d.data?.inbox?.id;
       if (!ib || ib === this.inboxId) again();
     });
@@ -238,8 +241,17 @@ export class MessageList {
       );
       if (seq !== this.seq) return;
       if (!more && this.loaded) for (const m of r.data) if (!this.items.some((x) => x.id === m.id)) this.fresh.add(m.id);
-      this.items = more ? [...this.items, ...r.data] : r.data;
-      this.next = r.links.next;
+      if (more) {
+        this.items = [...this.items, ...r.data];
+        this.next = r.links.next;
+      } else {
+        // A refresh reads the newest page; older pages the user loaded stay below it (ids sort by
+        // arrival), so new mail does not cut the list back to 50 rows.
+        const last = r.data.at(-1)?.id;
+        const older = r.links.next && last ? this.items.filter((x) => x.id < last) : [];
+        this.items = [...r.data, ...older];
+        if (older.length === 0) this.next = r.links.next;
+      }
       this.error = null;
       this.setSearchError(null);
     } catch (e) {
