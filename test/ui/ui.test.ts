@@ -335,7 +335,10 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     }
     const list = async () => (await json(inst.api(`/v1/inboxes/${other.id}/messages`))).body.data;
     let messages = await list();
-    for (let i = 0; i < 50 && messages.length < 2; i++) messages = (await Bun.sleep(100), await list());
+    for (let i = 0; i < 50 && messages.length < 2; i++) {
+      await Bun.sleep(100);
+      messages = await list();
+    }
     const goes = messages.find((m: any) => m.subject === "goes");
     await openRoute(page, inst.url, `/inboxes/${other.id}/${goes.id}`);
     await page.waitForFunction(() => document.querySelector("[data-test=message-subject]")?.textContent === "goes");

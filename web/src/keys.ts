@@ -41,7 +41,7 @@ function target(l: KeyList, t: EventTarget | null, cur: number): number {
   const el = t instanceof HTMLElement && t !== document.body ? t : null;
   if (!el) return cur;
   const rows = l.rows();
-  const row = rows.findIndex((r) => r === el);
+  const row = rows.indexOf(el);
   if (row >= 0) return row;
   return el.closest(CONTROL) ? -1 : cur;
 }
