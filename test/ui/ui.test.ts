@@ -138,6 +138,8 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     );
     const id = page.url().split("/").pop()!;
     expect((await inst.api(`/v1/inboxes/${id}`, { method: "DELETE" })).status).toBe(204);
+    // The page leaves the deleted inbox by itself; only then go back (else the two navigations race).
+    await page.waitForFunction(() => location.hash === "#/inboxes", null, { timeout: 10_000 });
     await openRoute(page, inst.url, `/inboxes/${inboxId}`);
     await page.waitForSelector("[data-test=inbox-address]");
   });
@@ -237,6 +239,9 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
   test("text, headers, source, links and attachments tabs", async () => {
     await page.click(".tab[data-tab=text]");
     expect(await page.textContent("[data-test=text-body]")).toContain(`verification code is ${CODE}`);
+    // Its URL is a link (new tab, no referrer); the text around it stays text.
+    expect(await page.getAttribute("[data-test=text-body] a", "href")).toBe("https://app.example.com/verify?token=abc123");
+    expect(await page.getAttribute("[data-test=text-body] a", "rel")).toBe("noopener noreferrer");
 
     await page.click(".tab[data-tab=headers]");
     await page.waitForSelector("table.headers, .reader-body .empty");
@@ -371,6 +376,10 @@ describe.skipIf(!chromium)("web UI in Chromium", () => {
     }
     await page.waitForSelector("[data-test=message-row] .subject:has-text('one more')", { timeout: 15_000 });
     expect(await page.locator("[data-test=message-row]").count()).toBe(56);
+    // Mark all read: every row, and the server agrees.
+    await page.click("[data-test=mark-all-read]");
+    await page.waitForFunction(() => document.querySelectorAll("[data-test=message-row].unread").length === 0);
+    expect((await json(inst.api(`/v1/inboxes/${big.id}`))).body.data.unread_count).toBe(0);
     expect((await inst.api(`/v1/inboxes/${big.id}`, { method: "DELETE" })).status).toBe(204);
     await page.waitForFunction(() => location.hash === "#/inboxes", null, { timeout: 10_000 });
     await openRoute(page, inst.url, `/inboxes/${inboxId}`);

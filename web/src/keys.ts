@@ -57,7 +57,8 @@ export function installKeys() {
   document.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     if (e.key === "/") {
-      const search = document.querySelector<HTMLInputElement>("input[type=search]");
+      // The innermost visible one: the message search over the inbox search, none hidden on a phone.
+      const search = [...document.querySelectorAll<HTMLInputElement>("input[type=search]")].filter((i) => i.offsetParent !== null).at(-1);
       if (search) {
         e.preventDefault();
         search.focus();

@@ -194,6 +194,20 @@ export class MessageList {
     }
   }
 
+  /** Marks every message of the inbox read (POST /v1/inboxes/{id}/mark-read). */
+  async markAllRead(ib: Inbox) {
+    try {
+      // The largest id there is: every message up to now (ids sort by arrival).
+      await api(`/v1/inboxes/${ib.id}/mark-read`, { method: "POST", json: { last_read_ulid: "7ZZZZZZZZZZZZZZZZZZZZZZZZZ" } });
+      // The older pages a refresh keeps are not read again: they are read now too.
+      for (const m of this.items) m.read = true;
+      await this.reload();
+      this.hooks.onInboxChanged();
+    } catch (e) {
+      toast(`Could not mark read: ${describe(e)}`, "error");
+    }
+  }
+
   /** Empties the inbox (DELETE /v1/inboxes/{id}/messages), after asking. */
   async removeAll(ib: Inbox) {
     if (!(await confirmDialog("Delete all messages?", `Every message of ${ib.address} will be removed for good.`))) return;
@@ -209,7 +223,11 @@ export class MessageList {
   }
 
   /** Imports .eml files (POST /v1/inboxes/{id}/messages, message/rfc822: stored byte for byte); opens the last one. */
-  async importFiles(files: File[]) {
+  async importFiles(picked: File[]) {
+    // What is plainly no mail (an image, a PDF, an archive) is not imported as one; the server takes any
+    // bytes as a message, as an MTA would, so the choice is made here, where the file type is known.
+    const files = picked.filter((f) => !/^(image|video|audio|font)\/|^application\/(pdf|zip|gzip|x-tar|x-7z)/.test(f.type));
+    for (const f of picked) if (!files.includes(f)) toast(`${f.name} is not an email (.eml): not imported`, "error");
     let last: string | null = null;
     let done = 0;
     for (const f of files) {
@@ -374,6 +392,18 @@ export class MessageList {
             icon("upload"),
           ),
           h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
+          ib.unread_count
+            ? h(
+                "button.icon-btn",
+                {
+                  title: "Mark all read",
+                  "aria-label": "Mark all read",
+                  onclick: () => void this.markAllRead(ib),
+                  dataset: { test: "mark-all-read" },
+                },
+                icon("mailOpen"),
+              )
+            : null,
           // The catch-all inbox stays (the server refuses with 409): its trash empties it instead.
           ib.type === "catch_all"
             ? h(
@@ -465,11 +495,14 @@ export class MessageList {
         ),
       );
     }
+    // A redraw (new mail, a refresh) must not take the keyboard focus from the row that had it.
+    const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>(".msg-row")?.dataset.id;
     replace(
       this.listEl,
       this.items.map((m) => this.row(m)),
       this.next ? h("button.btn.link.more", { onclick: () => void this.reload(true) }, "Load older messages") : null,
     );
+    if (focused) this.listEl.querySelector<HTMLElement>(`.msg-row[data-id="${focused}"]`)?.focus({ preventScroll: true });
     this.fresh.clear();
   }
 

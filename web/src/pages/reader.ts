@@ -88,6 +88,23 @@ async function withInlineImages(html: string, m: any): Promise<string> {
   });
 }
 
+/**
+ * Text with its http(s) URLs as links that open in a new tab without a referrer, as Mailpit's text view
+ * has them; the text stays text (no HTML is read from it).
+ */
+function linkified(text: string): (string | HTMLElement)[] {
+  const out: (string | HTMLElement)[] = [];
+  let at = 0;
+  for (const m of text.matchAll(/https?:\/\/[^\s<>"']+/g)) {
+    // A sentence's closing punctuation is not part of the URL.
+    const url = m[0].replace(/[.,;:!?)\]]+$/, "");
+    out.push(text.slice(at, m.index), h("a", { href: url, target: "_blank", rel: "noopener noreferrer" }, url));
+    at = m.index! + url.length;
+  }
+  out.push(text.slice(at));
+  return out;
+}
+
 /** A Content-ID as `cid:` URLs and headers write it, compared without case. */
 function cidKey(s: string): string {
   try {
@@ -348,7 +365,7 @@ export class Reader {
         return replace(
           this.body,
           text
-            ? h("pre.text-body", { dataset: { test: "text-body" } }, text)
+            ? h("pre.text-body", { dataset: { test: "text-body" } }, linkified(text))
             : empty("No text part", m.has_text ? "The text body is not in this view." : "This message has no plain-text body.", "mail"),
         );
       }

@@ -118,6 +118,10 @@ export class WebhooksPage implements Page {
     // Mail arriving is what queues deliveries: look again shortly after.
     const again = debounce(() => void this.load(), 800);
     this.cleanups.push(onLive((e) => (e.type === "poll" || e.type.startsWith("message.") || e.type.startsWith("run.")) && again()));
+    const tick = setInterval(() => {
+      for (const el of this.root.querySelectorAll<HTMLElement>(".cd[data-until]")) el.textContent = countdown(el.dataset.until);
+    }, 1000);
+    this.cleanups.push(() => clearInterval(tick));
     this.cleanups.push(
       pushKeys({
         rows: () => (this.id ? [] : [...this.listEl.querySelectorAll<HTMLElement>(".card")]),
@@ -367,7 +371,10 @@ export class WebhooksPage implements Page {
               "span.chip.warn",
               { title: fullTime(hl.circuit_open_until), dataset: { test: "retry-at" } },
               icon("clock", 12),
-              `retrying at ${new Date(hl.circuit_open_until).toLocaleTimeString()} (in ${countdown(hl.circuit_open_until)})`,
+              `retrying at ${new Date(hl.circuit_open_until).toLocaleTimeString()} (in `,
+              // Ticks on its own (below): a redraw is skipped while the data stays the same.
+              h("span.cd", { dataset: { until: hl.circuit_open_until } }, countdown(hl.circuit_open_until)),
+              ")",
             )
           : null,
         h("span", { dataset: { test: "last-success" } }, "Last success: ", when(hl.last_success_at, "never")),
