@@ -30,7 +30,7 @@ export async function sendmail(config: Config, opts: SendmailOptions, input?: Ui
   }
   const to = [...new Set(rcpts.map((r) => r.trim()).filter(Boolean))];
   if (to.length === 0) throw new CliFailure("no recipients: give them as arguments, or in To, Cc or Bcc headers");
-  const from = opts.from ?? addresses(headers.get("from")?.[0] ?? "")[0] ?? `${userInfo().username}@localhost`;
+  const from = opts.from ?? addresses(headers.get("from")?.[0] ?? "")[0] ?? `${localUser()}@localhost`;
   const raw = Buffer.from(stripHeader(headerBlock, "bcc") + body, "latin1");
   const port = config.smtpPort;
   const transport = createTransport({ host: opts.smtpHost, port, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
@@ -87,4 +87,10 @@ function addresses(value: string): string[] {
   };
   visit(addressparser(value));
   return out;
+}
+
+/** The user sendmail runs as, as a sender name: Bun's userInfo() says "unknown" where no passwd entry is read (containers). */
+function localUser(): string {
+  const name = process.env.USER || process.env.LOGNAME || userInfo().username;
+  return name === "unknown" && process.getuid?.() === 0 ? "root" : name;
 }

@@ -109,7 +109,7 @@ export class EventLog {
   }
 
   baseUrl(): string {
-    return this.ctx.config.publicUrl ?? `http://${this.ctx.config.publicHost}:${this.ctx.ports.http}`;
+    return publicBaseUrl(this.ctx);
   }
 
   lastSeq(projectId: string): Promise<number> {
@@ -250,6 +250,11 @@ function streamData(r: StoredEvent): string {
     data = JSON.stringify(d);
   }
   return `{"id":${JSON.stringify(r.id)},"type":${JSON.stringify(r.type)},"timestamp":${JSON.stringify(r.occurred_at)},"data":${data}}`;
+}
+
+/** The base of absolute URLs in payloads: INBOXD_PUBLIC_URL, else the public host and the HTTP port. */
+export function publicBaseUrl(ctx: AppContext): string {
+  return ctx.config.publicUrl ?? `http://${ctx.config.publicHost}:${ctx.ports.http}`;
 }
 
 /** Bodies above this many characters are cut in webhook payloads (flagged *_truncated). */

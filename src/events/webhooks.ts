@@ -11,7 +11,7 @@ import { newWebhookSecret } from "../lib/standard-webhooks";
 import { conflict, DomainError, notFound, validation } from "../lib/errors";
 import { isIP } from "node:net";
 import { classifyAddress, portOf } from "../lib/egress";
-import type { AppendedEvent } from "./event-stream";
+import { type AppendedEvent, publicBaseUrl } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 import type { OriginUse } from "./webhook-dispatcher";
 
@@ -254,7 +254,11 @@ export class WebhookService {
     this.checkTypes([type]);
     const now = nowIso();
     const deliveryId = newId();
-    const body = JSON.stringify({ type, timestamp: now, data: { ...sampleData(type, projectId, wh.inbox_id), test: true } });
+    const body = JSON.stringify({
+      type,
+      timestamp: now,
+      data: { ...sampleData(type, wh.inbox_id, publicBaseUrl(this.ctx)), test: true },
+    });
     // Claimed from birth so that the dispatcher's own loop leaves it to us.
     const row = await this.storage.webhookDeliveries.insertClaimed({
       id: deliveryId,
@@ -364,8 +368,15 @@ export class WebhookService {
   }
 }
 
-function sampleData(type: string, projectId: string, inboxId: string | null): Record<string, unknown> {
+/**
+ * The data of a test delivery: the shape the real event of that type has (docs/webhooks.md), with sample
+ * values, so a receiver written against a test delivery also reads the real ones.
+ */
+function sampleData(type: string, inboxId: string | null, baseUrl: string): Record<string, unknown> {
   const id = "01HZZZZZZZZZZZZZZZZZZZZZZZ";
+  const now = nowIso();
+  const inHour = new Date(Date.now() + 3_600_000).toISOString();
+  const msgUrl = `${baseUrl}/v1/messages/${id}`;
   switch (type) {
     case "message.received":
       return {
@@ -375,21 +386,71 @@ function sampleData(type: string, projectId: string, inboxId: string | null): Re
         from: { email: "sender@example.test", name: "Sample Sender" },
         to: [{ email: "sample@example.test", name: "" }],
         cc: [],
+        envelope: { from: "sender@example.test", to: "sample@example.test", rcpt_to: ["sample@example.test"] },
         subject: "Sample message from inboxd",
         preview: "Your verification code is 123456",
         text: "Your verification code is 123456\nhttps://example.test/verify?token=abc\n",
+        text_truncated: false,
         html: '<p>Your verification code is <b>123456</b></p><p><a href="https://example.test/verify?token=abc">Verify</a></p>',
+        html_truncated: false,
+        has_text: true,
+        has_html: true,
         links: [{ url: "https://example.test/verify?token=abc", text: "Verify" }],
         codes: ["123456"],
-        attachments: [],
+        message_id_header: "<sample@example.test>",
+        sent_at: now,
+        received_at: now,
+        expires_at: inHour,
+        size_bytes: 512,
         attachment_count: 0,
-        received_at: nowIso(),
+        attachments: [],
+        url: msgUrl,
+        raw_url: `${msgUrl}/raw`,
       };
     case "inbox.expiring":
+      return { inbox_id: inboxId ?? id, address: "sample@example.test", name: "Sample inbox", expires_at: inHour };
     case "inbox.expired":
-      return { inbox_id: inboxId ?? id, address: "sample@example.test", expires_at: nowIso() };
+      return { inbox_id: inboxId ?? id, address: "sample@example.test", expired_at: now };
+    case "run.finished":
+      return {
+        run: {
+          id,
+          status: "succeeded",
+          agent: { id, name: "sample agent" },
+          scenario: { id, name: "sample scenario", version: 1 },
+          trigger: { type: "api" },
+          current_step_index: 0,
+          step_count: 1,
+          steps: [],
+          inputs: {},
+          started_at: now,
+          finished_at: now,
+          cleanup_status: "completed",
+          cleanup_error: "",
+          failed_assertions: [],
+          error: null,
+          cancel_requested: false,
+          events_url: `/v1/runs/${id}/events`,
+          created_at: now,
+        },
+      };
     default:
-      return { project_id: projectId, sample: true };
+      return {
+        approval: {
+          ulid: id,
+          status: "pending",
+          action: "sample.action",
+          run_ulid: id,
+          step_index: 0,
+          target_resource_type: "inbox",
+          target_resource_id: inboxId ?? id,
+          binding_snapshot: {},
+          expires_at: inHour,
+          decided_at: null,
+          decision_reason: null,
+          self_approved: false,
+        },
+      };
   }
 }
 

@@ -2,7 +2,7 @@
 // filters, ordering per inbox, the test send and the delivery log, against a real receiver.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { json, startInboxd, ULID, type Instance } from "../support/harness";
-import { createInbox, transport } from "../support/mail";
+import { createInbox, sendMail, transport } from "../support/mail";
 import { Receiver, verifyStandardWebhook, registerWebhook } from "../support/webhook-receiver";
 
 let inst: Instance;
@@ -228,6 +228,17 @@ describe("delivery", () => {
     expect(failed.body.data.map((d: any) => d.id)).toEqual([f.body.data.id]);
     expect((await json(inst.api(`/v1/webhooks/${wh.id}/deliveries?status=bogus`))).status).toBe(422);
     expect((await json(inst.api(`/v1/webhooks/${wh.id}/deliveries?limit=0`))).status).toBe(422);
+    // The sample has every field a real message.received has, so a receiver built on it reads real ones.
+    const inbox = await createInbox(inst);
+    await registerWebhook(inst, { url: rx.url("/real"), inbox_id: inbox.id });
+    await sendMail(inst, { from: "a@example.com", to: inbox.address, subject: "real", text: "hi" });
+    const [real] = await rx.waitFor((g) => {
+      const f = g.filter((x) => x.path === "/real");
+      return f.length ? f : null;
+    });
+    const keys = (o: object) => Object.keys(o).sort();
+    expect(keys(got[0]!.json.data).filter((k) => k !== "test")).toEqual(keys(real!.json.data));
+    expect(keys(got[0]!.json.data.envelope)).toEqual(keys(real!.json.data.envelope));
   });
 
   test("rotating the secret signs with both secrets for a while", async () => {
