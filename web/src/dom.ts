@@ -241,6 +241,30 @@ export function dialog<T>(
   });
 }
 
+/**
+ * A button that shows only an icon: its label is both its tooltip and its accessible name (a screen
+ * reader, or a phone that hides button text, has nothing else to go by).
+ */
+export function iconButton(
+  label: string,
+  iconName: string,
+  onclick: () => void,
+  opts: { test?: string; danger?: boolean; title?: string; pressed?: boolean } = {},
+): HTMLElement {
+  return h(
+    opts.danger ? "button.icon-btn.danger" : "button.icon-btn",
+    {
+      title: opts.title ?? label,
+      "aria-label": label,
+      "aria-pressed": opts.pressed === undefined ? undefined : String(opts.pressed),
+      class: opts.pressed ? "on" : "",
+      onclick,
+      dataset: opts.test ? { test: opts.test } : undefined,
+    },
+    icon(iconName),
+  );
+}
+
 export const confirmDialog = (title: string, text: string, submit = "Delete") =>
   dialog<boolean>(title, h("p", null, text), { submit, danger: true }).then((v) => v === true);
 

@@ -2,7 +2,7 @@
 // search box above it sends `q` (docs/search.md; a 422 shows its reason inline), and an .eml file
 // dropped on the list, or picked with "Import .eml", is imported (POST …/messages, message/rfc822).
 import { api, ApiFailure, describe, list } from "../api";
-import { confirmDialog, copyText, dialog, empty, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
+import { confirmDialog, copyText, dialog, empty, iconButton, fmtBytes, h, icon, replace, shortTime, spinner, toast } from "../dom";
 import { reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { expiryChip, storageBar, type Inbox } from "./mail";
@@ -342,85 +342,28 @@ export class MessageList {
         h(
           "div.head-actions",
           null,
-          h(
-            "button.icon-btn",
-            { title: "Copy address", "aria-label": "Copy address", onclick: () => void copyText(ib.address, "Address copied") },
-            icon("copy"),
-          ),
-          h(
-            "button.icon-btn",
-            {
-              title: ib.watched ? "Stop watching" : "Watch this inbox",
-              "aria-pressed": String(ib.watched),
-              class: ib.watched ? "on" : "",
-              onclick: () => this.hooks.onToggleWatch(ib),
-            },
-            icon(ib.watched ? "eye" : "eyeOff"),
-          ),
-          h(
-            "button.icon-btn",
-            {
-              title: "IMAP and POP3 access",
-              "aria-label": "IMAP and POP3 access",
-              onclick: () => void this.showCredentials(ib),
-              dataset: { test: "credentials" },
-            },
-            icon("key"),
-          ),
-          h(
-            "button.icon-btn",
-            {
-              title: this.chaos?.length
-                ? `Fault injection on: ${this.chaos.length} rule${this.chaos.length === 1 ? "" : "s"}`
-                : "Fault injection: make mail to this inbox fail on purpose",
-              "aria-label": "Fault injection",
-              "aria-pressed": String(!!this.chaos?.length),
-              class: this.chaos?.length ? "on" : "",
-              onclick: () => void this.editChaos(ib),
-              dataset: { test: "chaos" },
-            },
-            icon("zap"),
-          ),
-          h(
-            "button.icon-btn",
-            {
-              title: "Import .eml files (or drop them on the list)",
-              "aria-label": "Import .eml",
-              onclick: () => this.fileInput.click(),
-              dataset: { test: "import-eml" },
-            },
-            icon("upload"),
-          ),
-          h("button.icon-btn", { title: "Refresh", "aria-label": "Refresh", onclick: () => void this.reload() }, icon("refresh")),
-          ib.unread_count
-            ? h(
-                "button.icon-btn",
-                {
-                  title: "Mark all read",
-                  "aria-label": "Mark all read",
-                  onclick: () => void this.markAllRead(ib),
-                  dataset: { test: "mark-all-read" },
-                },
-                icon("mailOpen"),
-              )
-            : null,
+          iconButton("Copy address", "copy", () => void copyText(ib.address, "Address copied")),
+          iconButton(ib.watched ? "Stop watching" : "Watch this inbox", ib.watched ? "eye" : "eyeOff", () => this.hooks.onToggleWatch(ib), {
+            pressed: ib.watched,
+          }),
+          iconButton("IMAP and POP3 access", "key", () => void this.showCredentials(ib), { test: "credentials" }),
+          iconButton("Fault injection", "zap", () => void this.editChaos(ib), {
+            test: "chaos",
+            pressed: !!this.chaos?.length,
+            title: this.chaos?.length
+              ? `Fault injection on: ${this.chaos.length} rule${this.chaos.length === 1 ? "" : "s"}`
+              : "Fault injection: make mail to this inbox fail on purpose",
+          }),
+          iconButton("Import .eml", "upload", () => this.fileInput.click(), {
+            test: "import-eml",
+            title: "Import .eml files (or drop them on the list)",
+          }),
+          iconButton("Refresh", "refresh", () => void this.reload()),
+          ib.unread_count ? iconButton("Mark all read", "mailOpen", () => void this.markAllRead(ib), { test: "mark-all-read" }) : null,
           // The catch-all inbox stays (the server refuses with 409): its trash empties it instead.
           ib.type === "catch_all"
-            ? h(
-                "button.icon-btn.danger",
-                {
-                  title: "Delete all messages",
-                  "aria-label": "Delete all messages",
-                  onclick: () => void this.removeAll(ib),
-                  dataset: { test: "delete-all" },
-                },
-                icon("trash"),
-              )
-            : h(
-                "button.icon-btn.danger",
-                { title: "Delete inbox", "aria-label": "Delete inbox", onclick: () => this.hooks.onDeleteInbox(ib) },
-                icon("trash"),
-              ),
+            ? iconButton("Delete all messages", "trash", () => void this.removeAll(ib), { test: "delete-all", danger: true })
+            : iconButton("Delete inbox", "trash", () => this.hooks.onDeleteInbox(ib), { danger: true }),
         ),
       ),
       ib.storage?.inbox ? h("div.inbox-storage", null, h("span.muted.small", null, "Storage"), storageBar(ib.storage.inbox, true)) : null,
