@@ -41,6 +41,23 @@ export function buildMessage(m: OutgoingMail, messageId: string): string {
   return [...head, part(m.html !== undefined ? "text/html" : "text/plain", m.html ?? m.text ?? "")].join("\r\n") + "\r\n";
 }
 
+/** The listener answered a step with another code than the one that goes on (a chaos rule, a size limit). */
+export class SmtpRefused extends Error {
+  constructor(
+    /** greeting, EHLO, MAIL FROM, RCPT TO, DATA or end of data: never the message itself. */
+    readonly step: string,
+    /** The reply as the listener sent it (its first 500 characters). */
+    readonly reply: string,
+  ) {
+    super(`SMTP ${step}: ${reply}`);
+  }
+
+  /** The reply's code (421, 451, 550, 554, …). */
+  get code(): number {
+    return Number(this.reply.slice(0, 3));
+  }
+}
+
 export async function sendMail(host: string, port: number, m: OutgoingMail, messageId: string): Promise<string> {
   const socket: Socket = connect({ host, port });
   socket.setEncoding("utf8");
@@ -62,21 +79,21 @@ export async function sendMail(host: string, port: number, m: OutgoingMail, mess
     socket.setTimeout(15_000, () => reject(new Error("SMTP timeout")));
   });
   const reply = () => Promise.race([new Promise<string>((r) => waiters.push(r)), failed]);
-  const expect = async (cmd: string | null, code: string) => {
+  const expect = async (step: string, cmd: string | null, code: string) => {
     const p = reply();
     if (cmd !== null) socket.write(cmd + "\r\n");
     const r = await p;
-    if (!r.startsWith(code)) throw new Error(`SMTP ${cmd ?? "greeting"}: ${r.trim()}`);
+    if (!r.startsWith(code)) throw new SmtpRefused(step, r.trim().slice(0, 500));
     return r;
   };
   try {
-    await expect(null, "220");
-    await expect("EHLO inboxd-mcp", "250");
-    await expect(`MAIL FROM:<${m.from}>`, "250");
-    await expect(`RCPT TO:<${m.to}>`, "250");
-    await expect("DATA", "354");
+    await expect("greeting", null, "220");
+    await expect("EHLO", "EHLO inboxd-mcp", "250");
+    await expect("MAIL FROM", `MAIL FROM:<${m.from}>`, "250");
+    await expect("RCPT TO", `RCPT TO:<${m.to}>`, "250");
+    await expect("DATA", "DATA", "354");
     const body = buildMessage(m, messageId).replace(/\r?\n/g, "\r\n").replace(/^\./gm, "..");
-    const done = await expect(body + (body.endsWith("\r\n") ? "" : "\r\n") + ".", "250");
+    const done = await expect("end of data", body + (body.endsWith("\r\n") ? "" : "\r\n") + ".", "250");
     socket.write("QUIT\r\n");
     return done.trim();
   } finally {

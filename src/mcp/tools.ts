@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type ApiCaller, ok, ToolError } from "./api";
+import { SmtpRefused } from "../lib/smtp-send";
 import type { CheckName } from "../mail/analyses";
 
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "a 26-character ULID");
@@ -266,6 +267,16 @@ export function registerTools(server: McpServer, host: ToolHost): void {
     async (a) => {
       const deadline = Date.now() + a.timeout_seconds * 1000;
       let after = a.after_message_id;
+      // The *_contains filters are judged here, one message at a time, and the long poll shows only the newest:
+      // the messages already there (the 100 newest, newest first) are looked through before waiting for newer.
+      const filtered = a.subject_contains !== undefined || a.from_contains !== undefined || a.body_contains !== undefined;
+      if (filtered && after === undefined) {
+        const present = ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages`, { query: { limit: 100, view: "agent", q: a.q } }))
+          .data as any[];
+        const hit = present.find((m) => matches(m, a));
+        if (hit) return hit;
+        after = present[0]?.id;
+      }
       for (;;) {
         const wait = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
         const r = await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait, after, view: "agent", q: a.q } });
@@ -362,13 +373,27 @@ export function registerTools(server: McpServer, host: ToolHost): void {
     {
       inbox_id: Ulid,
       subject: z.string().min(1).max(998),
-      text: z.string().optional(),
-      html: z.string().optional(),
+      // A test email, not a load test: well inside what an MCP client's line buffer takes (the SDK's stdio: 10 MiB).
+      text: z.string().max(1_000_000).optional(),
+      html: z.string().max(1_000_000).optional(),
     },
     async (a) => {
       const inbox = ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}`)).data;
-      const reply = await host.sendMail(inbox.address, a.subject, a.text ?? (a.html === undefined ? "" : undefined), a.html);
-      return { sent: true, to: inbox.address, smtp_reply: reply };
+      // Storing a message is a write: what REST's compose asks (messages:write), asked here of the same
+      // credential and session by a write that changes nothing (mark read up to the smallest id).
+      ok(await api.call("POST", `/v1/inboxes/${a.inbox_id}/mark-read`, { body: { last_read_ulid: "00000000000000000000000000" } }));
+      try {
+        const reply = await host.sendMail(inbox.address, a.subject, a.text ?? (a.html === undefined ? "" : undefined), a.html);
+        return { sent: true, to: inbox.address, smtp_reply: reply };
+      } catch (e) {
+        // A refusal is an answer (a fault-injection rule, the size limit), not a server fault.
+        if (!(e instanceof SmtpRefused)) throw e;
+        throw new ToolError(e.code >= 500 ? 422 : 503, {
+          code: "smtp_refused",
+          message: `the SMTP listener refused at ${e.step}: ${e.reply}`,
+          details: { step: e.step, reply: e.reply, smtp_code: e.code },
+        });
+      }
     },
   );
 

@@ -159,6 +159,80 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("send_test_email: a refusal at end of data is smtp_refused with the reply, short, never the message; it needs messages:write", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    await client.callTool({ name: "set_inbox_chaos", arguments: { inbox_id: inbox.id, rules: [{ stage: "data", code: 554 }] } });
+    const refused: any = await client.callTool({
+      name: "send_test_email",
+      arguments: { inbox_id: inbox.id, subject: "big", text: "A".repeat(300_000) },
+    });
+    expect(refused.isError).toBe(true);
+    const err = data(refused).error;
+    expect([err.status, err.code, err.details.step, err.details.smtp_code]).toEqual([422, "smtp_refused", "end of data", 554]);
+    expect(JSON.stringify(err).length).toBeLessThan(1000);
+    await transport.terminateSession();
+    await client.close();
+    // An agent that may read inboxes but not write messages cannot store one this way either (REST's compose would refuse).
+    const agent = await json(
+      inst.api("/v1/agents", { method: "POST", json: { name: "no writes", permissions: ["inboxes:read", "messages:read", "runs:write"] } }),
+    );
+    const ro = await httpClient(inst.key, agent.body.data.id);
+    const kept = (await json(inst.api("/v1/inboxes", { method: "POST", json: {} }))).body.data; // the session's own inbox went with it
+    expect(data(await ro.client.callTool({ name: "list_inboxes", arguments: {} })).data.map((i: any) => i.id)).toContain(kept.id);
+    const tried: any = await ro.client.callTool({ name: "send_test_email", arguments: { inbox_id: kept.id, subject: "x", text: "x" } });
+    expect([tried.isError, data(tried).error.code]).toEqual([true, "insufficient_scope"]);
+    await ro.transport.terminateSession();
+    await ro.client.close();
+  });
+
+  test("wait_for_message's *_contains filters find a matching message already there, not only the newest", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    await sendMail(inbox.address, "Verify your account", "code 482913");
+    await sendMail(inbox.address, "Welcome to Acme", "hello");
+    await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, q: "subject:welcome", timeout_seconds: 10 } });
+    for (const filter of [{ subject_contains: "verify" }, { body_contains: "482913" }, { from_contains: "noreply@app" }]) {
+      const r: any = await client.callTool({ name: "wait_for_message", arguments: { inbox_id: inbox.id, timeout_seconds: 2, ...filter } });
+      expect([filter, r.isError ?? false, data(r).untrusted?.subject ?? data(r).subject]).toEqual([
+        filter,
+        false,
+        filter.from_contains ? "Welcome to Acme" : "Verify your account",
+      ]);
+    }
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  test("a call still running when the session is closed is answered (an error), not left open", async () => {
+    const { client, transport } = await httpClient();
+    const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));
+    const headers = {
+      authorization: `Bearer ${inst.key}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-session-id": transport.sessionId!,
+      "mcp-protocol-version": transport.protocolVersion ?? "2025-06-18",
+    };
+    const waiting = fetch(`${inst.url}/mcp`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 41,
+        method: "tools/call",
+        params: { name: "wait_for_message", arguments: { inbox_id: inbox.id, q: "subject:never", timeout_seconds: 30 } },
+      }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    await Bun.sleep(500);
+    expect((await fetch(`${inst.url}/mcp`, { method: "DELETE", headers })).status).toBe(200);
+    const r = await waiting;
+    const body: any = await r.json();
+    expect([r.status, body.id, body.error.code]).toEqual([404, 41, -32001]);
+    await client.close();
+  });
+
   test("set_smtp_chaos refuses new connections with 421; clear_smtp_chaos restores the greeting; a key without * may not", async () => {
     const { client, transport } = await httpClient();
     const set = data(

@@ -37,33 +37,55 @@ interface Entry {
   agentSessionId: string;
   transport: WebStandardStreamableHTTPServerTransport;
   server: McpServer;
+  /**
+   * The calls still running, each as the way to answer it now. When the session ends (DELETE, its agent
+   * session released or expired, its key revoked) the transport's close() drops their answers, so end()
+   * answers each with an error instead of leaving its HTTP request open.
+   */
+  running: Set<() => void>;
 }
 
-const rpcError = (status: number, message: string, code = -32000) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+/** Ends a session's running calls (Entry.running). */
+function end(e: Entry): void {
+  for (const answer of [...e.running]) answer();
+  e.running.clear();
+}
+
+const rpcError = (status: number, message: string, code = -32000, id: unknown = null) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }), {
     status,
     headers: { "content-type": "application/json" },
   });
 
 /** Hands a message to the session's transport, after the checks the SDK reports badly (request-params.ts). */
-function forward(
-  mcp: Mcp,
-  transport: WebStandardStreamableHTTPServerTransport,
-  request: Request,
-  body: unknown,
-): Promise<Response> | Response {
-  if (request.method === "POST") {
-    mcp.normaliseRequest(body);
-    const refused = mcp.invalidParams(body);
-    if (refused) return Response.json(refused);
-  }
-  return transport.handleRequest(request, { parsedBody: body });
+function forward(mcp: Mcp, e: Entry, request: Request, body: unknown): Promise<Response> | Response {
+  if (request.method !== "POST") return e.transport.handleRequest(request, { parsedBody: body });
+  mcp.normaliseRequest(body);
+  const refused = mcp.invalidParams(body);
+  if (refused) return Response.json(refused);
+  const id = body && typeof body === "object" && !Array.isArray(body) && "id" in body ? (body as { id: unknown }).id : null;
+  return new Promise<Response>((resolve, reject) => {
+    const cut = () =>
+      resolve(rpcError(404, "the MCP session ended (closed, released, expired, or its key revoked) before this call finished", -32001, id));
+    e.running.add(cut);
+    e.transport.handleRequest(request, { parsedBody: body }).then(
+      (r) => {
+        e.running.delete(cut);
+        resolve(r);
+      },
+      (err) => {
+        e.running.delete(cut);
+        reject(err);
+      },
+    );
+  });
 }
 
 const mod: RouteModule = (ctx, s) => {
   const sessions = new Map<string, Entry>();
 
   const release = async (e: Entry) => {
+    end(e);
     e.unwatch();
     sessions.delete(e.transport.sessionId ?? "");
     try {
@@ -80,6 +102,7 @@ const mod: RouteModule = (ctx, s) => {
       for (const e of [...sessions.values()]) {
         const row = await s.agentSessions.state(e.agentSessionId);
         if (row?.status !== "open" || Date.parse(row.expires_at) <= Date.now()) {
+          end(e);
           e.unwatch();
           sessions.delete(e.transport.sessionId ?? "");
           void e.transport.close().catch(() => {});
@@ -102,7 +125,7 @@ const mod: RouteModule = (ctx, s) => {
     if (sid) {
       const e = sessions.get(sid);
       if (!e || e.principalId !== principal.id) return rpcError(404, "unknown or expired MCP session", -32001);
-      return forward(mcp, e.transport, request, body);
+      return forward(mcp, e, request, body);
     }
     if (request.method !== "POST" || !mcp.isInitializeRequest(body)) {
       return rpcError(400, "no MCP session: send an initialize request first (without mcp-session-id)");
@@ -119,7 +142,13 @@ const mod: RouteModule = (ctx, s) => {
     const session = opened.body.data;
     api.agentSessionId = session.ulid;
     const server = mcp.buildMcpServer(ctx, api, () => session.agent.ulid);
-    const entry = { principalId: principal.id, projectId: session.project.ulid, agentSessionId: session.ulid, server } as Entry;
+    const entry = {
+      principalId: principal.id,
+      projectId: session.project.ulid,
+      agentSessionId: session.ulid,
+      server,
+      running: new Set(),
+    } as Entry;
     // The key revoked or rotated: the MCP session ends and its agent session is released (its
     // cleanup ledger applied), as a client's DELETE would.
     entry.unwatch = s.revocations.watchPrincipal(principal, request.headers.get("authorization"), () => {
@@ -133,7 +162,7 @@ const mod: RouteModule = (ctx, s) => {
       onsessionclosed: () => release(entry),
     });
     await server.connect(entry.transport);
-    return forward(mcp, entry.transport, request, body);
+    return forward(mcp, entry, request, body);
   };
 
   return new Elysia()
