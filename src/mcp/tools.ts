@@ -135,9 +135,23 @@ export function registerTools(server: McpServer, host: ToolHost): void {
         message: "q picks the newest matching message of inbox_id; leave it out when giving message_id",
       });
     }
-    return a.message_id
-      ? ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query })).data
-      : ok(await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, q: a.q, ...query } })).data;
+    if (a.message_id) {
+      const m = ok(await api.call("GET", `/v1/messages/${a.message_id}`, { query })).data;
+      // Both given: they must agree, or the answer would be another inbox's message than the agent meant.
+      if (a.inbox_id && m.inbox_id !== a.inbox_id) {
+        throw new ToolError(422, { code: "validation_error", message: "message_id is not a message of inbox_id; give one of them" });
+      }
+      return m;
+    }
+    const r = await api.call("GET", `/v1/inboxes/${a.inbox_id}/messages/latest`, { query: { wait: 0, q: a.q, ...query } });
+    // The route's 404 speaks of a long poll's baseline; this tool does not wait.
+    if (r.status === 404 && r.body?.code === "not_found" && r.body?.details && "poll_token" in r.body.details) {
+      throw new ToolError(404, {
+        code: "not_found",
+        message: a.q === undefined ? "the inbox has no message yet" : "no message of the inbox matches q",
+      });
+    }
+    return ok(r).data;
   };
 
   tool(
@@ -219,7 +233,7 @@ export function registerTools(server: McpServer, host: ToolHost): void {
           z.object({
             stage: z.literal("connect"),
             code: z
-              .union([z.literal(421), z.literal(554)])
+              .union([z.literal(421), z.literal(554)], { error: "code is 421, 554 or null (a late greeting only)" })
               .nullable()
               .optional()
               .describe("absent or null: only delay the 220 greeting"),
@@ -400,8 +414,8 @@ export function registerTools(server: McpServer, host: ToolHost): void {
   tool(
     server,
     "list_scenarios",
-    "List the project's scenarios.",
-    { limit: z.number().int().min(1).max(100).optional() },
+    "List the project's scenarios, newest first; pass links.next back as cursor for the next page.",
+    { limit: z.number().int().min(1).max(100).optional(), cursor: Ulid.optional() },
     async (a) => ok(await api.call("GET", "/v1/scenarios", { query: a })),
     { readOnlyHint: true },
   );

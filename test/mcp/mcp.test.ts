@@ -204,6 +204,44 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  test("misuse: message_id of another inbox, an empty inbox, an initialize the transport refuses, list_scenarios pages", async () => {
+    const { client, transport } = await httpClient();
+    const [a, b] = [
+      data(await client.callTool({ name: "create_inbox", arguments: {} })),
+      data(await client.callTool({ name: "create_inbox", arguments: {} })),
+    ];
+    const empty: any = await client.callTool({ name: "get_message", arguments: { inbox_id: b.id } });
+    expect([empty.isError, data(empty).error.code, data(empty).error.message]).toEqual([true, "not_found", "the inbox has no message yet"]);
+    await sendMail(a.address, "for a", "code 123456");
+    const m = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: a.id, timeout_seconds: 10 } }));
+    const crossed: any = await client.callTool({ name: "get_verification_code", arguments: { message_id: m.id, inbox_id: b.id } });
+    expect([crossed.isError, data(crossed).error.code]).toEqual([true, "validation_error"]);
+    const tools = (await client.listTools()).tools;
+    expect(Object.keys((tools.find((t) => t.name === "list_scenarios")!.inputSchema as any).properties).sort()).toEqual([
+      "cursor",
+      "limit",
+    ]);
+    await transport.terminateSession();
+    await client.close();
+    // Refused by the transport (no text/event-stream in Accept): 406, and no agent session left open for it.
+    const open = async () => (await json(inst.api("/v1/runs?status=running&limit=100"))).body.data.length;
+    const before = await open();
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${inst.url}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${inst.key}`, "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+        }),
+      });
+      expect(r.status).toBe(406);
+    }
+    expect(await open()).toBe(before);
+  });
+
   test("a call still running when the session is closed is answered (an error), not left open", async () => {
     const { client, transport } = await httpClient();
     const inbox = data(await client.callTool({ name: "create_inbox", arguments: {} }));

@@ -130,6 +130,12 @@ const mod: RouteModule = (ctx, s) => {
     if (request.method !== "POST" || !mcp.isInitializeRequest(body)) {
       return rpcError(400, "no MCP session: send an initialize request first (without mcp-session-id)");
     }
+    // What the transport would refuse (406), refused before an agent session is opened for it: a client that
+    // gets no MCP session id could never close it, and it would hold its run until the session's TTL.
+    const accept = request.headers.get("accept") ?? "";
+    if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
+      return rpcError(406, "Not Acceptable: Client must accept both application/json and text/event-stream");
+    }
     const fetcher = (req: Request) => ctx.internalFetch!(req);
     const token = /^Bearer\s+(\S+)/i.exec(request.headers.get("authorization") ?? "")![1]!;
     const api = new ApiCaller(fetcher, token);
