@@ -17,8 +17,9 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
   const local = new StdioServerTransport();
 
   let closing = false;
+  let finish: (code: number) => Promise<void> = async () => {};
   const done = new Promise<number>((resolve) => {
-    const finish = async (code: number) => {
+    finish = async (code: number) => {
       if (closing) return;
       closing = true;
       // Ends the MCP session on the server, which releases its agent session (cleanup ledger).
@@ -33,11 +34,26 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
     process.once("SIGTERM", () => void finish(0));
   });
 
+  // A line the stdio transport cannot take (over its 10 MiB buffer, not JSON) is said on stderr, not dropped unseen.
+  local.onerror = (e) => console.error(`inboxd mcp: ${e.message}`);
   local.onmessage = (msg) => {
-    remote.send(msg).catch((e) => {
+    remote.send(msg).catch(async (e) => {
       const id = (msg as any).id;
-      if (id !== undefined) {
-        void local.send({ jsonrpc: "2.0", id, error: { code: -32000, message: `inboxd unreachable: ${e.message}` } } as any);
+      // An HTTP answer (StreamableHTTPError's code) is inboxd refusing, not inboxd being away.
+      const status = typeof e?.code === "number" && e.code > 0 ? e.code : null;
+      // 404: the session is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
+      const ended = status === 404 || status === 401;
+      const message = ended
+        ? `the MCP session ended (${status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released"}): start inboxd mcp again`
+        : status
+          ? `inboxd answered HTTP ${status}: ${e.message}`
+          : `inboxd unreachable: ${e.message}`;
+      if (id !== undefined) await local.send({ jsonrpc: "2.0", id, error: { code: ended ? -32001 : -32000, message } } as any);
+      // An ended session takes every later call with it: exit, so the client shows the server as stopped
+      // (and restarts it) instead of failing each call.
+      if (ended) {
+        console.error(`inboxd mcp: ${message}`);
+        void finish(1);
       }
     });
   };

@@ -406,4 +406,34 @@ describe("MCP over stdio (inboxd mcp)", () => {
     }
     expect(status).toBe(404);
   });
+
+  test("a session ended under it (the key revoked) fails the next call with -32001 saying so, and the relay exits", async () => {
+    const k = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "stdio relay" } }));
+    expect(k.status).toBe(201);
+    const [command, ...pre] = inboxdCommand();
+    const transport = new StdioClientTransport({
+      command: command!,
+      args: [...pre, "mcp", "--url", inst.url, "--key", k.body.data.secret],
+      cwd: ROOT,
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
+    const client = new Client({ name: "inboxd-stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    expect((await client.callTool({ name: "list_inboxes", arguments: {} })).isError).toBeFalsy();
+    expect((await inst.api(`/v1/api-keys/${k.body.data.id}/revoke`, { method: "POST" })).status).toBe(200);
+    const failed = await client.callTool({ name: "list_inboxes", arguments: {} }).then(
+      () => null,
+      (e) => e,
+    );
+    expect(failed?.code).toBe(-32001);
+    expect(failed?.message).toContain("the API key was revoked or rotated");
+    const exited = await new Promise<boolean>((resolve) => {
+      transport.onclose = () => resolve(true);
+      setTimeout(() => resolve(false), 10_000);
+    });
+    expect(exited).toBe(true);
+    expect(stderr).toContain("start inboxd mcp again");
+  });
 });
