@@ -3,9 +3,13 @@
 // the untrusted envelope of the agent views, so instructions hidden in mail stay fenced.
 import { z } from "zod";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiCaller, ok, ToolError } from "./api";
 import { SmtpRefused } from "../lib/smtp-send";
 import type { CheckName } from "../mail/analyses";
+
+/** MCP's code for a resource that does not exist (the specification's "Resource not found"). */
+const RESOURCE_NOT_FOUND = -32002;
 
 const Ulid = z.string().regex(/^[0-9A-HJKMNP-TV-Z]{26}$/, "a 26-character ULID");
 /** The search of GET /v1/inboxes/{id}/messages (docs/search.md); the server parses it (422 with the reason). */
@@ -464,7 +468,11 @@ export function registerTools(server: McpServer, host: ToolHost): void {
     { description: "The newest messages of an inbox (summary view)", mimeType: "application/json" },
     async (uri, vars) => {
       const id = String(vars.inbox_id);
-      const body = ok(await api.call("GET", `/v1/inboxes/${id}/messages`, { query: { limit: 50 } }));
+      // JSON-RPC's own codes, as the spec has them for resources: not an internal error for a bad or unknown id.
+      if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw new McpError(ErrorCode.InvalidParams, `${uri.href}: the inbox id is not a ULID`);
+      const r = await api.call("GET", `/v1/inboxes/${id}/messages`, { query: { limit: 50 } });
+      if (r.status === 404) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href}: no such inbox in this project`, { uri: uri.href });
+      const body = ok(r);
       return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(body.data, null, 2) }] };
     },
   );

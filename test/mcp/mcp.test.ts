@@ -216,6 +216,19 @@ describe("MCP over Streamable HTTP", () => {
     const m = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: a.id, timeout_seconds: 10 } }));
     const crossed: any = await client.callTool({ name: "get_verification_code", arguments: { message_id: m.id, inbox_id: b.id } });
     expect([crossed.isError, data(crossed).error.code]).toEqual([true, "validation_error"]);
+    // The resource: its messages; a bad id is -32602, an unknown inbox -32002 (not -32603, an internal error).
+    const read = await client.readResource({ uri: `inboxd://inboxes/${a.id}/messages` });
+    expect(JSON.parse((read.contents[0] as any).text).map((x: any) => x.subject)).toEqual(["for a"]);
+    for (const [uri, code] of [
+      ["inboxd://inboxes/zzz/messages", -32602],
+      ["inboxd://inboxes/01ARZ3NDEKTSV4RRFFQ69G5FAV/messages", -32002],
+    ] as const) {
+      const e = await client.readResource({ uri }).then(
+        () => null,
+        (x) => x,
+      );
+      expect([uri, e?.code]).toEqual([uri, code]);
+    }
     const tools = (await client.listTools()).tools;
     expect(Object.keys((tools.find((t) => t.name === "list_scenarios")!.inputSchema as any).properties).sort()).toEqual([
       "cursor",
