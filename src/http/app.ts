@@ -235,6 +235,15 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       }
     })
     .onError({ as: "global" }, ({ code, error, request, path }) => {
+      // /mcp speaks JSON-RPC: a body that is no JSON is its Parse error (-32700), as an empty one already is.
+      // (Elysia wraps what the parse hook throws: code PARSE, our DomainError as the cause.)
+      const parseFailure = code === "PARSE" ? ((error as { cause?: unknown }).cause ?? error) : error;
+      if (parseFailure instanceof DomainError && parseFailure.code === "invalid_body" && new URL(request.url).pathname === "/mcp") {
+        return Response.json(
+          { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${parseFailure.message}` }, id: null },
+          { status: 400 },
+        );
+      }
       if (error instanceof DomainError) return envelope(request, error);
       switch (code) {
         case "VALIDATION": {

@@ -236,6 +236,13 @@ describe("MCP over Streamable HTTP", () => {
     ]);
     await transport.terminateSession();
     await client.close();
+    // A body that is not JSON is JSON-RPC's Parse error, not the REST envelope.
+    const garbled = await fetch(`${inst.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${inst.key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{not json",
+    });
+    expect([garbled.status, ((await garbled.json()) as any).error?.code]).toEqual([400, -32700]);
     // Refused by the transport (no text/event-stream in Accept): 406, and no agent session left open for it.
     const open = async () => (await json(inst.api("/v1/runs?status=running&limit=100"))).body.data.length;
     const before = await open();
