@@ -51,6 +51,12 @@ const CR = 0x0d;
 const EMPTY = Buffer.alloc(0);
 /** Unprocessed input beyond which the socket stops being read until the session catches up. */
 const PAUSE_ABOVE = 8 * 1024 * 1024;
+/**
+ * Replies queued in one run beyond which they are sent at once, and the run waits while the socket
+ * holds what it could not pass on (backedUp): a client that sends commands and never reads its replies
+ * (each HELP is 6 bytes in, 65 out) otherwise grew the server by gigabytes. IMAP and POP3 wait alike.
+ */
+const OUTPUT_BEHIND = 1024 * 1024;
 /** The answer to every command but QUIT after a 554 greeting (RFC 5321 §3.1). */
 const NO_SERVICE = "503 5.5.1 no service, send QUIT";
 /** Unknown commands in a row before the connection is dropped (a client speaking another protocol). */
@@ -77,6 +83,8 @@ export class SmtpSession {
   private mode: Mode = "command";
   private input: Buffer = EMPTY;
   private out = "";
+  /** The last write was not taken at once (write() said false): nothing more is read or run until 'drain'. */
+  private backedUp = false;
   private running = false;
   private discarding = false;
   private unknown = 0;
@@ -201,7 +209,8 @@ export class SmtpSession {
     if (this.out === "") return;
     const text = this.out;
     this.out = "";
-    if (!this.socket.destroyed && this.socket.writable) this.socket.write(text);
+    // write() says false once the socket holds more than it passes on: the client is not reading.
+    if (!this.socket.destroyed && this.socket.writable) this.backedUp = !this.socket.write(text);
   }
 
   /** Sends a continuation (AUTH's 334) and waits for the client's next line; null if the connection went away. */
@@ -368,6 +377,7 @@ export class SmtpSession {
         const r = this.step();
         if (r === false) break;
         if (r !== true) await r;
+        if (this.out.length > OUTPUT_BEHIND || this.backedUp) await this.drained();
       }
     } catch (e) {
       // One broken connection never takes the server down.
@@ -383,6 +393,24 @@ export class SmtpSession {
       }
       if (this.socket.isPaused() && this.input.length < PAUSE_ABOVE / 2 && this.mode !== "closed") this.socket.resume();
     }
+  }
+
+  /** Sends what is queued and, while the client lags more than OUTPUT_BEHIND, reads nothing and waits. */
+  private async drained(): Promise<void> {
+    this.flush();
+    const socket = this.socket;
+    if (!this.backedUp || socket.destroyed) return;
+    socket.pause();
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        socket.off("drain", done);
+        socket.off("close", done);
+        this.backedUp = false;
+        resolve();
+      };
+      socket.on("drain", done);
+      socket.on("close", done);
+    });
   }
 
   /** One unit of input: false when more bytes are needed, true or a promise when something was done. */
