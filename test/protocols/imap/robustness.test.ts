@@ -63,6 +63,24 @@ describe("literals", () => {
 });
 
 describe("errors answer BAD and the session goes on", () => {
+  test("a SEARCH text over 10,000 bytes is BAD (SQLite's LIKE stops at 50,000: it was NO [SERVERBUG]); the session goes on", async () => {
+    const box = await newBox(inst);
+    await send(inst, box.address, { subject: "long search", text: "x" });
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.until("* OK");
+    r.write(`s1 LOGIN "${box.address}" "${box.password}"\r\ns2 SELECT INBOX\r\n`);
+    await r.until("s2 ");
+    for (const key of ["BODY", "TEXT", "SUBJECT", "FROM"]) {
+      r.write(`s3 SEARCH ${key} {50001+}\r\n${"x".repeat(50_001)}\r\n`);
+      const got = await r.until("s3 ");
+      expect([key, /^s3 (OK|NO|BAD)[^\r\n]*/m.exec(got)?.[0]]).toEqual([key, `s3 BAD SEARCH ${key} value longer than 10000 bytes`]);
+    }
+    r.write("s4 SEARCH SUBJECT long\r\n");
+    expect(await r.until("s4 ")).toMatch(/\* SEARCH 1\r\ns4 OK/);
+    r.write("s5 LOGOUT\r\n");
+    await r.until("s5 ");
+  });
+
   test("malformed commands, wrong arguments and unknown commands", async () => {
     const box = await newBox(inst);
     const r = await RawImap.open(inst.ports.imap!);
