@@ -21,7 +21,7 @@ import type { StoredInTxHook } from "./ingest";
 import type { MessageService } from "./messages";
 import { LARGE_MESSAGE_BYTES, largeMessageStarted } from "./memory-release";
 import { type AuthAnalysis, type CheckEnvelope, type Findings, findings, unchecked } from "./auth-summary";
-import { AuthCheckThread, ThreadGone } from "./auth-thread";
+import { AuthCheckThread, ThreadGone, ThreadRestarted } from "./auth-thread";
 import { HEADER_SCAN_LIMIT, headerOfUnsigned, prefixOf } from "./auth-input";
 
 /** One DNS question: a resolver that does not answer in this time is tried once more. */
@@ -238,16 +238,24 @@ export class AuthCheckService {
     const size = (await this.ctx.storage.blobs.size(p.blob_key)) ?? 0;
     const large = size >= LARGE_MESSAGE_BYTES;
     const ended = large ? largeMessageStarted(size) : () => {};
+    let timedOut = false;
     const onThread = async (bytes: Uint8Array): Promise<Findings | null> => {
-      try {
-        const running = this.thread.run(bytes, env);
-        if (running) return await running;
-      } catch (e) {
-        if (!(e instanceof ThreadGone)) throw e;
-        // Stopped (the thread with it): abandoned, not checked again on the event loop.
-        if (this.stopped) return null;
+      for (;;) {
+        try {
+          const running = this.thread.run(bytes, env);
+          if (running) return await running;
+        } catch (e) {
+          // Another check's timeout ended the thread: this one again, on a new thread. This one's own: done.
+          if (e instanceof ThreadRestarted) {
+            if (timedOut) return null;
+            continue;
+          }
+          if (!(e instanceof ThreadGone)) throw e;
+          // Stopped (the thread with it): abandoned, not checked again on the event loop.
+          if (this.stopped) return null;
+        }
+        return findings(bytes, env, this.dns);
       }
-      return findings(bytes, env, this.dns);
     };
     const check = async (): Promise<Findings | null> => {
       if (!large) {
@@ -271,9 +279,14 @@ export class AuthCheckService {
       const found = await Promise.race([check(), timeout]);
       return { ...(found ?? unchecked("the raw message is gone")), ...base };
     } catch (e) {
+      if (e instanceof CheckTimeout) {
+        // The check runs on (see AuthCheckThread.restart): end it rather than let it hold the thread.
+        timedOut = true;
+        this.thread.restart();
+      }
       const reason =
         e instanceof CheckTimeout
-          ? `the checks took over ${CHECK_TIMEOUT_MS / 1000} s (DNS not answering?)`
+          ? `the checks took over ${CHECK_TIMEOUT_MS / 1000} s (DNS not answering, or a header too large to check)`
           : String((e as Error)?.message ?? e);
       if (!(e instanceof CheckTimeout)) log.warn({ err: e, messageId: p.message_id }, "auth check failed");
       return { ...unchecked(reason, "temperror"), ...base };

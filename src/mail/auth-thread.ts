@@ -10,6 +10,8 @@ import type { CheckAnswer, CheckJob, CheckSetup } from "./auth-worker";
 const WORKER_SPEC = import.meta.path.includes("$bunfs") ? "./mail/auth-worker.ts" : new URL("./auth-worker.ts", import.meta.url).href;
 
 export class ThreadGone extends Error {}
+/** The thread was ended to stop a check that ran past its time (restart()); the others are sent again. */
+export class ThreadRestarted extends Error {}
 
 export class AuthCheckThread {
   private worker: Worker | null = null;
@@ -27,6 +29,21 @@ export class AuthCheckThread {
       this.pending.set(id, { resolve, reject });
       w.postMessage({ id, raw, env } satisfies CheckJob);
     });
+  }
+
+  /**
+   * Ends the thread with every check it holds: a check past its time (mailauth is quadratic in a header's
+   * folded lines: 500,000 of them spun a core for a quarter of an hour) does not stop on its own, and the
+   * checks queued behind it would all time out. They reject with ThreadRestarted; the next run() starts a
+   * new thread.
+   */
+  restart(): void {
+    const w = this.worker;
+    if (!w) return;
+    this.worker = null;
+    w.terminate();
+    for (const p of this.pending.values()) p.reject(new ThreadRestarted());
+    this.pending.clear();
   }
 
   stop(): void {

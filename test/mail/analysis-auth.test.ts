@@ -8,7 +8,7 @@ import { generateKeyPairSync } from "node:crypto";
 import dgram from "node:dgram";
 import nodemailer from "nodemailer";
 import { json, startInboxd, type Instance } from "../support/harness";
-import { createInbox, sendMail, storedId, transport } from "../support/mail";
+import { createInbox, sendMail, sendRaw, storedId, transport } from "../support/mail";
 import { startTestDns, type TestDns } from "../support/dns-server";
 import { launch, publishScenario, standardAgent } from "../support/automation";
 
@@ -211,6 +211,23 @@ describe("SPF, DKIM and DMARC at receipt", () => {
 });
 
 describe("the check queue", () => {
+  test("a check past its 15 s is ended with its thread; the next message's check does not wait behind it", async () => {
+    const box = await createInbox(inst, { name: "stuck check" });
+    // One header folded over 150,000 lines: mailauth's reading of it is quadratic (a minute and more here).
+    const folded = `From: orders@good.test\r\nTo: ${box.address}\r\nSubject: folded\r\nX-F: a\r\n${" b\r\n".repeat(150_000)}\r\nbody\r\n`;
+    const stuck = storedId((await sendRaw(inst, box.address, folded, "orders@good.test")).response);
+    const timedOut = (await auth(stuck)).body.data;
+    expect(timedOut).toMatchObject({ verdict: "none", spf: { result: "temperror" } });
+    expect(timedOut.spf.comment).toContain("took over 15 s");
+    // Before: the thread went on with it for minutes, and every later check timed out behind it.
+    const id = await sendMail(
+      inst,
+      { from: "orders@good.test", to: box.address, subject: "after", text: "x" },
+      { name: "client.good.test" },
+    );
+    expect((await auth(id)).body.data).toMatchObject({ verdict: "pass", spf: { result: "pass" } });
+  }, 60_000);
+
   test("a check cut short by kill -9 is done after the restart", async () => {
     // A resolver that never answers keeps the first instance's check waiting on DNS.
     const silent = dgram.createSocket("udp4");
