@@ -22,12 +22,10 @@ import type { MessageService } from "./messages";
 import { LARGE_MESSAGE_BYTES, largeMessageStarted } from "./memory-release";
 import { type AuthAnalysis, type CheckEnvelope, type Findings, findings, unchecked } from "./auth-summary";
 import { AuthCheckThread, ThreadGone, ThreadRestarted } from "./auth-thread";
-import { HEADER_SCAN_LIMIT, headerOfUnsigned, prefixOf } from "./auth-input";
+import { HEADER_SCAN_LIMIT, headerOfUnsigned, headerTooLarge, prefixOf } from "./auth-input";
 
 /** One DNS question: a resolver that does not answer in this time is tried once more. */
 const DNS_TIMEOUT_MS = 1_500;
-/** A whole check (SPF may follow up to ten lookups); past it, the result is a temperror. */
-const CHECK_TIMEOUT_MS = 15_000;
 const BATCH = 32;
 /** How long a claimed batch is this node's: longer than its DNS timeouts; a dead node's claims lapse after it. */
 const CLAIM_MS = 120_000;
@@ -257,14 +255,19 @@ export class AuthCheckService {
         return findings(bytes, env, this.dns);
       }
     };
+    const tooLarge = () =>
+      unchecked(`the header section is over ${HEADER_SCAN_LIMIT / 1024} KiB: not checked (auth-input.ts, headerTooLarge)`, "permerror");
     const check = async (): Promise<Findings | null> => {
       if (!large) {
         // Nearly all mail: whole (or its header alone: auth-input.ts), to the check thread (mailauth's CPU off the event loop).
         const bytes = await this.ctx.storage.blobs.get(p.blob_key);
+        if (bytes && headerTooLarge(bytes)) return tooLarge();
         return bytes && onThread(headerOfUnsigned(bytes) ?? bytes);
       }
       const start = await this.ctx.storage.blobs.stream(p.blob_key);
-      const header = start && headerOfUnsigned(await prefixOf(start, HEADER_SCAN_LIMIT));
+      const prefix = start && (await prefixOf(start, HEADER_SCAN_LIMIT));
+      if (prefix && headerTooLarge(prefix)) return tooLarge();
+      const header = prefix && headerOfUnsigned(prefix);
       if (header) return onThread(header);
       // Signed: a stream of file reads, not the whole message. mailauth hands a Buffer on in
       // setImmediate steps, which Bun runs back to back, so a 24 MB message held the event loop
@@ -274,7 +277,8 @@ export class AuthCheckService {
     };
     try {
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new CheckTimeout()), CHECK_TIMEOUT_MS);
+        // A whole check (SPF may follow up to ten lookups); past it, the result is a temperror.
+        timer = setTimeout(() => reject(new CheckTimeout()), this.ctx.config.authCheckTimeoutMs);
       });
       const found = await Promise.race([check(), timeout]);
       return { ...(found ?? unchecked("the raw message is gone")), ...base };
@@ -286,7 +290,7 @@ export class AuthCheckService {
       }
       const reason =
         e instanceof CheckTimeout
-          ? `the checks took over ${CHECK_TIMEOUT_MS / 1000} s (DNS not answering, or a header too large to check)`
+          ? `the checks took over ${this.ctx.config.authCheckTimeoutMs / 1000} s (DNS not answering, or a header too large to check)`
           : String((e as Error)?.message ?? e);
       if (!(e instanceof CheckTimeout)) log.warn({ err: e, messageId: p.message_id }, "auth check failed");
       return { ...unchecked(reason, "temperror"), ...base };

@@ -82,6 +82,8 @@ export interface Config {
   /** Mail to an address no inbox has goes to the catch-all inbox (on) or is refused with 550 (off). */
   catchAll: "on" | "off";
   authCheck: "on" | "off";
+  /** One message's SPF/DKIM/DMARC/ARC check at most, then temperror and a new check thread (INBOXD_AUTH_CHECK_TIMEOUT_MS). */
+  authCheckTimeoutMs: number;
   /** Resolvers for domain verification, each "ip" or "ip:port" ("[v6]:port"); empty = the system's. */
   dnsServers: string[];
   /** SpamAssassin's spamd for GET /v1/messages/{id}/analysis/spam (null: 503 analysis_unavailable). */
@@ -458,6 +460,12 @@ export const SETTINGS = [
     "INBOXD_AUTH_CHECK",
     "check SPF, DKIM, DMARC and ARC of received mail, after the 250: on or off (default on)",
     (e, n) => oneOf(e, n, "on", ["on", "off"] as const),
+  ),
+  setting(
+    "authCheckTimeoutMs",
+    "INBOXD_AUTH_CHECK_TIMEOUT_MS",
+    "one message's SPF/DKIM/DMARC/ARC check at most, milliseconds, then temperror (default 15000)",
+    (e, n) => int(e, n, 15_000, 100, 100_000),
   ),
   setting(
     "dnsServers",
