@@ -4,10 +4,11 @@ import { Elysia, t } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
-import { DomainError, isStorageFull, storageFull, validation } from "../lib/errors";
+import { DomainError, isStorageFull, storageFull } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
+import { strictQueryIntegers } from "./query-integers";
 import { RateLimiter } from "./ratelimit";
 import type { Metrics } from "../lib/metrics";
 import { newId } from "../lib/ids";
@@ -360,29 +361,4 @@ function streamQuery(req: Request, path: string, name: string, prefix = ""): str
 
 export function clientIp(req: Request): string {
   return stateOf(req)?.ip ?? "local";
-}
-
-/** The query parameters every route types as an integer (pagination.ts, messages.ts, runs.ts). */
-const QUERY_INTEGERS = ["limit", "wait", "min"];
-
-/**
- * The schema's number coercion takes `0x10`, `+1`, ` 1` and `1e1` for integers (a `wait=0x10` held a request
- * 16 s); the contract wants a non-integer refused. Decimal digits only, before the schema sees them.
- */
-function strictQueryIntegers(url: string): void {
-  const q = url.indexOf("?");
-  if (q < 0) return;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const name of QUERY_INTEGERS) {
-    for (const v of params.getAll(name)) {
-      if (!/^-?\d+$/.test(v)) {
-        // Worded as the schema's own refusal of `limit=abc`.
-        throw validation(`invalid query: /${name} must be an integer`, {
-          field: name,
-          in: "query",
-          errors: [{ path: `/${name}`, message: "must be an integer" }],
-        });
-      }
-    }
-  }
 }

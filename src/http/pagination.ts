@@ -2,10 +2,11 @@
 // page, and ids sort by creation time, so "WHERE id < cursor ORDER BY id DESC" walks back in time.
 import { t } from "elysia";
 import { ULID_PATTERN } from "./schemas";
+import { queryInteger } from "./query-integers";
 
 export const PageQuery = {
   cursor: t.Optional(t.String({ pattern: ULID_PATTERN, description: "value of links.next from the previous page" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, description: "page size, 1..100" })),
+  limit: t.Optional(queryInteger("limit", { minimum: 1, maximum: 100, default: 50, description: "page size, 1..100" })),
 };
 
 export interface PageArgs {

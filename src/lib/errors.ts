@@ -36,15 +36,16 @@ export class DomainError extends Error {
 /** Characters of a refused value an error repeats at most: a 1 MB value is not sent back whole. */
 const ECHO_MAX = 100;
 
+const cut = (s: string) => (s.length > ECHO_MAX ? `${s.slice(0, ECHO_MAX)}…` : s);
+
 /** A refused value as an error message quotes it (JSON), cut at ECHO_MAX characters. */
 export function quoted(value: unknown): string {
-  const s = JSON.stringify(value) ?? String(value);
-  return s.length > ECHO_MAX ? `${s.slice(0, ECHO_MAX)}…` : s;
+  return cut(JSON.stringify(value) ?? String(value));
 }
 
 /** Refused values as an error's details list them: the first ten, long strings cut at ECHO_MAX. */
 export function echoed(values: readonly unknown[]): unknown[] {
-  return values.slice(0, 10).map((v) => (typeof v === "string" && v.length > ECHO_MAX ? `${v.slice(0, ECHO_MAX)}…` : v));
+  return values.slice(0, 10).map((v) => (typeof v === "string" ? cut(v) : v));
 }
 
 export const notFound = (what = "resource") => new DomainError("not_found", "not_found", `${what} not found`);

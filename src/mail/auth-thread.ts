@@ -38,17 +38,12 @@ export class AuthCheckThread {
    * new thread.
    */
   restart(): void {
-    const w = this.worker;
-    if (!w) return;
-    this.worker = null;
-    w.terminate();
-    for (const p of this.pending.values()) p.reject(new ThreadRestarted());
-    this.pending.clear();
+    this.end(this.worker, new ThreadRestarted());
   }
 
   stop(): void {
     this.unavailable = true;
-    this.end(this.worker, "stopped");
+    this.end(this.worker, new ThreadGone("stopped"));
   }
 
   private thread(): Worker | null {
@@ -74,7 +69,7 @@ export class AuthCheckThread {
       if (this.worker !== w) return;
       log.error({ err: why }, "auth check: thread failed; checking on the event loop");
       this.unavailable = true;
-      this.end(w, why);
+      this.end(w, new ThreadGone(String(why)));
     };
     w.onerror = (e) => fail(e);
     w.addEventListener("close", () => fail("exited"));
@@ -83,11 +78,12 @@ export class AuthCheckThread {
     return w;
   }
 
-  private end(w: Worker | null, why: unknown): void {
+  /** Terminates `w`; the checks it held reject with `error` (ThreadGone: check on the event loop; ThreadRestarted: again). */
+  private end(w: Worker | null, error: ThreadGone | ThreadRestarted): void {
     if (!w) return;
     this.worker = null;
     w.terminate();
-    for (const p of this.pending.values()) p.reject(new ThreadGone(String(why)));
+    for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
   }
 }

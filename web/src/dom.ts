@@ -248,12 +248,14 @@ export function dialog<T>(
 export function iconButton(
   label: string,
   iconName: string,
-  onclick: () => void,
-  opts: { test?: string; danger?: boolean; title?: string; pressed?: boolean } = {},
+  onclick: (e: Event) => void,
+  opts: { test?: string; danger?: boolean; title?: string; pressed?: boolean; small?: boolean } = {},
 ): HTMLElement {
   return h(
-    opts.danger ? "button.icon-btn.danger" : "button.icon-btn",
+    `button.icon-btn${opts.small ? ".sm" : ""}${opts.danger ? ".danger" : ""}`,
     {
+      // Never a form's submit button, also inside a dialog.
+      type: "button",
       title: opts.title ?? label,
       "aria-label": label,
       "aria-pressed": opts.pressed === undefined ? undefined : String(opts.pressed),
@@ -261,7 +263,7 @@ export function iconButton(
       onclick,
       dataset: opts.test ? { test: opts.test } : undefined,
     },
-    icon(iconName),
+    icon(iconName, opts.small ? 14 : 16),
   );
 }
 

@@ -5,6 +5,7 @@ import { whileAuthorized } from "../revocable";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid, SessionHeader } from "./common";
 import { limitOf, toPage } from "../pagination";
+import { queryInteger } from "../query-integers";
 import { requireScope } from "../../tenancy/auth";
 import { DomainError, notFound } from "../../lib/errors";
 import { encodePollToken } from "../../mail/latest";
@@ -58,8 +59,10 @@ const FolderQ = t.Optional(
 const ListSearchQ = {
   q: SearchQ,
   folder: FolderQ,
-  wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, description: "seconds to hold the answer until `min` messages match, 0..60" })),
-  min: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: "matches to wait for, 1..100 (default 1 with wait)" })),
+  wait: t.Optional(
+    queryInteger("wait", { minimum: 0, maximum: 60, description: "seconds to hold the answer until `min` messages match, 0..60" }),
+  ),
+  min: t.Optional(queryInteger("min", { minimum: 1, maximum: 100, description: "matches to wait for, 1..100 (default 1 with wait)" })),
 };
 
 /** Binary answers carry the same conventions as JSON ones (request id, rate-limit headers). */
@@ -231,7 +234,9 @@ const mod: RouteModule = (ctx, s) =>
         headers: SessionHeader,
         params: IdParams,
         query: t.Object({
-          wait: t.Optional(t.Integer({ minimum: 0, maximum: 60, default: 0, description: "seconds to wait for a message, 0..60" })),
+          wait: t.Optional(
+            queryInteger("wait", { minimum: 0, maximum: 60, default: 0, description: "seconds to wait for a message, 0..60" }),
+          ),
           after: t.Optional(Ulid("baseline: only a message newer than this id counts")),
           poll_token: t.Optional(
             t.String({ maxLength: 200, description: "meta.poll_token of a previous answer: wait for the next message" }),

@@ -3,6 +3,7 @@ import type { RouteModule } from ".";
 import { reqOf } from "../request";
 import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
+import { queryInteger } from "../query-integers";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
 import { validation } from "../../lib/errors";
@@ -33,7 +34,7 @@ const mod: RouteModule = (ctx, s) =>
       {
         query: t.Object({
           wait: t.Optional(
-            t.Integer({
+            queryInteger("wait", {
               minimum: 0,
               description: "seconds to wait for the run to finish or park (0..INBOXD_RUN_WAIT_CAP, default cap 60)",
             }),

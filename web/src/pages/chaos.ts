@@ -2,7 +2,7 @@
 // and the SMTP listeners' connection faults (smtp-chaos.ts, /v1/smtp/chaos). Both are one editor:
 // the current rules, add and remove rows, save (PUT replaces them) or clear them all (DELETE).
 import { api, describe } from "../api";
-import { dialog, h, icon, replace, toast } from "../dom";
+import { dialog, h, icon, iconButton, replace, toast } from "../dom";
 
 export interface ChaosRule {
   stage: "rcpt" | "data";
@@ -43,11 +43,7 @@ export const messageInput = (message: string | null) =>
     value: message ?? "",
   });
 export const removeButton = (onclick: () => void) =>
-  h(
-    "button.icon-btn.sm.danger",
-    { type: "button", title: "Remove this rule", "aria-label": "Remove this rule", onclick, dataset: { test: "chaos-remove" } },
-    icon("trash", 14),
-  );
+  iconButton("Remove this rule", "trash", onclick, { small: true, danger: true, test: "chaos-remove" });
 
 function ruleRow(rule: ChaosRule, onRemove: () => void): RuleRow<ChaosRule> {
   const stage = h(

@@ -1,7 +1,7 @@
 // The mail page: three panes (inboxes | messages | message) that collapse to one on a phone.
 // #/inboxes, #/inboxes/INBOX, #/inboxes/INBOX/MESSAGE. Live: SSE events refetch the lists.
 import { api, ApiFailure, describe, list } from "../api";
-import { confirmDialog, copyText, countdown, dialog, empty, fmtBytes, h, icon, replace, spinner, toast } from "../dom";
+import { confirmDialog, copyText, countdown, dialog, empty, fmtBytes, h, icon, iconButton, replace, spinner, toast } from "../dom";
 import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { MessageList } from "./messages";
@@ -341,40 +341,31 @@ export class MailPage implements Page {
         h(
           "div.row-actions",
           null,
-          h(
-            "button.icon-btn.sm",
-            {
-              title: "Copy address",
-              "aria-label": "Copy address",
-              onclick: stop(() => void copyText(ib.address, "Address copied")),
-              dataset: { test: "copy-address" },
-            },
-            icon("copy", 14),
+          iconButton(
+            "Copy address",
+            "copy",
+            stop(() => void copyText(ib.address, "Address copied")),
+            { small: true, test: "copy-address" },
           ),
-          h(
-            "button.icon-btn.sm",
+          iconButton(
+            ib.watched ? "Unwatch" : "Watch",
+            ib.watched ? "eye" : "eyeOff",
+            stop(() => void this.toggleWatch(ib)),
             {
+              small: true,
+              test: "watch",
+              pressed: ib.watched,
               title: ib.watched ? "Watching: alerts on arrival and expiry. Click to stop." : "Watch: get alerts for this inbox",
-              "aria-label": ib.watched ? "Unwatch" : "Watch",
-              "aria-pressed": String(ib.watched),
-              class: ib.watched ? "on" : "",
-              onclick: stop(() => void this.toggleWatch(ib)),
-              dataset: { test: "watch" },
             },
-            icon(ib.watched ? "eye" : "eyeOff", 14),
           ),
           // The catch-all inbox stays (the server refuses with 409); its messages can go one by one.
           ib.type === "catch_all"
             ? null
-            : h(
-                "button.icon-btn.sm.danger",
-                {
-                  title: "Delete inbox",
-                  "aria-label": "Delete inbox",
-                  onclick: stop(() => void this.removeInbox(ib)),
-                  dataset: { test: "delete-inbox" },
-                },
-                icon("trash", 14),
+            : iconButton(
+                "Delete inbox",
+                "trash",
+                stop(() => void this.removeInbox(ib)),
+                { small: true, danger: true, test: "delete-inbox" },
               ),
         ),
       ),

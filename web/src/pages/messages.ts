@@ -392,11 +392,7 @@ export class MessageList {
         null,
         h("span.muted", null, label),
         h("code", { dataset: { test: `cred-${label.toLowerCase()}` } }, secret ? "•".repeat(12) : value),
-        h(
-          "button.icon-btn.sm",
-          { type: "button", title: `Copy ${label.toLowerCase()}`, onclick: () => void copyText(value, `${label} copied`) },
-          icon("copy", 14),
-        ),
+        iconButton(`Copy ${label.toLowerCase()}`, "copy", () => void copyText(value, `${label} copied`), { small: true }),
       );
     await dialog(
       "IMAP and POP3 access",

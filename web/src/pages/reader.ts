@@ -2,7 +2,7 @@
 // reader asks for it), checks of the mail (pages/checks.ts), text, headers (projected/full), raw
 // source, links, codes, attachments.
 import { api, ApiFailure, describe, fetchBlob } from "../api";
-import { confirmDialog, copyText, empty, fmtBytes, fullTime, h, icon, replace, saveBlob, spinner, toast } from "../dom";
+import { confirmDialog, copyText, empty, fmtBytes, fullTime, h, icon, iconButton, replace, saveBlob, spinner, toast } from "../dom";
 import { onLive } from "../live";
 import { checksView } from "./checks";
 
@@ -68,7 +68,7 @@ export function frameDoc(html: string): string {
  */
 async function withInlineImages(html: string, m: any): Promise<string> {
   const parts = new Map<string, string>();
-  for (const a of m.attachments ?? []) if (a.content_id) parts.set(cidKey(String(a.content_id).replace(/^<|>$/g, "")), a.id);
+  for (const a of m.attachments ?? []) if (a.content_id) parts.set(cidKey(bareCid(a.content_id)), a.id);
   const wanted = new Set([...html.matchAll(/\bsrc=(["'])cid:([^"']+)\1/gi)].map((x) => cidKey(x[2]!)));
   const found = new Map<string, string>();
   await Promise.all(
@@ -104,6 +104,9 @@ function linkified(text: string): (string | HTMLElement)[] {
   out.push(text.slice(at));
   return out;
 }
+
+/** A part's Content-ID without the angle brackets its header may keep. */
+const bareCid = (id: string) => id.replace(/^<|>$/g, "");
 
 /** A Content-ID as `cid:` URLs and headers write it, compared without case. */
 function cidKey(s: string): string {
@@ -389,7 +392,7 @@ export class Reader {
                       ? h("a", { href: l.url, target: "_blank", rel: "noopener noreferrer" }, l.url)
                       : h("span.link-text", { title: "not opened from here" }, l.url),
                     l.text && l.text !== l.url ? h("span.muted", null, l.text) : null,
-                    h("button.icon-btn.sm", { title: "Copy link", onclick: () => void copyText(l.url, "Link copied") }, icon("copy", 14)),
+                    iconButton("Copy link", "copy", () => void copyText(l.url, "Link copied"), { small: true }),
                   ),
                 ),
               )
@@ -410,7 +413,7 @@ export class Reader {
                 null,
                 atts.map((a) => {
                   // An inline part often has no file name (""): name it by its Content-ID, or its id.
-                  const name = a.filename || a.name || (a.content_id ? String(a.content_id).replace(/^<|>$/g, "") : `attachment-${a.id}`);
+                  const name = a.filename || a.name || (a.content_id ? bareCid(a.content_id) : `attachment-${a.id}`);
                   const type = a.content_type ?? a.declared_content_type ?? a.served_content_type ?? "application/octet-stream";
                   return h(
                     "li",
