@@ -41,6 +41,8 @@ interface Outcome {
   failed: number;
   skipped: number;
   seconds: number;
+  /** Each failed test with the lines bun printed for it (its error), to repeat at the end. */
+  failures: string[];
 }
 
 const transpiler = new Bun.Transpiler({ loader: "ts" });
@@ -92,6 +94,38 @@ function engineFiles(): string[] {
   );
 }
 
+const RESULT = /^\((pass|fail|skip|todo)\) /;
+const FILE_HEADER = /^\S.*\.test\.ts:$/;
+const MAX_FAILURE_LINES = 40;
+
+/**
+ * The failed tests of one pass, each with what bun printed before its "(fail)" line since the previous result or
+ * file header: the error and its source excerpt. CI shows the end of the output, and the PostgreSQL pass's output
+ * comes after the SQLite pass's, so a failure of the first pass would otherwise be out of sight.
+ */
+function failuresIn(output: string): string[] {
+  const lines = output.split("\n");
+  const out: string[] = [];
+  let start = 0;
+  let file = "";
+  for (const [i, line] of lines.entries()) {
+    if (FILE_HEADER.test(line)) {
+      file = line.slice(0, -1);
+      start = i + 1;
+    } else if (RESULT.test(line)) {
+      if (line.startsWith("(fail) ")) {
+        const before = lines.slice(start, i).filter((l) => l.trim() !== "");
+        const shown = before.length > MAX_FAILURE_LINES ? ["…", ...before.slice(-MAX_FAILURE_LINES)] : before;
+        out.push([`${file}: ${line}`, ...shown.map((l) => `    ${l}`)].join("\n"));
+      }
+      start = i + 1;
+    }
+    // bun repeats the failed tests in a summary after the last file; those repeats are not new failures.
+    if (/^\d+ tests? failed:$/.test(line)) break;
+  }
+  return out;
+}
+
 function count(output: string, word: string): number {
   return Number(new RegExp(`^\\s*(\\d+) ${word}$`, "m").exec(output)?.[1] ?? 0);
 }
@@ -128,6 +162,7 @@ async function run(pass: Pass, live: { on: boolean; held: string[] }): Promise<O
     failed: fail + (code !== 0 && fail === 0 ? 1 : 0),
     skipped: count(all, "skip"),
     seconds: (performance.now() - started) / 1000,
+    failures: failuresIn(all),
   };
 }
 
@@ -179,6 +214,11 @@ const outcomes = await Promise.all(
   }),
 );
 
+for (const [i, o] of outcomes.entries()) {
+  if (o.failures.length === 0) continue;
+  console.log(`\nFailed in the ${passes[i]!.name} pass:`);
+  for (const f of o.failures) console.log(f);
+}
 const total = { passed: 0, failed: 0, skipped: extraSkips };
 for (const [i, o] of outcomes.entries()) {
   const files = passes[i]!.files;
