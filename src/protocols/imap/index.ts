@@ -6,6 +6,7 @@ import { log } from "../../lib/log";
 import type net from "node:net";
 import type { Server, Socket } from "node:net";
 import tls from "node:tls";
+import { serverTls } from "../server-tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
@@ -149,7 +150,7 @@ export const imapPlainListener: ListenerFactory = async (ctx, services) => {
   if (ctx.config.imapPlainPort === null) return null;
   const sh = shared(ctx);
   const secureContext = tls.createSecureContext({ cert: ctx.tls.cert, key: ctx.tls.key });
-  const upgrade = (socket: Socket) => new tls.TLSSocket(socket, { isServer: true, secureContext });
+  const upgrade = (socket: Socket) => serverTls(socket, secureContext);
   const server = mailServer({
     proto: "imap",
     tls: null,

@@ -86,6 +86,8 @@ export class Session {
   private out: Buffer[] = [];
   private outLen = 0;
   private closed = false;
+  /** The client closed its side (FIN); see onEnd. */
+  private inputEnded = false;
   private dirty = false;
   private fullRefresh = false;
   private deferred: (() => Promise<void> | void)[] = [];
@@ -116,8 +118,29 @@ export class Session {
 
   private attach(socket: Socket): void {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    socket.on("end", () => this.onEnd());
     socket.on("error", () => this.close());
     socket.on("close", () => this.close());
+  }
+
+  /**
+   * The client closed its side (FIN): the commands it sent before are still run and answered,
+   * then the connection closes. IDLE or AUTHENTICATE waiting for a line gets none.
+   */
+  private onEnd(): void {
+    this.inputEnded = true;
+    const w = this.lineWaiter;
+    this.lineWaiter = null;
+    w?.(null);
+    this.closeIfInputDone();
+  }
+
+  private closeIfInputDone(): void {
+    if (!this.inputEnded || this.running || this.queue.length > 0 || this.closed) return;
+    this.flush().then(
+      () => this.close(true),
+      () => this.close(),
+    );
   }
 
   greet(): void {
@@ -194,7 +217,7 @@ export class Session {
       const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
       return Promise.resolve(f.bytes);
     }
-    if (this.closed) return Promise.resolve(null);
+    if (this.closed || this.inputEnded) return Promise.resolve(null);
     return new Promise((resolve) => (this.lineWaiter = resolve));
   }
 
@@ -217,6 +240,7 @@ export class Session {
       void this.end("* BYE Internal error");
     } finally {
       this.running = false;
+      this.closeIfInputDone();
     }
   }
 
@@ -437,6 +461,7 @@ export class Session {
   /** Replaces the socket after STARTTLS; the framer starts afresh (no plaintext is carried over). */
   upgrade(secure: Socket): void {
     this.socket.removeAllListeners("data");
+    this.socket.removeAllListeners("end");
     this.socket.removeAllListeners("close");
     this.socket.removeAllListeners("error");
     this.framer = new Framer(this.host.options.limits);

@@ -5,6 +5,7 @@
 import { log } from "../../lib/log";
 import type net from "node:net";
 import tls from "node:tls";
+import { serverTls } from "../server-tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Listener, ListenerFactory } from "../listener";
@@ -54,6 +55,8 @@ class Connection {
   private discarding = false;
   private queue: (Buffer | "overlong")[] = [];
   private pumping = false;
+  /** The client closed its side (FIN); see onEnd. */
+  private inputEnded = false;
   private preauthTimer: ReturnType<typeof setTimeout> | null;
   readonly session: Pop3Session;
 
@@ -79,12 +82,7 @@ class Connection {
       },
       writable: () => this.writable(),
       startTls: () => this.startTls(),
-      close: () => {
-        const s = this.socket;
-        s.end();
-        // A client that never closes its side does not keep the slot.
-        setTimeout(() => s.destroy(), 5000).unref();
-      },
+      close: () => this.close(),
       loggedIn: () => this.leavePreauth(),
     };
     // From connect, not from the last line: NOOPs before log-in do not keep the slot.
@@ -104,7 +102,31 @@ class Connection {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("timeout", () => this.session.idleTimeout());
     socket.on("error", () => socket.destroy());
+    socket.on("end", () => this.onEnd(socket));
     socket.on("close", () => this.onClose(socket));
+  }
+
+  /** Flushes what was sent and closes the connection. */
+  private close(): void {
+    const s = this.socket;
+    s.end();
+    // A client that never closes its side does not keep the slot.
+    setTimeout(() => s.destroy(), 5000).unref();
+  }
+
+  /**
+   * The client closed its side (FIN): the commands it sent before are still answered (a QUIT
+   * among them applies its deletions), then the connection closes. Without a QUIT nothing is
+   * applied, as on any disconnect.
+   */
+  private onEnd(socket: net.Socket): void {
+    if (socket !== this.socket) return;
+    this.inputEnded = true;
+    this.closeIfInputDone();
+  }
+
+  private closeIfInputDone(): void {
+    if (this.inputEnded && !this.pumping && this.queue.length === 0 && !this.socket.destroyed && this.socket.writable) this.close();
   }
 
   private onClose(socket: net.Socket): void {
@@ -194,6 +216,7 @@ class Connection {
       }
     } finally {
       this.pumping = false;
+      this.closeIfInputDone();
     }
   }
 
@@ -207,13 +230,13 @@ class Connection {
     plain.removeAllListeners("data");
     plain.removeAllListeners("timeout");
     plain.setTimeout(0);
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.sh.secureContext });
+    const secure = serverTls(plain, this.sh.secureContext);
     this.upgraded = true;
     this.secure = true;
     this.attach(secure);
-    plain.on("close", () => {
-      if (!secure.destroyed) secure.destroy();
-    });
+    // Not ended with the plain socket: under Bun that one reports 'close' as soon as the client closes its
+    // side, while the TLS socket still carries the replies (half-close). The TLS socket closes on its own
+    // ('end', a reset, the idle timeout).
   }
 
   /** Server stop: tell the client, then drop the connection. */

@@ -12,6 +12,7 @@ import tls from "node:tls";
 import { log } from "../../lib/log";
 import { refuse } from "../address-slots";
 import { parseProxyHeader, type ProxySource } from "./header";
+import { serverTls } from "../server-tls";
 import { isProxySource, type ProxySourceRange } from "../../lib/proxy-sources";
 
 /** A balancer sends its header at once; this bounds a listed address that connects and says nothing. */
@@ -30,11 +31,20 @@ export interface MailServerOptions {
   connection: (socket: Socket, client: string | undefined) => void;
 }
 
+/**
+ * Plain connections stay open for writing when the client closes its side (FIN): a client that
+ * pipes its commands and then shuts down its sending half (`nc -N`, a script) still gets every
+ * reply. Each session closes its side once it has answered all input ('end').
+ */
+const HALF_OPEN = { allowHalfOpen: true };
+
 export function mailServer(o: MailServerOptions): net.Server {
   if (o.proxyFrom.length === 0) {
-    if (!o.tls) return net.createServer((s) => o.connection(s, s.remoteAddress));
+    if (!o.tls) return net.createServer(HALF_OPEN, (s) => o.connection(s, s.remoteAddress));
     const { cert, key, handshakeTimeoutMs } = o.tls;
-    const server = tls.createServer({ cert, key, handshakeTimeout: handshakeTimeoutMs }, (s) => o.connection(s, s.remoteAddress));
+    const server = tls.createServer({ ...HALF_OPEN, cert, key, handshakeTimeout: handshakeTimeoutMs }, (s) =>
+      o.connection(s, s.remoteAddress),
+    );
     // Failed handshakes (scanners, plain-text clients on the TLS port) just drop the socket.
     server.on("tlsClientError", (_e, s) => s.destroy());
     return server;
@@ -47,7 +57,7 @@ export function mailServer(o: MailServerOptions): net.Server {
       raw.resume();
       return;
     }
-    const s = new tls.TLSSocket(raw, { isServer: true, secureContext });
+    const s = serverTls(raw, secureContext);
     const drop = () => {
       clearTimeout(timer);
       s.destroy();
@@ -61,7 +71,7 @@ export function mailServer(o: MailServerOptions): net.Server {
       o.connection(s, client);
     });
   };
-  return net.createServer((raw) => {
+  return net.createServer(HALF_OPEN, (raw) => {
     raw.on("error", () => raw.destroy());
     if (!isProxySource(o.proxyFrom, raw.remoteAddress)) {
       raw.pause();

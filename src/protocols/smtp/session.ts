@@ -8,7 +8,8 @@
 // waits, and after a 554 every command but QUIT gets 503.
 import { log } from "../../lib/log";
 import type { Socket } from "node:net";
-import tls from "node:tls";
+import type tls from "node:tls";
+import { serverTls } from "../server-tls";
 import type { AppContext } from "../../runtime/context";
 import type { Services } from "../../services";
 import type { Recipient } from "../../mail/ingest";
@@ -96,6 +97,11 @@ export class SmtpSession {
   private greetTimer: ReturnType<typeof setTimeout> | null = null;
   /** Greeted with 554: only QUIT is served. */
   private noService = false;
+  /**
+   * The client closed its side (FIN) after its last command: what it sent is still served and
+   * answered, then the connection closes (docs/smtp.md "A client that closes its side").
+   */
+  private inputEnded = false;
 
   constructor(
     private socket: Socket,
@@ -142,7 +148,7 @@ export class SmtpSession {
     }
     this.flush();
     // What the client sent before the greeting is served now, in order.
-    if (this.input.length > 0) void this.run();
+    void this.run();
   }
 
   private stopGreetTimer(): void {
@@ -221,6 +227,11 @@ export class SmtpSession {
     return new Promise((resolve) => {
       this.lineWaiter = resolve;
       this.answerWaiter();
+      // The client closed its side before answering: no answer will come.
+      if (this.lineWaiter && this.inputEnded) {
+        this.lineWaiter = null;
+        resolve(null);
+      }
     });
   }
 
@@ -284,7 +295,24 @@ export class SmtpSession {
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("timeout", () => this.onTimeout());
     socket.on("error", () => socket.destroy());
+    socket.on("end", () => this.onEnd(socket));
     socket.on("close", () => this.onClose(socket));
+  }
+
+  private onEnd(socket: Socket): void {
+    if (socket !== this.socket) return;
+    this.inputEnded = true;
+    // A continuation asked for (AUTH's 334) that never came (a line that did was handed over on
+    // arrival): the command gives up, as on a close.
+    const w = this.lineWaiter;
+    this.lineWaiter = null;
+    w?.(null);
+    void this.run();
+  }
+
+  /** Once the client closed its side and everything it sent has been answered: close ours. */
+  private closeIfInputDone(): void {
+    if (this.inputEnded && !this.running && this.greetTimer === null && this.mode !== "closed") this.close();
   }
 
   private onData(chunk: Buffer): void {
@@ -355,16 +383,16 @@ export class SmtpSession {
     plain.removeAllListeners("data");
     plain.removeAllListeners("timeout");
     plain.setTimeout(0);
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: this.host.secureContext });
+    const secure = serverTls(plain, this.host.secureContext);
     this.secure = true;
     this.state = "fresh";
     this.user = null;
     this.clientName = null;
     this.resetTransaction();
     this.attach(secure);
-    plain.on("close", () => {
-      if (!secure.destroyed) secure.destroy();
-    });
+    // Not ended with the plain socket: under Bun that one reports 'close' as soon as the client closes its
+    // side, while the TLS socket still carries the replies (half-close). The TLS socket closes on its own
+    // ('end', a reset, the idle timeout).
   }
 
   // -- Input -----------------------------------------------------------------------------
@@ -392,6 +420,7 @@ export class SmtpSession {
         this.shutdown();
       }
       if (this.socket.isPaused() && this.input.length < PAUSE_ABOVE / 2 && this.mode !== "closed") this.socket.resume();
+      this.closeIfInputDone();
     }
   }
 

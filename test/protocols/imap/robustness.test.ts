@@ -1,11 +1,12 @@
 // Byte-level robustness of the IMAP listener: literals and LITERAL+, BAD-and-continue on syntax
 // errors, line and literal limits, garbage bytes, idle timeout, connection limits, STARTTLS on
-// the optional plain port, and UIDs that survive a restart.
+// the optional plain port, UIDs that survive a restart, and a client that closes its sending side.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import tls from "node:tls";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { imapflow, newBox, RawImap, send } from "../../support/imap";
+import { sendThenShutWrite } from "../../support/net";
 
 let inst: Instance;
 let tight: Instance;
@@ -59,6 +60,45 @@ describe("literals", () => {
     const order = [...all.matchAll(/^(p\d) (OK|NO|BAD)/gm)].map((m) => `${m[1]} ${m[2]}`);
     expect(order).toEqual(["p1 OK", "p2 OK", "p3 OK", "p4 OK", "p5 OK"]);
     expect(await r.waitClosed()).toBe(true);
+  });
+});
+
+describe("a client that closes its sending side after its commands (half-close)", () => {
+  test("still gets every answer, then the server closes", async () => {
+    const box = await newBox(inst);
+    await send(inst, box.address, { subject: "half-close", text: "x" });
+    const commands = `h1 LOGIN "${box.address}" "${box.password}"\r\nh2 SELECT INBOX\r\nh3 FETCH 1 BODY[HEADER.FIELDS (SUBJECT)]\r\nh4 STORE 1 +FLAGS (\\Deleted)\r\nh5 EXPUNGE\r\n`;
+    const { output, closedByServer } = await sendThenShutWrite(inst.ports.imap!, commands, { tls: true });
+    expect(closedByServer).toBe(true);
+    expect([...output.matchAll(/^(h\d) (OK|NO|BAD)/gm)].map((m) => `${m[1]} ${m[2]}`)).toEqual([
+      "h1 OK",
+      "h2 OK",
+      "h3 OK",
+      "h4 OK",
+      "h5 OK",
+    ]);
+    expect(output).toContain("Subject: half-close");
+    expect((await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(0);
+    // IDLE left without DONE: the server closes instead of idling on; so does the plain port.
+    const idle = await sendThenShutWrite(
+      inst.ports.imap!,
+      `i1 LOGIN "${box.address}" "${box.password}"\r\ni2 SELECT INBOX\r\ni3 IDLE\r\n`,
+      {
+        tls: true,
+      },
+    );
+    expect(idle.closedByServer).toBe(true);
+    expect(idle.output).toContain("i2 OK");
+    expect(idle.output).toContain("+ idling");
+    const plain = await sendThenShutWrite(tight.ports.imapplain!, "c1 CAPABILITY\r\nc2 NOOP\r\n");
+    expect(plain.closedByServer).toBe(true);
+    expect(plain.output).toContain("c2 OK");
+    const upgraded = await sendThenShutWrite(tight.ports.imapplain!, "c1 CAPABILITY\r\nc2 NOOP\r\n", {
+      starttls: { say: "s STARTTLS\r\n", until: /^s OK/m },
+    });
+    expect(upgraded.closedByServer).toBe(true);
+    expect(upgraded.output).toContain("c1 OK");
+    expect(upgraded.output).toContain("c2 OK");
   });
 });
 

@@ -1,9 +1,11 @@
 // POP3 robustness against a served instance with small limits: garbage bytes, over-long lines,
-// STLS on the optional plain port, connection bounds, autologout and the failed-log-in limit.
+// STLS on the optional plain port, connection bounds, autologout, the failed-log-in limit, and a
+// client that closes its sending side after its commands.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import tls from "node:tls";
 import { json, startInboxd, type Instance } from "../../support/harness";
+import { sendThenShutWrite } from "../../support/net";
 import { Pop3Client, rawMessage, sendRaw, unstuff } from "../../support/pop3-client";
 
 const MAX_CONNECTIONS = 8;
@@ -110,6 +112,52 @@ describe("any byte sequence", () => {
     expect(await d.login(box.address, box.password)).toStartWith("+OK");
     expect(await d.cmd("STAT")).toStartWith("+OK 3 ");
     d.close();
+  });
+});
+
+describe("a client that closes its sending side after its commands (half-close)", () => {
+  test("pipelined commands are all answered; a QUIT among them applies its deletions, then the server closes", async () => {
+    const box = await newInbox(3);
+    const { output, closedByServer } = await sendThenShutWrite(
+      inst.ports.pop3!,
+      `USER ${box.address}\r\nPASS ${box.password}\r\nSTAT\r\nRETR 1\r\nDELE 1\r\nDELE 2\r\nQUIT\r\n`,
+      { tls: true },
+    );
+    expect(closedByServer).toBe(true);
+    const status = output.split("\r\n").filter((l) => /^[+-](OK|ERR)/.test(l));
+    expect(status.map((l) => l.slice(0, 3))).toEqual(["+OK", "+OK", "+OK", "+OK", "+OK", "+OK", "+OK", "+OK"]);
+    expect(status[3]).toStartWith("+OK 3 ");
+    expect(output).toContain("Subject: m0");
+    expect((await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(1);
+  });
+
+  test("without QUIT (plain port): answered, then closed, and nothing is deleted", async () => {
+    const box = await newInbox(1);
+    const { output, closedByServer } = await sendThenShutWrite(inst.ports.pop3plain!, "CAPA\r\nNOOP\r\nUSER x\r\n");
+    expect(closedByServer).toBe(true);
+    expect(output).toContain("\r\nSTLS\r\n");
+    expect(output.trimEnd().split("\r\n").at(-1)).toStartWith("-ERR");
+    const logged = await sendThenShutWrite(inst.ports.pop3!, `USER ${box.address}\r\nPASS ${box.password}\r\nDELE 1\r\n`, { tls: true });
+    expect(logged.closedByServer).toBe(true);
+    expect(logged.output.trimEnd().split("\r\n").at(-1)).toStartWith("+OK");
+    expect((await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(1);
+  });
+
+  test("after STLS on the plain port too", async () => {
+    const box = await newInbox(2);
+    const { output, closedByServer } = await sendThenShutWrite(
+      inst.ports.pop3plain!,
+      `USER ${box.address}\r\nPASS ${box.password}\r\nDELE 2\r\nQUIT\r\n`,
+      { starttls: { say: "STLS\r\n", until: /^\+OK begin TLS/m } },
+    );
+    expect(closedByServer).toBe(true);
+    expect(output.trimEnd().split("\r\n")).toEqual([
+      expect.stringMatching(/^\+OK/),
+      expect.stringMatching(/^\+OK/),
+      expect.stringMatching(/^\+OK/),
+      expect.stringMatching(/^\+OK/),
+    ]);
+    expect((await json(inst.api(`/v1/inboxes/${box.id}`))).body.data.message_count).toBe(1);
   });
 });
 

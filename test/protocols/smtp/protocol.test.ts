@@ -7,6 +7,7 @@ import { connect } from "node:net";
 import { json, startInboxd, type Instance } from "../../support/harness";
 import { code, createInbox, SmtpDialog, transport } from "../../support/mail";
 import { needs } from "../../support/components";
+import { sendThenShutWrite } from "../../support/net";
 
 let inst: Instance;
 beforeAll(async () => {
@@ -80,6 +81,59 @@ describe("pipelining", () => {
       dialog.close();
     }
     expect(await count(inbox.id)).toBe(2);
+  });
+});
+
+describe("a client that closes its sending side after its commands (half-close)", () => {
+  const envelope = (to: string, i: number) =>
+    `MAIL FROM:<app@example.com>\r\nRCPT TO:<${to}>\r\nDATA\r\nSubject: m${i}\r\n\r\nbody ${i}\r\n.\r\n`;
+
+  test("every pipelined message is stored and answered, then QUIT's 221, then the server closes", async () => {
+    const inbox = await createInbox(inst);
+    const input = `EHLO client.test\r\n${Array.from({ length: 25 }, (_, i) => envelope(inbox.address, i)).join("")}QUIT\r\n`;
+    const { output, closedByServer } = await sendThenShutWrite(inst.ports.smtp!, input);
+    expect(closedByServer).toBe(true);
+    expect(output.match(/^250 2\.0\.0 stored [0-9A-Z]{26}\r$/gm)?.length).toBe(25);
+    expect(output).toEndWith("221 2.0.0 Bye\r\n");
+    expect(await count(inbox.id)).toBe(25);
+  });
+
+  test("after STARTTLS too", async () => {
+    const inbox = await createInbox(inst);
+    const input = `EHLO client.test\r\n${Array.from({ length: 5 }, (_, i) => envelope(inbox.address, i)).join("")}QUIT\r\n`;
+    const { output, closedByServer } = await sendThenShutWrite(inst.ports.smtp!, input, {
+      starttls: { say: "EHLO client.test\r\nSTARTTLS\r\n", until: /^220 2\.0\.0 /m },
+    });
+    expect(closedByServer).toBe(true);
+    expect(output.match(/^250 2\.0\.0 stored /gm)?.length).toBe(5);
+    expect(output).toEndWith("221 2.0.0 Bye\r\n");
+    expect(await count(inbox.id)).toBe(5);
+  });
+
+  test("without QUIT the messages are stored and answered too; the server then closes its side", async () => {
+    const inbox = await createInbox(inst);
+    const { output, closedByServer } = await sendThenShutWrite(
+      inst.ports.smtp!,
+      `EHLO client.test\r\n${envelope(inbox.address, 0)}${envelope(inbox.address, 1)}NOOP\r\n`,
+    );
+    expect(closedByServer).toBe(true);
+    expect(output.match(/^250 2\.0\.0 stored /gm)?.length).toBe(2);
+    expect(output).toEndWith("250 2.0.0 OK\r\n");
+    expect(await count(inbox.id)).toBe(2);
+  });
+
+  test("a message cut off before its final dot is not stored; neither is an AUTH left without its response", async () => {
+    const inbox = await createInbox(inst);
+    const cut = await sendThenShutWrite(
+      inst.ports.smtp!,
+      `EHLO client.test\r\nMAIL FROM:<app@example.com>\r\nRCPT TO:<${inbox.address}>\r\nDATA\r\nSubject: cut\r\n\r\nno end`,
+    );
+    expect(cut.closedByServer).toBe(true);
+    expect(code(cut.output.split("\r\n").at(-2)!)).toBe(354);
+    const auth = await sendThenShutWrite(inst.ports.smtp!, "EHLO client.test\r\nAUTH PLAIN\r\n");
+    expect(auth.closedByServer).toBe(true);
+    expect(auth.output).toEndWith("334 \r\n");
+    expect(await count(inbox.id)).toBe(0);
   });
 });
 
