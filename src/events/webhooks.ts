@@ -14,9 +14,8 @@ import { classifyAddress, portOf } from "../lib/egress";
 import { type AppendedEvent, publicBaseUrl } from "./event-stream";
 import type { InboxService } from "../mail/inboxes";
 import type { OriginUse } from "./webhook-dispatcher";
-
-/** Event types a webhook can subscribe to. Other modules emit them through EventLog.emit. */
-export const WEBHOOK_EVENT_TYPES = ["message.received", "inbox.expiring", "inbox.expired", "run.finished", "approval.pending"] as const;
+// Other modules emit these through EventLog.emit.
+import { WEBHOOK_EVENT_TYPES } from "./webhook-event-types";
 
 /** After rotation the previous secret keeps signing for this long. */
 const ROTATION_OVERLAP_MS = 24 * 3600_000;

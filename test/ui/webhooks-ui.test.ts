@@ -1,12 +1,13 @@
 // The webhooks page in a real Chromium against a real inboxd: a webhook registered through the API
 // to a local receiver shows as healthy after mail arrives over SMTP; Pause and Resume act on the
 // server; its deliveries show the try and the receiver's answer; Redeliver and Send test reach the
-// receiver again. Screenshots go to test-output/.
+// receiver again; a webhook made with New webhook signs with the secret the page showed once, and
+// Delete removes it. Screenshots go to test-output/.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
-import { Receiver } from "../support/webhook-receiver";
+import { Receiver, verifyStandardWebhook } from "../support/webhook-receiver";
 import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openNav } from "../support/browser";
 import { needs } from "../support/components";
 
@@ -253,5 +254,63 @@ describe.skipIf(!chromium)("webhooks page in Chromium", () => {
     expect(await latest.locator("[data-test=excerpt]").textContent()).toBe("boom 5");
     expect(await latest.locator("[data-test=redeliver]").count()).toBe(1);
     await screenshots(page, "webhook-deliveries-failed", false);
+  });
+  test("New webhook: the form registers it for one inbox, shows the signing secret once, and that secret verifies its deliveries; Delete removes it", async () => {
+    const CREATED = "/ui-created";
+    rx.on(CREATED, () => ({ status: 204 }));
+    await page.goto(`${inst.url}/#/webhooks`);
+    await page.locator("[data-test=new-webhook]").click();
+    const form = page.locator("dialog.modal");
+    await form.locator("input[name=url]").fill(rx.url(CREATED));
+    await form.locator("input[name=description]").fill("made in the UI");
+    // The inbox list fills in while the form is open.
+    await form.locator(`select[name=inbox_id] option[value="${inbox.id}"]`).waitFor({ state: "attached" });
+    await form.locator("select[name=inbox_id]").selectOption(inbox.id);
+    // No event chosen: the form says so and stays open, nothing is created.
+    await form.locator("input[value='message.received']").uncheck();
+    await form.locator("button[type=submit]").click();
+    expect(await form.isVisible()).toBe(true);
+    await form.locator("input[value='message.received']").check();
+    await form.locator("input[value='inbox.expiring']").check();
+    await screenshots(page, "webhook-new", false);
+    await form.locator("button[type=submit]").click();
+
+    const secret = (await page.locator("[data-test=secret] code.secret").textContent())!;
+    expect(secret).toStartWith("whsec_");
+    const all = (await json(inst.api("/v1/webhooks"))).body.data as any[];
+    const made = all.filter((w) => w.url === rx.url(CREATED));
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({
+      description: "made in the UI",
+      inbox_id: inbox.id,
+      event_types: ["message.received", "inbox.expiring"],
+      enabled: true,
+    });
+    expect(made[0].secret).toBeUndefined();
+    const id = made[0].id as string;
+    const c = page.locator(`[data-test=webhook][data-id="${id}"]`);
+    await c.waitFor();
+
+    // The secret on the page is the one that signs.
+    const t = transport(inst);
+    try {
+      await t.sendMail({ from: "sender@example.com", to: inbox.address, subject: "Hook from the UI", text: "x" });
+    } finally {
+      t.close();
+    }
+    const [got] = await rx.waitFor((g) => {
+      const a = g.filter((x) => x.path === CREATED);
+      return a.length >= 1 ? a : null;
+    });
+    expect(got!.json.data.subject).toBe("Hook from the UI");
+    expect(await verifyStandardWebhook(secret, got!.headers, got!.body)).toBe(true);
+    // Leaving the page and coming back: the secret is not shown again.
+    await page.locator("[data-test=secret] button", { hasText: "I have stored it" }).click();
+    expect(await page.locator("[data-test=secret]").count()).toBe(0);
+
+    await c.locator("[data-test=delete-webhook]").click();
+    await page.locator("dialog.modal button[type=submit]").click();
+    await c.waitFor({ state: "detached" });
+    expect((await inst.api(`/v1/webhooks/${id}`)).status).toBe(404);
   });
 });

@@ -5,7 +5,7 @@ import { IdParams, PageQuery, Ulid } from "./common";
 import { limitOf, toPage } from "../pagination";
 import { requireScope } from "../../tenancy/auth";
 import { idempotent } from "../idempotency";
-import { WEBHOOK_EVENT_TYPES } from "../../events/webhooks";
+import { WEBHOOK_EVENT_TYPES } from "../../events/webhook-event-types";
 import * as R from "../resources";
 import { One, Page } from "../resources";
 

@@ -1,13 +1,17 @@
-// Webhooks (#/webhooks): each endpoint's health (state, failures in a row, when an open circuit is
-// tried again, last success and failure), pause/resume and a test send. #/webhooks/ID adds its
-// recent deliveries with every try (status code, error, response excerpt) and a redeliver for
-// finished ones. Delivery outcomes emit no live event, so the page refetches on a timer: every
-// 1.5 s while something is pending or a circuit is open, else every 5 s.
+// Webhooks (#/webhooks): register one (its signing secret shown once) or delete it; each
+// endpoint's health (state, failures in a row, when an open circuit is tried again, last success
+// and failure), pause/resume and a test send. #/webhooks/ID adds its recent deliveries with every
+// try (status code, error, response excerpt) and a redeliver for finished ones. Delivery outcomes
+// emit no live event, so the page refetches on a timer: every 1.5 s while something is pending or
+// a circuit is open, else every 5 s.
 import { ApiFailure, api, describe, list } from "../api";
-import { countdown, dialog, empty, fullTime, h, icon, relTime, replace, spinner, toast } from "../dom";
+import { confirmDialog, copyText, countdown, dialog, empty, fullTime, h, icon, relTime, replace, spinner, toast } from "../dom";
 import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import type { Page } from "../main";
+import type { Inbox } from "./mail";
+// The one vocabulary the server checks (pure data, safe to bundle).
+import { WEBHOOK_EVENT_TYPES } from "../../../src/events/webhook-event-types";
 
 interface Health {
   state: "healthy" | "failing" | "circuit_open" | "paused" | "disabled";
@@ -28,6 +32,8 @@ interface Webhook {
   health: Health;
   created_at: string;
   updated_at: string;
+  /** In the answer to the create only. */
+  secret?: string;
 }
 
 interface Attempt {
@@ -109,6 +115,7 @@ export class WebhooksPage implements Page {
   private dead = false;
   private cleanups: (() => void)[] = [];
   private listEl = h("div.cards", { dataset: { test: "webhooks" } });
+  private secretBox = h("div");
   private hookEl = h("div");
   private filterEl = h("div.segmented");
   private deliveriesEl = h("div.cards", { dataset: { test: "deliveries" } });
@@ -188,9 +195,15 @@ export class WebhooksPage implements Page {
               "div",
               null,
               h("h1", null, "Webhooks"),
-              h("p.muted", null, "Endpoints this project sends events to, and how each is doing. Register them with POST /v1/webhooks."),
+              h(
+                "p.muted",
+                null,
+                "Endpoints this project sends events to, and how each is doing. Each request is signed (docs/webhooks.md).",
+              ),
             ),
+            h("button.btn.primary", { onclick: () => void this.create(), dataset: { test: "new-webhook" } }, icon("plus"), "New webhook"),
           ),
+          this.secretBox,
           this.listEl,
         ),
       );
@@ -301,7 +314,11 @@ export class WebhooksPage implements Page {
     if (!this.hooks.length)
       return replace(
         this.listEl,
-        empty("No webhooks", "Register an endpoint with POST /v1/webhooks; its health and deliveries show here.", "webhook"),
+        empty(
+          "No webhooks",
+          "Register an endpoint with New webhook (or POST /v1/webhooks); its health and deliveries show here.",
+          "webhook",
+        ),
       );
     replace(
       this.listEl,
@@ -431,8 +448,104 @@ export class WebhooksPage implements Page {
               icon("clock", 14),
               "Deliveries",
             ),
+        h("div.spacer"),
+        h("button.btn.danger", { onclick: () => void this.remove(w), dataset: { test: "delete-webhook" } }, icon("trash", 14), "Delete"),
       ),
     );
+  }
+
+  /** The form of a new webhook; on success its signing secret is shown once, above the list. */
+  private async create() {
+    const url = h("input", { name: "url", type: "url", required: true, placeholder: "your receiver: http(s) URL" });
+    const description = h("input", { name: "description", maxLength: 500, placeholder: "optional" });
+    const types = WEBHOOK_EVENT_TYPES.map((t) => h("input", { type: "checkbox", value: t, checked: t === "message.received" }));
+    const inbox = h("select", { name: "inbox_id" }, h("option", { value: "" }, "All inboxes"));
+    // The inbox list fills in while the form is open; a project with more than 100 keeps "All inboxes" and the first 100.
+    list<Inbox>("/v1/inboxes?limit=100").then(
+      (r) => inbox.append(...r.data.map((ib) => h("option", { value: ib.id }, ib.name ? `${ib.name} (${ib.address})` : ib.address))),
+      () => {},
+    );
+    let created: Webhook | null = null;
+    const v = await dialog<{ url: string; description?: string; event_types: string[]; inbox_id?: string }>(
+      "New webhook",
+      h(
+        "div.form-grid",
+        null,
+        h("label", null, "URL", url),
+        h("label", null, "Description", description),
+        h(
+          "div",
+          { role: "group", "aria-label": "Events" },
+          h("div", null, "Events"),
+          h(
+            "div.scope-grid",
+            { dataset: { test: "event-types" } },
+            types.map((b) => h("label.check", null, b, b.value)),
+          ),
+        ),
+        h("label", null, "Inbox", inbox),
+      ),
+      {
+        submit: "Create webhook",
+        collect: () => {
+          if (!url.reportValidity()) return null;
+          const chosen = types.filter((b) => b.checked).map((b) => b.value);
+          if (chosen.length === 0) {
+            types[0]!.setCustomValidity("Choose at least one event.");
+            types[0]!.reportValidity();
+            types[0]!.setCustomValidity("");
+            return null;
+          }
+          return {
+            url: url.value.trim(),
+            event_types: chosen,
+            ...(description.value.trim() ? { description: description.value.trim() } : {}),
+            ...(inbox.value ? { inbox_id: inbox.value } : {}),
+          };
+        },
+        apply: async (v) => {
+          try {
+            created = (await api<{ data: Webhook }>("/v1/webhooks", { method: "POST", json: v, idempotent: true })).data;
+          } catch (e) {
+            throw new Error(`Could not create the webhook: ${describe(e)}`);
+          }
+        },
+      },
+    );
+    if (!v || !created) return;
+    this.showSecret(created);
+    void this.load();
+  }
+
+  private showSecret(w: Webhook) {
+    replace(
+      this.secretBox,
+      h(
+        "div.secret-box",
+        { dataset: { test: "secret" } },
+        h("div", null, h("strong", null, `Created the webhook to ${w.url}.`), " Copy its signing secret now: it is not shown again."),
+        h(
+          "div.secret-row",
+          null,
+          h("code.secret", null, w.secret ?? ""),
+          h("button.btn.sm.primary", { onclick: () => void copyText(w.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy"),
+        ),
+        h("button.btn.link.sm", { onclick: () => replace(this.secretBox) }, "I have stored it"),
+      ),
+    );
+  }
+
+  private async remove(w: Webhook) {
+    if (!(await confirmDialog("Delete this webhook?", `Nothing more is sent to ${w.url}; its deliveries, queued and past, go with it.`)))
+      return;
+    try {
+      await api(`/v1/webhooks/${w.id}`, { method: "DELETE" });
+      toast("Webhook deleted", "ok");
+      if (this.id) location.hash = "/webhooks";
+      else void this.load();
+    } catch (e) {
+      toast(`Could not delete: ${describe(e)}`, "error");
+    }
   }
 
   private deliveryCard(w: Webhook, d: Delivery): HTMLElement {
