@@ -66,6 +66,7 @@ const ICONS: Record<string, string> = {
   pause: "M8 5v14M16 5v14",
   send: "M21 3L10 14M21 3l-7 18-4-7-7-4z",
   zap: "M13 2L4 14h7l-1 8 9-12h-7z",
+  plug: "M9 3v5M15 3v5M6 8h12v3a6 6 0 0 1-12 0zM12 17v4",
   webhook: "M9 8a3 3 0 1 1 4.5 2.6L16 15M6.5 13.5a3 3 0 1 0 2.5 4.5h6M18 15a3 3 0 1 1-2.8 4",
 };
 
@@ -264,6 +265,25 @@ export function iconButton(
       dataset: opts.test ? { test: opts.test } : undefined,
     },
     icon(iconName, opts.small ? 14 : 16),
+  );
+}
+
+/** Shows a secret the server gives out once (an API key, a webhook's signing secret) in `box`, with Copy and a dismiss. */
+export function showSecretOnce(box: HTMLElement, heading: string, secret: string) {
+  replace(
+    box,
+    h(
+      "div.secret-box",
+      { dataset: { test: "secret" } },
+      h("div", null, h("strong", null, heading), " Copy the secret now: it is not shown again."),
+      h(
+        "div.secret-row",
+        null,
+        h("code.secret", null, secret),
+        h("button.btn.sm.primary", { onclick: () => void copyText(secret, "Secret copied") }, icon("copy", 14), "Copy"),
+      ),
+      h("button.btn.link.sm", { onclick: () => replace(box) }, "I have stored it"),
+    ),
   );
 }
 

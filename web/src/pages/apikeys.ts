@@ -1,6 +1,6 @@
 // API keys: list, create (the secret is shown once), rotate (new secret shown once), revoke.
 import { api, describe, list } from "../api";
-import { confirmDialog, copyText, dialog, empty, h, icon, relTime, replace, spinner, toast } from "../dom";
+import { confirmDialog, dialog, empty, h, icon, relTime, replace, showSecretOnce, spinner, toast } from "../dom";
 import type { Page } from "../main";
 // The one vocabulary the server checks (src/tenancy/scopes.ts is pure data and functions, safe to bundle).
 import { SCOPES } from "../../../src/tenancy/scopes";
@@ -115,21 +115,7 @@ export class KeysPage implements Page {
   }
 
   private showSecret(k: ApiKey, verb: string) {
-    replace(
-      this.secretBox,
-      h(
-        "div.secret-box",
-        { dataset: { test: "secret" } },
-        h("div", null, h("strong", null, `${verb} “${k.name}”.`), " Copy the secret now: it is not shown again."),
-        h(
-          "div.secret-row",
-          null,
-          h("code.secret", null, k.secret ?? ""),
-          h("button.btn.sm.primary", { onclick: () => void copyText(k.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy"),
-        ),
-        h("button.btn.link.sm", { onclick: () => replace(this.secretBox) }, "I have stored it"),
-      ),
-    );
+    showSecretOnce(this.secretBox, `${verb} “${k.name}”.`, k.secret ?? "");
   }
 
   private async create() {

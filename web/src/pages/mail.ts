@@ -82,7 +82,8 @@ export class MailPage implements Page {
   private faultsButton = h(
     "button.icon-btn.hidden",
     { "aria-label": "Connection faults", onclick: () => void this.editConnectionFaults(), dataset: { test: "smtp-chaos" } },
-    icon("zap"),
+    // Not the inbox's lightning (its fault injection): these act on every SMTP connection.
+    icon("plug"),
   );
 
   mount(root: HTMLElement, params: string[]) {

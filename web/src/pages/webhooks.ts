@@ -5,7 +5,7 @@
 // emit no live event, so the page refetches on a timer: every 1.5 s while something is pending or
 // a circuit is open, else every 5 s.
 import { ApiFailure, api, describe, list } from "../api";
-import { confirmDialog, copyText, countdown, dialog, empty, fullTime, h, icon, relTime, replace, spinner, toast } from "../dom";
+import { confirmDialog, countdown, dialog, empty, fullTime, h, icon, relTime, replace, showSecretOnce, spinner, toast } from "../dom";
 import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import type { Page } from "../main";
@@ -513,26 +513,10 @@ export class WebhooksPage implements Page {
       },
     );
     if (!v || !created) return;
-    this.showSecret(created);
+    // Assigned in apply, which TypeScript does not follow.
+    const w: Webhook = created;
+    showSecretOnce(this.secretBox, `Created the webhook to ${w.url}.`, w.secret ?? "");
     void this.load();
-  }
-
-  private showSecret(w: Webhook) {
-    replace(
-      this.secretBox,
-      h(
-        "div.secret-box",
-        { dataset: { test: "secret" } },
-        h("div", null, h("strong", null, `Created the webhook to ${w.url}.`), " Copy its signing secret now: it is not shown again."),
-        h(
-          "div.secret-row",
-          null,
-          h("code.secret", null, w.secret ?? ""),
-          h("button.btn.sm.primary", { onclick: () => void copyText(w.secret ?? "", "Secret copied") }, icon("copy", 14), "Copy"),
-        ),
-        h("button.btn.link.sm", { onclick: () => replace(this.secretBox) }, "I have stored it"),
-      ),
-    );
   }
 
   private async remove(w: Webhook) {
