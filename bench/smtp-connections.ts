@@ -14,7 +14,7 @@
 // Figures are printed, never asserted.
 import { spawn } from "node:child_process";
 import { json, startInboxd } from "../test/support/harness";
-import { waitForPort } from "../test/support/net";
+import { freePort, waitForPort } from "../test/support/net";
 import { arg, loadAverage, machineLine, pct, SmtpClient, smtpSource, withMaildev } from "./support";
 
 const SEQUENTIAL = arg("sequential", 200);
@@ -201,12 +201,18 @@ try {
   console.log(`inboxd inbox holds ${count} messages (expected ${50 + SEQUENTIAL + MESSAGES})`);
 
   if (Bun.which("smtp-source") && Bun.which("smtp-sink")) {
-    const sinkPort = 40000 + Math.floor(Math.random() * 20000);
+    const sinkPort = await freePort();
     // smtp-sink refuses to run as root without -u (it drops to that user after binding).
     const asRoot = process.getuid?.() === 0 ? ["-u", "nobody"] : [];
     const sink = spawn("smtp-sink", [...asRoot, `127.0.0.1:${sinkPort}`, "256"], { stdio: ["ignore", "ignore", "pipe"] });
+    let sinkErr = "";
+    sink.stderr?.on("data", (d: Buffer) => {
+      sinkErr += d.toString();
+    });
     try {
-      await waitForPort(sinkPort);
+      await waitForPort(sinkPort).catch((e) => {
+        throw new Error(`smtp-sink did not listen on ${sinkPort} (${(e as Error).message}); it said: ${sinkErr.trim() || "nothing"}`);
+      });
       if (WARMUP > 0) await smtpSource({ port, to: inbox.address, messages: WARMUP, reuse: true });
       for (const d of [false, true]) {
         // smtp-source disconnects after every message unless -d ("don't disconnect"); it speaks HELO, one command per round trip.
