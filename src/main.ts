@@ -7,6 +7,7 @@ import { ConfigError, type Config, flagOf, loadConfig, SETTINGS } from "./runtim
 import { DataDirLocked } from "./storage/lock";
 import { type FlagSpec, flagLines, parseArgs, type Parsed, settingLines, UsageError } from "./cli/args";
 import { CliFailure } from "./cli/failure";
+import { sendmailArgs } from "./cli/sendmail-args";
 import { DomainError } from "./lib/errors";
 
 interface Command {
@@ -19,6 +20,8 @@ interface Command {
   args: { min: number; max: number; usage: string };
   /** More help text after the flags. */
   notes?: string;
+  /** Rewrites the arguments before they are parsed (sendmail's own option spellings). */
+  rewrite?: (argv: string[]) => string[];
   run(p: Parsed, config: () => Config): Promise<number>;
 }
 
@@ -73,6 +76,8 @@ const COMMANDS: Command[] = [
     args: NO_ARGS,
     run: async (p, config) => {
       if (!p.flags.email) throw new UsageError("--email is required");
+      // A bad value is a usage error (exit 2), as in `user add`, before the data directory is opened.
+      if (p.flags.password !== undefined && p.flags.password.length < 8) throw new UsageError("--password must be at least 8 characters");
       return (await import("./cli/user")).userPasswd(config(), p.flags.email, p.flags.password);
     },
   },
@@ -108,16 +113,23 @@ const COMMANDS: Command[] = [
     flags: {
       "read-headers": { help: "take recipients from To, Cc and Bcc (also when RCPT arguments are given)", aliases: ["-t"] },
       from: { value: "FROM", help: "envelope sender (default: the From header's address)", aliases: ["-f"] },
+      "full-name": { value: "NAME", help: "the sender's name, for the From header added to a message without one", aliases: ["-F"] },
       "smtp-host": { value: "H", help: "SMTP server (default 127.0.0.1); the port is --smtp-port / INBOXD_SMTP_PORT" },
       "ignore-dots": { help: 'accepted for sendmail compatibility; a lone "." line never ends the input', aliases: ["-i", "-oi"] },
     },
     settings: true,
     args: { min: 0, max: Number.POSITIVE_INFINITY, usage: "RCPT ..." },
-    notes: "Without RCPT arguments the recipients come from the To, Cc and Bcc headers. The Bcc header is never sent.",
+    notes:
+      "Without RCPT arguments the recipients come from the To, Cc and Bcc headers. The Bcc header is never sent.\n" +
+      "A message without From, Date or Message-ID gets them, as sendmail adds them. sendmail's spellings work too:\n" +
+      "-fFROM and -rFROM, letters run together (-ti); -B TYPE, -N, -R, -V, -o OPTION, -bm, -v are accepted and\n" +
+      "ignored (they concern a real MTA's queue and logs).",
+    rewrite: (argv) => sendmailArgs(argv),
     run: async (p, config) =>
       (await import("./cli/sendmail")).sendmail(config(), {
         readHeaders: p.flags["read-headers"] === "true",
         from: p.flags.from,
+        fullName: p.flags["full-name"],
         smtpHost: p.flags["smtp-host"] ?? "127.0.0.1",
         recipients: p.positionals,
       }),
@@ -249,7 +261,7 @@ async function main(argv: string[]): Promise<number> {
   const rest = found?.rest ?? argv;
   let parsed: Parsed;
   try {
-    parsed = parseArgs(rest, cmd.flags, cmd.settings);
+    parsed = parseArgs(cmd.rewrite ? cmd.rewrite(rest) : rest, cmd.flags, cmd.settings);
     if (!found && parsed.help) {
       console.log(overview());
       return 0;

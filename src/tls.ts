@@ -5,17 +5,26 @@ import { join } from "node:path";
 import { isIP } from "node:net";
 import { generateKeyPair, X509Certificate } from "node:crypto";
 import { promisify } from "node:util";
+import { createSecureContext } from "node:tls";
 import type { Config } from "./runtime/config";
 import type { TlsMaterial } from "./runtime/context";
 import { ConfigError } from "./runtime/config";
 
 export async function loadTls(config: Config): Promise<TlsMaterial> {
   if (config.tlsCert && config.tlsKey) {
+    let material: TlsMaterial;
     try {
-      return { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") };
+      material = { cert: readFileSync(config.tlsCert, "utf8"), key: readFileSync(config.tlsKey, "utf8") };
     } catch (e: any) {
       throw new ConfigError(`INBOXD_TLS_CERT/INBOXD_TLS_KEY cannot be read: ${e.message}`);
     }
+    // Checked here, before the first start's bootstrap prints its credentials, not when a listener opens.
+    try {
+      createSecureContext(material);
+    } catch (e: any) {
+      throw new ConfigError(`INBOXD_TLS_CERT/INBOXD_TLS_KEY are not a PEM certificate and its private key: ${e.message}`);
+    }
+    return material;
   }
   const certFile = join(config.dataDir, "tls.crt");
   const keyFile = join(config.dataDir, "tls.key");

@@ -2,7 +2,7 @@
 // as received, what GET /v1/messages/{id}/raw returns) plus DIR/index.json describing them, for CI
 // artifacts. Reads through the storage layer; works on the data directory of a stopped server.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import { recipientsOf } from "../storage/mail";
@@ -28,7 +28,14 @@ export interface DumpEntry {
 
 export async function dump(config: Config, target: string): Promise<number> {
   const out = resolve(target);
+  // The target is checked and made before the data directory is locked and read: a bad one is one line, at once.
+  if (existsSync(out) && !statSync(out).isDirectory()) throw new CliFailure(`${out} is a file; dump into a new or empty directory`);
   if (existsSync(out) && readdirSync(out).length > 0) throw new CliFailure(`${out} is not empty; dump into a new or empty directory`);
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    throw new CliFailure(`cannot create ${out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
   const entries = await withDataDir(config, "dump", true, async (ctx) => {
     const { storage } = ctx;
     const found: DumpEntry[] = [];
@@ -68,7 +75,6 @@ export async function dump(config: Config, target: string): Promise<number> {
     }
     return found;
   });
-  mkdirSync(out, { recursive: true });
   entries.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   writeFileSync(join(out, "index.json"), `${JSON.stringify({ format: "inboxd-dump/1", messages: entries }, null, 2)}\n`);
   console.log(`dumped ${entries.length} message${entries.length === 1 ? "" : "s"} to ${out} (index.json lists them)`);

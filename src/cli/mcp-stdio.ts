@@ -3,6 +3,8 @@
 // tools, the agent session and its permission checks all live in one place: the server.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { UsageError } from "./args";
+import { quoted } from "../lib/errors";
 
 export async function mcpStdio(args: Record<string, string>): Promise<number> {
   const base = args.url || process.env.INBOXD_URL;
@@ -11,7 +13,16 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
     console.error("usage: inboxd mcp --url http://127.0.0.1:8025 --key isk_live_… [--agent AGENT_ID]");
     return 2;
   }
-  const endpoint = new URL("/mcp", base);
+  let endpoint: URL;
+  try {
+    // Relative to the base's path: inboxd behind a proxy at http://host/inboxd/ has its /mcp at /inboxd/mcp.
+    endpoint = new URL("mcp", base.endsWith("/") ? base : `${base}/`);
+  } catch {
+    throw new UsageError(`--url must be an absolute http(s) URL such as http://127.0.0.1:8025, got ${quoted(base)}`);
+  }
+  if (endpoint.protocol !== "http:" && endpoint.protocol !== "https:") {
+    throw new UsageError(`--url must be an absolute http(s) URL such as http://127.0.0.1:8025, got ${quoted(base)}`);
+  }
   if (args.agent) endpoint.searchParams.set("agent_id", args.agent);
   const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${key}` } } });
   const local = new StdioServerTransport();

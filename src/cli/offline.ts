@@ -1,10 +1,9 @@
 // The services of a server without its listeners, for commands that work on a data directory
 // (`inboxd dump`, `inboxd import`): the same rules as the server (ingest, quotas, parsing), no ports.
 import { egressPolicies } from "../runtime/egress";
-import { resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import type { AppContext } from "../runtime/context";
-import { openStorage, storageExists } from "../storage/open";
+import { existingDataDir, openExisting } from "./data-dir";
 import { DataDirLocked, lockDataDir } from "../storage/lock";
 import { LocalBus } from "../lib/bus";
 import { Sealer } from "../lib/crypto";
@@ -23,10 +22,7 @@ export async function withDataDir<T>(
   exclusive: boolean,
   fn: (ctx: AppContext, services: Services) => Promise<T>,
 ): Promise<T> {
-  const dataDir = resolve(config.dataDir);
-  if (!storageExists({ dataDir, databaseUrl: config.databaseUrl })) {
-    throw new CliFailure(`INBOXD_DATA_DIR: ${dataDir} holds no inboxd data; start \`inboxd serve\` on it once, or pass --data-dir`);
-  }
+  const dataDir = existingDataDir(config);
   let unlock = () => {};
   if (exclusive) {
     try {
@@ -38,7 +34,13 @@ export async function withDataDir<T>(
       throw e;
     }
   }
-  const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl });
+  let storage: Awaited<ReturnType<typeof openExisting>>;
+  try {
+    storage = await openExisting(config, dataDir);
+  } catch (e) {
+    unlock();
+    throw e;
+  }
   try {
     // Parsing stays on this thread (no workers to start and stop for a one-shot command).
     const ctx: AppContext = {

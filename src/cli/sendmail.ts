@@ -1,17 +1,21 @@
 // `inboxd sendmail [-t] [-f FROM] [RCPT...]`: reads one message on stdin, as `sendmail -t` does, and
 // delivers it over SMTP to inboxd (127.0.0.1:INBOXD_SMTP_PORT unless --smtp-host/--smtp-port say
 // otherwise). Recipients are the arguments, plus the To, Cc and Bcc headers when -t is given or no
-// argument is; the Bcc header is removed before sending. Lines end in CRLF on the wire. A lone "."
-// line does not end the input (as with -i): the message is everything up to end of file.
+// argument is; the Bcc header is removed before sending, and From, Date and Message-ID are added when
+// missing. Lines end in CRLF on the wire. A lone "." line does not end the input (as with -i): the
+// message is everything up to end of file.
 import { createTransport } from "nodemailer";
 import addressparser from "nodemailer/lib/addressparser";
-import { userInfo } from "node:os";
+import { hostname, userInfo } from "node:os";
+import { randomUUID } from "node:crypto";
 import type { Config } from "../runtime/config";
 import { CliFailure } from "./failure";
 
 export interface SendmailOptions {
   readHeaders: boolean;
   from?: string;
+  /** The sender's name (-F), for an added From header. */
+  fullName?: string;
   smtpHost: string;
   recipients: string[];
 }
@@ -31,13 +35,15 @@ export async function sendmail(config: Config, opts: SendmailOptions, input?: Ui
   const to = [...new Set(rcpts.map((r) => r.trim()).filter(Boolean))];
   if (to.length === 0) throw new CliFailure("no recipients: give them as arguments, or in To, Cc or Bcc headers");
   const from = opts.from ?? addresses(headers.get("from")?.[0] ?? "")[0] ?? `${localUser()}@localhost`;
-  const raw = Buffer.from(stripHeader(headerBlock, "bcc") + body, "latin1");
+  const raw = Buffer.from(missingHeaders(headers, from, opts.fullName) + stripHeader(headerBlock, "bcc") + body, "latin1");
   const port = config.smtpPort;
   const transport = createTransport({ host: opts.smtpHost, port, secure: false, ignoreTLS: true, connectionTimeout: 10_000 });
   try {
     await transport.sendMail({ envelope: { from, to }, raw });
   } catch (e: any) {
     const where = `${opts.smtpHost}:${port}`;
+    if (/ENOTFOUND|EAI_AGAIN/.test(String(e?.message)))
+      throw new CliFailure(`cannot find the SMTP host ${opts.smtpHost} (--smtp-host): ${e.message}`);
     if (e?.code === "ESOCKET" || e?.code === "ECONNECTION" || /ECONNREFUSED/.test(String(e?.message))) {
       throw new CliFailure(`nothing accepts SMTP at ${where} (INBOXD_SMTP_PORT / --smtp-port, --smtp-host): ${e.message}`);
     }
@@ -47,6 +53,21 @@ export async function sendmail(config: Config, opts: SendmailOptions, input?: Ui
   }
   console.log(`sent to ${to.join(", ")}`);
   return 0;
+}
+
+/**
+ * From, Date and Message-ID for a message that lacks them, as sendmail and Postfix's pickup add them:
+ * a cron job's or a PHP script's mail otherwise shows no sender and no date.
+ */
+function missingHeaders(headers: Map<string, string[]>, from: string, fullName: string | undefined): string {
+  let out = "";
+  if (!headers.has("from")) {
+    const name = fullName?.replace(/[\r\n"\\]/g, "").trim();
+    out += `From: ${name ? `"${name}" <${from}>` : from}\r\n`;
+  }
+  if (!headers.has("date")) out += `Date: ${new Date().toUTCString().replace("GMT", "+0000")}\r\n`;
+  if (!headers.has("message-id")) out += `Message-ID: <${randomUUID()}@${hostname() || "localhost"}>\r\n`;
+  return out;
 }
 
 /** Header values by lower-case name, continuation lines unfolded. */

@@ -1,19 +1,13 @@
 // `inboxd user list` and `inboxd user passwd --email E [--password P]`. Like `user add`, they work on
 // the data directory while the server runs (SQLite WAL allows a second writer process).
-import { resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import type { AppContext } from "../runtime/context";
-import { openStorage, storageExists } from "../storage/open";
+import { existingDataDir, openExisting } from "./data-dir";
 import { IdentityService } from "../tenancy/identity";
 import { randomToken } from "../lib/crypto";
-import { CliFailure } from "./failure";
 
 async function withIdentity<T>(config: Config, fn: (identity: IdentityService) => Promise<T>): Promise<T> {
-  const dataDir = resolve(config.dataDir);
-  if (!storageExists({ dataDir, databaseUrl: config.databaseUrl })) {
-    throw new CliFailure(`INBOXD_DATA_DIR: ${dataDir} holds no inboxd data; start \`inboxd serve\` on it once, or pass --data-dir`);
-  }
-  const storage = await openStorage({ dataDir, databaseUrl: config.databaseUrl });
+  const storage = await openExisting(config, existingDataDir(config));
   try {
     return await fn(new IdentityService({ config, storage } as unknown as AppContext));
   } finally {

@@ -232,6 +232,57 @@ describe("start-up failures: one line naming the setting, no stack trace", () =>
   });
 });
 
+describe("command failures: one line, no stack trace", () => {
+  test("a TLS certificate that is not PEM stops the start before anything is bootstrapped", async () => {
+    const dir = tmp("inboxd-tls-");
+    const junk = join(dir, "junk.pem");
+    writeFileSync(junk, "not a certificate\n");
+    const r = await cli(["serve", "--tls-cert", junk, "--tls-key", junk], { INBOXD_DATA_DIR: join(dir, "data"), ...ZERO_PORTS });
+    expectOneLine(r, "INBOXD_TLS_CERT");
+    expect(r.stdout).not.toContain("bootstrap");
+  });
+
+  test("user add on a directory without inboxd data creates nothing; its bad values name the flag (exit 2)", async () => {
+    const typo = join(tmp("inboxd-typo-"), "typo");
+    const add = ["user", "add", "--data-dir", typo, "--email", "z@example.com", "--password", "secret123", "--role", "owner"];
+    expectOneLine(await cli([...add, "--team", "X"]), "holds no inboxd data");
+    expect(existsSync(typo)).toBe(false);
+    const missing = await cli(["user", "add", "--data-dir", typo, "--email", "z@example.com"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--password is required");
+    const email = await cli(["user", "add", "--data-dir", typo, "--email", "bad", "--password", "secret123", "--role", "admin"]);
+    expect(email.code).toBe(2);
+    expect(email.stderr).toContain("--email must be an email address");
+    const short = await cli(["user", "passwd", "--data-dir", typo, "--email", "z@example.com", "--password", "x"]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain("at least 8 characters");
+  });
+
+  test("dump into a file or an impossible place, and mcp with a URL that is none", async () => {
+    const dir = tmp("inboxd-dump-bad-");
+    const file = join(dir, "a-file");
+    writeFileSync(file, "");
+    expectOneLine(await cli(["dump", file], { INBOXD_DATA_DIR: dir }), "is a file");
+    expectOneLine(await cli(["dump", join(file, "below")], { INBOXD_DATA_DIR: dir }), "cannot create");
+    const mcp = await cli(["mcp", "--url", "notaurl", "--key", "k"]);
+    expectOneLine(mcp, "--url");
+    expect(mcp.code).toBe(2);
+  });
+
+  test("a PostgreSQL that cannot be reached: the offline commands say so in one line naming the setting", async () => {
+    const unreachable = { INBOXD_DATABASE_URL: "postgres://u:p@127.0.0.1:1/db", INBOXD_DATA_DIR: join(tmp("inboxd-pg-down-"), "data") };
+    for (const args of [
+      ["user", "list"],
+      ["user", "passwd", "--email", "a@example.com"],
+      ["dump", join(tmp("inboxd-pg-dump-"), "out")],
+    ]) {
+      expectOneLine(await cli(args, unreachable), "INBOXD_DATABASE_URL");
+    }
+    // The lock the dump took is given back.
+    expect(existsSync(join(unreachable.INBOXD_DATA_DIR, "inboxd.lock"))).toBe(false);
+  });
+});
+
 describe("secrets and the sign-in link", () => {
   // The generated ones are printed once: lifecycle.test.ts, "bootstrap".
   test("secrets given through the environment (key, password, secret key) are never printed", async () => {
@@ -469,6 +520,54 @@ describe("sendmail", () => {
       const none = await cli(["sendmail", "--smtp-port", String(inst.ports.smtp)], {}, "Subject: nobody\n\nx\n");
       expect(none.code).toBe(1);
       expect(none.stderr).toContain("no recipients");
+      // A host that does not resolve is not a refusal.
+      const unknown = await cli(["sendmail", "--smtp-host", "nosuchhost.invalid", "x@example.com"], {}, "Subject: x\n\nx\n");
+      expectOneLine(unknown, "cannot find the SMTP host");
+    } finally {
+      await inst.stop();
+      inst.cleanup();
+    }
+  }, 60_000);
+
+  test("sendmail's own spellings as PHP and cron use them; a message without From, Date, Message-ID gets them", async () => {
+    const inst = await startInboxd();
+    try {
+      const port = { INBOXD_SMTP_PORT: String(inst.ports.smtp) };
+      const php = await createInbox(inst, { name: "php", ttl_seconds: 3600 });
+      // PHP's mail() fifth argument: the value attached to -f; -ti run together.
+      const a = await cli(
+        ["sendmail", "-ti", "-fbounce@example.com"],
+        port,
+        `To: ${php.address}\nFrom: App <app@example.com>\nSubject: php\n\nx\n`,
+      );
+      expect(a.stderr).toBe("");
+      const gotA = (await json(inst.api(`/v1/inboxes/${php.id}/messages/latest?wait=10`))).body.data;
+      expect((await json(inst.api(`/v1/messages/${gotA.id}`))).body.data.envelope.mail_from).toBe("bounce@example.com");
+      expect(gotA.from).toMatchObject({ email: "app@example.com", name: "App" });
+
+      // cronie: sendmail -FCronDaemon -i -B8BITMIME -oem USER, and a message with no From, Date or Message-ID.
+      const cron = await createInbox(inst, { name: "cron", ttl_seconds: 3600 });
+      const b = await cli(
+        ["sendmail", "-FCronDaemon", "-i", "-B8BITMIME", "-oem", "-froot@example.com", cron.address],
+        port,
+        "Subject: Cron <root@host> run-parts\n\noutput\n",
+      );
+      expect(b.stderr).toBe("");
+      expect(b.code).toBe(0);
+      const gotB = (await json(inst.api(`/v1/inboxes/${cron.id}/messages/latest?wait=10`))).body.data;
+      expect(gotB.from).toMatchObject({ email: "root@example.com", name: "CronDaemon" });
+      const raw = await (await inst.api(`/v1/messages/${gotB.id}/raw`)).text();
+      expect(raw).toMatch(/^Date: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000\r$/m);
+      expect(raw).toMatch(/^Message-ID: <[^@\s]+@[^>\s]+>\r$/m);
+      // A header the message has is not added again.
+      expect(gotA.id).not.toBe(gotB.id);
+      const rawA = await (await inst.api(`/v1/messages/${gotA.id}/raw`)).text();
+      expect(rawA.match(/^From: /gm)).toHaveLength(1);
+
+      // Only the default mode, a message on stdin, is ours.
+      const bs = await cli(["sendmail", "-bs"], port, "");
+      expect(bs.code).toBe(2);
+      expect(bs.stderr).toContain("only -bm");
     } finally {
       await inst.stop();
       inst.cleanup();
