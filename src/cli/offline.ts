@@ -4,6 +4,7 @@ import { egressPolicies } from "../runtime/egress";
 import type { Config } from "../runtime/config";
 import type { AppContext } from "../runtime/context";
 import { existingDataDir, openExisting } from "./data-dir";
+import type { Storage } from "../storage";
 import { DataDirLocked, lockDataDir } from "../storage/lock";
 import { LocalBus } from "../lib/bus";
 import { Sealer } from "../lib/crypto";
@@ -34,7 +35,7 @@ export async function withDataDir<T>(
       throw e;
     }
   }
-  let storage: Awaited<ReturnType<typeof openExisting>>;
+  let storage: Storage;
   try {
     storage = await openExisting(config, dataDir);
   } catch (e) {

@@ -4,12 +4,11 @@ import type { Config } from "../runtime/config";
 import { existingDataDir, openExisting } from "./data-dir";
 import { CliFailure } from "./failure";
 import { UsageError } from "./args";
-import { quoted } from "../lib/errors";
 import { makeDataDirPrivate } from "../storage/private-files";
 import { IdentityService } from "../tenancy/identity";
 import { BOOTSTRAP_TEAM } from "../bootstrap";
 import type { AppContext } from "../runtime/context";
-import { DomainError } from "../lib/errors";
+import { DomainError, quoted } from "../lib/errors";
 
 /** One @ with something on each side, no white space. */
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
