@@ -180,7 +180,9 @@ const COMMANDS: Command[] = [
     settings: false,
     args: { min: 0, max: 2, usage: "[COMMAND]" },
     run: async (p) => {
-      const cmd = p.positionals.length ? find(p.positionals)?.cmd : undefined;
+      const found = p.positionals.length ? find(p.positionals) : null;
+      if (found?.rest.length) throw new UsageError(`unexpected argument "${found.rest[0]}"`);
+      const cmd = found?.cmd;
       const group = p.positionals.length === 1 ? groupHelp(p.positionals[0]!) : null;
       if (p.positionals.length && !cmd && !group) throw new UsageError(`unknown command "${p.positionals.join(" ")}"`);
       console.log(cmd ? commandHelp(cmd) : (group ?? overview()));
@@ -329,12 +331,17 @@ async function serve(config: Config): Promise<number> {
   return 0;
 }
 
+/** Silent when ready (a health check runs every second); otherwise one line, which Docker keeps in the health log. */
 async function health(config: Config): Promise<number> {
   const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${config.httpPort}/readyz`;
   try {
-    const r = await fetch(`http://${host}:${config.httpPort}/readyz`, { signal: AbortSignal.timeout(2000) });
-    return r.ok ? 0 : 1;
-  } catch {
+    const r = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    if (r.ok) return 0;
+    console.error(`inboxd: not ready: ${url} answered ${r.status} ${(await r.text().catch(() => "")).slice(0, 200)}`);
+    return 1;
+  } catch (e) {
+    console.error(`inboxd: nothing answers at ${url} (INBOXD_HTTP_PORT / --http-port, INBOXD_HOST): ${(e as Error).message}`);
     return 1;
   }
 }

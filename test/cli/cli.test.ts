@@ -123,6 +123,7 @@ describe("help, flags, version", () => {
       [["serve", "extra"], '"extra"'],
       [["mcp", "--data-dir", "x"], "--data-dir"],
       [["import", "x.eml"], "--inbox"],
+      [["help", "serve", "extra"], '"extra"'],
     ];
     for (const [args, named] of cases) {
       const r = await cli(args);
@@ -256,6 +257,20 @@ describe("command failures: one line, no stack trace", () => {
     const short = await cli(["user", "passwd", "--data-dir", typo, "--email", "z@example.com", "--password", "x"]);
     expect(short.code).toBe(2);
     expect(short.stderr).toContain("at least 8 characters");
+  });
+
+  test("health with nothing listening says where it looked (exit 1); a ready server: exit 0 and silent", async () => {
+    const down = await cli(["health", "--http-port", "1"]);
+    expectOneLine(down, "http://127.0.0.1:1/readyz");
+    expect(down.code).toBe(1);
+    const inst = await startInboxd();
+    try {
+      const up = await cli(["health", "--http-port", String(inst.ports.http)]);
+      expect(up).toEqual({ code: 0, stdout: "", stderr: "" });
+    } finally {
+      await inst.stop();
+      inst.cleanup();
+    }
   });
 
   test("dump into a file or an impossible place, and mcp with a URL that is none", async () => {
