@@ -2,10 +2,11 @@
 // through ImportService.importRaw (as POST /v1/inboxes/{id}/messages with message/rfc822), so
 // parsing, quotas, events and webhooks apply as for mail received over SMTP; the bytes are kept
 // exactly. A directory is walked recursively for *.eml and *.mbox (an `inboxd dump` imports back),
-// in file-name order (dump names are message ids, so the original order is kept). Nothing is
+// in file-name order (dump names are message ids, so the original order is kept), with the envelopes
+// its index.json recorded. Nothing is
 // created: the inbox must exist. Works on the data directory of a stopped server.
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Config } from "../runtime/config";
 import { DomainError } from "../lib/errors";
 import { CliFailure } from "./failure";
@@ -24,11 +25,12 @@ export async function importMail(config: Config, address: string, paths: string[
     if (st.isDirectory()) files.push(...walk(full).sort((a, b) => cmp(basename(a), basename(b)) || cmp(a, b)));
     else files.push(full);
   }
-  const messages: { file: string; bytes: Uint8Array }[] = [];
+  const envelopes = new DumpEnvelopes();
+  const messages: { file: string; bytes: Uint8Array; envelope: DumpEnvelope | null }[] = [];
   for (const file of files) {
     const bytes = new Uint8Array(readFileSync(file));
-    if (isMbox(bytes)) for (const m of splitMbox(bytes)) messages.push({ file, bytes: m });
-    else messages.push({ file, bytes });
+    if (isMbox(bytes)) for (const m of splitMbox(bytes)) messages.push({ file, bytes: m, envelope: null });
+    else messages.push({ file, bytes, envelope: envelopes.of(file) });
   }
   if (messages.length === 0) throw new CliFailure("no messages found (give .eml or mbox files, or directories holding them)");
   let stored = 0;
@@ -39,7 +41,7 @@ export async function importMail(config: Config, address: string, paths: string[
     }
     for (const m of messages) {
       try {
-        await services.imports.importRaw(inbox.projectId, inbox.id, m.bytes);
+        await services.imports.importRaw(inbox.projectId, inbox.id, m.bytes, m.envelope);
         stored++;
       } catch (e) {
         if (e instanceof DomainError) throw new CliFailure(`${m.file}: ${e.message} (${stored} of ${messages.length} imported before it)`);
@@ -52,6 +54,46 @@ export async function importMail(config: Config, address: string, paths: string[
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+type DumpEnvelope = { mailFrom: string | null; rcptTo: string[] };
+
+/**
+ * The envelopes an `inboxd dump` recorded in its index.json, found beside a dumped file or one folder up
+ * (DIR/index.json names DIR/<inbox>/<id>.eml): a dump imports back with its senders and recipients, not the
+ * From header and the target inbox's address. Each index is read once.
+ */
+class DumpEnvelopes {
+  private byIndex = new Map<string, Map<string, DumpEnvelope> | null>();
+
+  of(file: string): DumpEnvelope | null {
+    for (const dir of [dirname(file), dirname(dirname(file))]) {
+      const found = this.index(join(dir, "index.json"))?.get(file);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  private index(path: string): Map<string, DumpEnvelope> | null {
+    if (this.byIndex.has(path)) return this.byIndex.get(path)!;
+    let entries: Map<string, DumpEnvelope> | null = null;
+    try {
+      const doc = JSON.parse(readFileSync(path, "utf8"));
+      if (doc?.format === "inboxd-dump/1" && Array.isArray(doc.messages)) {
+        entries = new Map();
+        for (const m of doc.messages) {
+          const e = m?.envelope;
+          if (typeof m?.file !== "string" || !e || !Array.isArray(e.rcpt_to)) continue;
+          const rcptTo = e.rcpt_to.filter((a: unknown): a is string => typeof a === "string");
+          entries.set(join(dirname(path), m.file), { mailFrom: typeof e.mail_from === "string" ? e.mail_from : null, rcptTo });
+        }
+      }
+    } catch {
+      // No index here (or not a dump's): the From header and the inbox's address stand.
+    }
+    this.byIndex.set(path, entries);
+    return entries;
+  }
+}
 
 function walk(dir: string): string[] {
   const out: string[] = [];

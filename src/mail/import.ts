@@ -49,8 +49,16 @@ export class ImportService {
     return this.ctx.config.smtpMaxBytes;
   }
 
-  /** Stores raw RFC 5322 bytes, exactly, as a message received by the inbox; returns the new message id. */
-  async importRaw(projectId: string, inboxId: string, raw: Uint8Array): Promise<string> {
+  /**
+   * Stores raw RFC 5322 bytes, exactly, as a message received by the inbox; returns the new message id. The
+   * envelope is the From header's address and the inbox's address, unless one is given (a dump restored).
+   */
+  async importRaw(
+    projectId: string,
+    inboxId: string,
+    raw: Uint8Array,
+    envelope: { mailFrom: string | null; rcptTo: string[] } | null = null,
+  ): Promise<string> {
     const inbox = await this.inboxes.get(projectId, inboxId);
     if (raw.byteLength === 0) throw validation("the message is empty: send RFC 5322 bytes with Content-Type: message/rfc822");
     this.checkSize(raw.byteLength);
@@ -60,7 +68,9 @@ export class ImportService {
     // The same in-flight budget as SMTP: 503 with Retry-After where SMTP says 452 4.3.1.
     if (!this.ingest.budget.tryReserve(raw.byteLength)) throw busy();
     try {
-      const r = await this.ingest.deliver(raw, fromHeader, [{ inbox, addresses: [inbox.address] }]);
+      const r = await this.ingest.deliver(raw, envelope ? envelope.mailFrom : fromHeader, [
+        { inbox, addresses: envelope?.rcptTo.length ? envelope.rcptTo : [inbox.address] },
+      ]);
       const id = r.messageIds[0];
       if (!id) throw new InboxGone(inbox.address);
       return id;

@@ -423,7 +423,7 @@ const MESSAGES = [
 ];
 
 describe("dump and import", () => {
-  test("dump writes every message byte for byte with an index; import stores them back identically", async () => {
+  test("dump writes every message byte for byte with an index; import stores them back identically, envelopes too", async () => {
     const a = await startInboxd();
     const inbox = await createInbox(a, { name: "dumped", ttl_seconds: 3600 });
     const ids: string[] = [];
@@ -464,6 +464,10 @@ describe("dump and import", () => {
     const missing = await cli(["import", "--inbox", "nobody@nowhere.test", out], { INBOXD_DATA_DIR: b.dataDir });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("nobody@nowhere.test");
+    // The envelope comes from the dump's index.json: as if the first message had come over SMTP from a bounce address.
+    const edited = JSON.parse(readFileSync(join(out, "index.json"), "utf8"));
+    edited.messages.find((m: any) => m.id === ids[0]).envelope.mail_from = "bounce@example.com";
+    writeFileSync(join(out, "index.json"), JSON.stringify(edited));
     const imported = await cli(["import", "--inbox", target.address, join(out, inbox.address)], { INBOXD_DATA_DIR: b.dataDir });
     expect(imported.stderr).toBe("");
     expect(imported.stdout).toContain(`imported ${MESSAGES.length} messages`);
@@ -489,6 +493,11 @@ describe("dump and import", () => {
       expect(first).toBe("From: a@example.com\nSubject: mbox one\n\nFrom here, escaped\nbody\n");
       const full = (await json(b2.api(`/v1/messages/${list[2].id}`))).body.data;
       expect(full.codes).toContain("424242"); // parsed like received mail
+      // A dump's envelopes come back (the address it was sent to, not the target's); an mbox has none to restore.
+      const envelopes = await Promise.all(list.map(async (m: any) => (await json(b2.api(`/v1/messages/${m.id}`))).body.data.envelope));
+      expect(envelopes[0]).toMatchObject({ mail_from: "bounce@example.com", rcpt_to: [inbox.address] });
+      expect(envelopes[1]).toMatchObject({ mail_from: "b@example.com", rcpt_to: [inbox.address] });
+      expect(envelopes[3]).toMatchObject({ mail_from: "a@example.com", rcpt_to: [target.address] });
     } finally {
       await b2.stop();
       b2.cleanup();
