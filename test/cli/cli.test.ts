@@ -544,9 +544,6 @@ describe("sendmail", () => {
       const none = await cli(["sendmail", "--smtp-port", String(inst.ports.smtp)], {}, "Subject: nobody\n\nx\n");
       expect(none.code).toBe(1);
       expect(none.stderr).toContain("no recipients");
-      // A host that does not resolve is not a refusal.
-      const unknown = await cli(["sendmail", "--smtp-host", "nosuchhost.invalid", "x@example.com"], {}, "Subject: x\n\nx\n");
-      expectOneLine(unknown, "cannot find the SMTP host");
     } finally {
       await inst.stop();
       inst.cleanup();
