@@ -29,6 +29,7 @@ export async function importMail(config: Config, address: string, paths: string[
   const messages: { file: string; bytes: Uint8Array; envelope: DumpEnvelope | null }[] = [];
   for (const file of files) {
     const bytes = new Uint8Array(readFileSync(file));
+    if (bytes.byteLength === 0) throw new CliFailure(`${file}: the file is empty (nothing was imported)`);
     if (isMbox(bytes)) for (const m of splitMbox(bytes)) messages.push({ file, bytes: m, envelope: null });
     else messages.push({ file, bytes, envelope: envelopes.of(file) });
   }

@@ -273,12 +273,14 @@ describe("command failures: one line, no stack trace", () => {
     }
   });
 
-  test("dump into a file or an impossible place, and mcp with a URL that is none", async () => {
+  test("dump into a file or an impossible place, import of an empty file, and mcp with a URL that is none", async () => {
     const dir = tmp("inboxd-dump-bad-");
     const file = join(dir, "a-file");
     writeFileSync(file, "");
     expectOneLine(await cli(["dump", file], { INBOXD_DATA_DIR: dir }), "is a file");
     expectOneLine(await cli(["dump", join(file, "below")], { INBOXD_DATA_DIR: dir }), "cannot create");
+    // An empty file to import is named as such, before any data directory is opened.
+    expectOneLine(await cli(["import", "--inbox", "box@example.com", file], { INBOXD_DATA_DIR: dir }), `${file}: the file is empty`);
     const mcp = await cli(["mcp", "--url", "notaurl", "--key", "k"]);
     expectOneLine(mcp, "--url");
     expect(mcp.code).toBe(2);
