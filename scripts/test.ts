@@ -100,7 +100,7 @@ const MAX_FAILURE_LINES = 40;
 
 /**
  * The failed tests of one pass, each with what bun printed before its "(fail)" line since the previous result or
- * file header: the error and its source excerpt. CI shows the end of the output, and the PostgreSQL pass's output
+ * file header (the error and its source excerpt), and the errors bun reports between tests. CI shows the end of the output, and the PostgreSQL pass's output
  * comes after the SQLite pass's, so a failure of the first pass would otherwise be out of sight.
  */
 function failuresIn(output: string): string[] {
@@ -108,7 +108,21 @@ function failuresIn(output: string): string[] {
   const out: string[] = [];
   let start = 0;
   let file = "";
-  for (const [i, line] of lines.entries()) {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    // An error outside any test (bun counts it under "errors"): its block is framed by two dashed lines.
+    if (line === "# Unhandled error between tests") {
+      const block: string[] = [];
+      let dashes = 0;
+      for (i++; i < lines.length && dashes < 2; i++) {
+        if (/^-{10,}$/.test(lines[i]!)) dashes++;
+        else if (lines[i]!.trim() !== "") block.push(lines[i]!);
+      }
+      i--;
+      out.push([`${file}: unhandled error between tests`, ...block.slice(-MAX_FAILURE_LINES).map((l) => `    ${l}`)].join("\n"));
+      start = i + 1;
+      continue;
+    }
     if (FILE_HEADER.test(line)) {
       file = line.slice(0, -1);
       start = i + 1;
