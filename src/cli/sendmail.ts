@@ -24,9 +24,7 @@ export async function sendmail(config: Config, opts: SendmailOptions, input?: Ui
   const bytes = input ?? new Uint8Array(await Bun.stdin.arrayBuffer());
   const text = Buffer.from(bytes).toString("latin1"); // byte-preserving; headers are ASCII
   const crlf = text.replace(/\r?\n/g, "\r\n");
-  const split = crlf.indexOf("\r\n\r\n");
-  const headerBlock = split < 0 ? crlf : crlf.slice(0, split + 2);
-  const body = split < 0 ? "" : crlf.slice(split + 2);
+  const { headerBlock, body } = splitMessage(crlf);
   const headers = parseHeaders(headerBlock);
   const rcpts = [...opts.recipients];
   if (opts.readHeaders || opts.recipients.length === 0) {
@@ -68,6 +66,24 @@ function missingHeaders(headers: Map<string, string[]>, from: string, fullName: 
   if (!headers.has("date")) out += `Date: ${new Date().toUTCString().replace("GMT", "+0000")}\r\n`;
   if (!headers.has("message-id")) out += `Message-ID: <${randomUUID()}@${hostname() || "localhost"}>\r\n`;
   return out;
+}
+
+/**
+ * The header lines (each with its CRLF) and the rest, which starts with the blank line between them. As
+ * sendmail reads a message, the header ends at a blank line or at the first line that is not a header field:
+ * `echo "backup done" | sendmail admin@example.com` is a message whose body is that line.
+ */
+export function splitMessage(crlf: string): { headerBlock: string; body: string } {
+  for (let at = 0; at < crlf.length; ) {
+    const eol = crlf.indexOf("\r\n", at);
+    const line = eol < 0 ? crlf.slice(at) : crlf.slice(at, eol);
+    if (line === "") return { headerBlock: crlf.slice(0, at), body: crlf.slice(at) };
+    const field = /^[\x21-\x39\x3b-\x7e]+:/.test(line) || (at > 0 && /^[ \t]/.test(line));
+    if (!field) return { headerBlock: crlf.slice(0, at), body: `\r\n${crlf.slice(at)}` };
+    if (eol < 0) return { headerBlock: `${crlf}\r\n`, body: "" };
+    at = eol + 2;
+  }
+  return { headerBlock: crlf, body: "" };
 }
 
 /** Header values by lower-case name, continuation lines unfolded. */

@@ -587,6 +587,14 @@ describe("sendmail", () => {
       const rawA = await (await inst.api(`/v1/messages/${gotA.id}/raw`)).text();
       expect(rawA.match(/^From: /gm)).toHaveLength(1);
 
+      // `echo "backup done" | sendmail ADDRESS`: no header at all, so that line is the body, not a broken header.
+      const echoed = await createInbox(inst, { name: "echo", ttl_seconds: 3600 });
+      expect((await cli(["sendmail", echoed.address], port, "backup done\n")).code).toBe(0);
+      const gotC = (await json(inst.api(`/v1/inboxes/${echoed.id}/messages/latest?wait=10`))).body.data;
+      const full = (await json(inst.api(`/v1/messages/${gotC.id}`))).body.data;
+      expect(full.text.trim()).toBe("backup done");
+      expect((await (await inst.api(`/v1/messages/${gotC.id}/raw`)).text()).endsWith("\r\n\r\nbackup done\r\n")).toBe(true);
+
       // Only the default mode, a message on stdin, is ours.
       const bs = await cli(["sendmail", "-bs"], port, "");
       expect(bs.code).toBe(2);
