@@ -15,6 +15,7 @@ import { forgetRaw } from "./raw-cache";
 import { withExtraFlags } from "./extra-flags";
 import { withModseq } from "./condstore";
 import { commands, type SessionState } from "./commands";
+import { REFUSED_LINE } from "./commands/types";
 import { viewNeed } from "./view-need";
 import type { ImapOptions } from "./options";
 
@@ -83,6 +84,8 @@ export class Session {
   private queue: Frame[] = [];
   private running = false;
   private lineWaiter: ((line: Buffer | null) => void) | null = null;
+  /** The waiting command takes a refused line (readLine's takeRefused). */
+  private waiterTakesRefused = false;
   private out: Buffer[] = [];
   private outLen = 0;
   private closed = false;
@@ -188,14 +191,11 @@ export class Session {
     }
     this.queue.push(...frames);
     if (this.lineWaiter) {
-      // IDLE or AUTHENTICATE waits for a line: hand it the first one (anything framed before it
-      // is not a command and is dropped).
-      const next = this.queue.findIndex((f) => f.kind === "command");
-      if (next >= 0) {
-        const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
+      const line = this.nextLine(this.waiterTakesRefused);
+      if (line !== undefined) {
         const w = this.lineWaiter;
         this.lineWaiter = null;
-        w(f.bytes);
+        w(line);
       }
     }
     // Pipelining without bound would buffer without bound: stop reading until the queue drains
@@ -210,15 +210,25 @@ export class Session {
     return n;
   }
 
-  /** The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. */
-  readLine(): Promise<Buffer | null> {
-    const next = this.queue.findIndex((f) => f.kind === "command");
-    if (next >= 0) {
-      const f = this.queue.splice(0, next + 1).at(-1) as { bytes: Buffer };
-      return Promise.resolve(f.bytes);
-    }
+  /**
+   * The next raw line from the client (IDLE's DONE, AUTHENTICATE's response), or null on close. A line the
+   * framer refused (too long) is skipped, unless `takeRefused`: then it is REFUSED_LINE, so that AUTHENTICATE
+   * answers it instead of waiting for a response the client already sent.
+   */
+  readLine(takeRefused = false): Promise<Buffer | null> {
+    const line = this.nextLine(takeRefused);
+    if (line !== undefined) return Promise.resolve(line);
     if (this.closed || this.inputEnded) return Promise.resolve(null);
+    this.waiterTakesRefused = takeRefused;
     return new Promise((resolve) => (this.lineWaiter = resolve));
+  }
+
+  /** The first line queued for a waiting command; what was framed before it is not a command and is dropped. */
+  private nextLine(takeRefused: boolean): Buffer | undefined {
+    const i = this.queue.findIndex((f) => f.kind === "command" || (takeRefused && f.kind === "error" && !f.fatal));
+    if (i < 0) return undefined;
+    const f = this.queue.splice(0, i + 1).at(-1)!;
+    return f.kind === "command" ? f.bytes : REFUSED_LINE;
   }
 
   private async run(): Promise<void> {

@@ -167,6 +167,22 @@ describe("errors answer BAD and the session goes on", () => {
     expect(await r.waitClosed()).toBe(true);
   });
 
+  test("an AUTHENTICATE response over the line limit is answered BAD, not waited on; the session goes on", async () => {
+    const box = await newBox(inst);
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.until("* OK");
+    r.write("a1 AUTHENTICATE PLAIN\r\n");
+    await r.until("+ ");
+    r.write(`${"A".repeat(70_000)}\r\n`);
+    expect(await r.until("a1 ")).toBe("a1 BAD AUTHENTICATE response too long\r\n");
+    const plain = Buffer.from(`\0${box.address}\0${box.password}`).toString("base64");
+    r.write("a2 AUTHENTICATE PLAIN\r\n");
+    await r.until("+ ");
+    r.write(`${plain}\r\n`);
+    expect(await r.until("a2 ")).toContain("a2 OK");
+    r.close();
+  });
+
   test("junk while IDLE does not wedge the session: DONE still ends it", async () => {
     const box = await newBox(inst);
     const r = await RawImap.open(inst.ports.imap!);

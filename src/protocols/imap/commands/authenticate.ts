@@ -2,7 +2,7 @@
 // line (SASL-IR, RFC 4959) or after a "+" continuation.
 import { atomOf } from "../parser/tokens";
 import { completeLogin } from "../auth";
-import type { CommandDef } from "./types";
+import { type CommandDef, REFUSED_LINE } from "./types";
 
 export default {
   names: ["AUTHENTICATE"],
@@ -16,8 +16,9 @@ export default {
     if (c.args[1]) response = atomOf(c.args[1], "initial response");
     else {
       await s.sendNow("+ ");
-      const line = await s.readLine();
+      const line = await s.readLine(true);
       if (line === null) return "";
+      if (line === REFUSED_LINE) return "BAD AUTHENTICATE response too long";
       response = line.toString("latin1").trim();
     }
     if (response === "*") return "BAD AUTHENTICATE cancelled";

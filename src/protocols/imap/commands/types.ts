@@ -16,3 +16,6 @@ export interface CommandDef {
   /** Returns e.g. "OK FETCH completed" (the tag is added by the session). */
   run(s: Session, c: Command): Promise<string>;
 }
+
+/** What Session.readLine hands a command that takes refused lines, for a line the framer refused (too long). */
+export const REFUSED_LINE = Buffer.alloc(0);
