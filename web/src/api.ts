@@ -113,6 +113,18 @@ export interface Page<T> {
 
 export const list = <T = any>(path: string) => api<Page<T>>(path);
 
+/**
+ * POSTs a create (idempotent: a retried click makes one) and returns what was made; a refusal becomes an Error
+ * naming `what`, for the dialog that asked to show (dom.ts `dialog` apply).
+ */
+export async function createOne<T>(path: string, body: unknown, what: string): Promise<T> {
+  try {
+    return (await api<{ data: T }>(path, { method: "POST", json: body, idempotent: true })).data;
+  } catch (e) {
+    throw new Error(`Could not create ${what}: ${describe(e)}`);
+  }
+}
+
 export function describe(e: unknown): string {
   if (e instanceof ApiFailure) {
     // A malformed id in the address bar: say so, not the schema's pattern.

@@ -1,5 +1,5 @@
 // API keys: list, create (the secret is shown once), rotate (new secret shown once), revoke.
-import { api, describe, list } from "../api";
+import { api, createOne, describe, list } from "../api";
 import { confirmDialog, dialog, empty, h, icon, relTime, replace, showSecretOnce, spinner, toast } from "../dom";
 import type { Page } from "../main";
 // The one vocabulary the server checks (src/tenancy/scopes.ts is pure data and functions, safe to bundle).
@@ -142,11 +142,7 @@ export class KeysPage implements Page {
           return { name: name.value.trim(), scopes: full.checked ? undefined : boxes.filter((b) => b.checked).map((b) => b.value) };
         },
         apply: async (v) => {
-          try {
-            created = (await api<{ data: ApiKey }>("/v1/api-keys", { method: "POST", json: v, idempotent: true })).data;
-          } catch (e) {
-            throw new Error(`Could not create the key: ${describe(e)}`);
-          }
+          created = await createOne<ApiKey>("/v1/api-keys", v, "the key");
         },
       },
     );

@@ -4,7 +4,7 @@
 // try (status code, error, response excerpt) and a redeliver for finished ones. Delivery outcomes
 // emit no live event, so the page refetches on a timer: every 1.5 s while something is pending or
 // a circuit is open, else every 5 s.
-import { ApiFailure, api, describe, list } from "../api";
+import { ApiFailure, api, createOne, describe, list } from "../api";
 import { confirmDialog, countdown, dialog, empty, fullTime, h, icon, relTime, replace, showSecretOnce, spinner, toast } from "../dom";
 import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
@@ -504,11 +504,7 @@ export class WebhooksPage implements Page {
           };
         },
         apply: async (v) => {
-          try {
-            created = (await api<{ data: Webhook }>("/v1/webhooks", { method: "POST", json: v, idempotent: true })).data;
-          } catch (e) {
-            throw new Error(`Could not create the webhook: ${describe(e)}`);
-          }
+          created = await createOne<Webhook>("/v1/webhooks", v, "the webhook");
         },
       },
     );
