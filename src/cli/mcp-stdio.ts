@@ -52,17 +52,23 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
       const id = (msg as any).id;
       // An HTTP answer (StreamableHTTPError's code) is inboxd refusing, not inboxd being away.
       const status = typeof e?.code === "number" && e.code > 0 ? e.code : null;
-      // 404: the session is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
-      const ended = status === 404 || status === 401;
-      const message = ended
-        ? `the MCP session ended (${status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released"}): start inboxd mcp again`
-        : status
-          ? `inboxd answered HTTP ${status}: ${e.message}`
-          : `inboxd unreachable: ${e.message}`;
+      // Before a session exists a 404 or 401 is a wrong --url or --key, which starting again will not mend.
+      const refused = (status === 404 || status === 401) && remote.sessionId === undefined;
+      // With a session, 404: it is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
+      const ended = (status === 404 || status === 401) && !refused;
+      const message = refused
+        ? status === 404
+          ? `no inboxd MCP endpoint at ${endpoint.origin}${endpoint.pathname} (HTTP 404): check --url`
+          : "the API key was refused (HTTP 401): check --key"
+        : ended
+          ? `the MCP session ended (${status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released"}): start inboxd mcp again`
+          : status
+            ? `inboxd answered HTTP ${status}: ${e.message}`
+            : `inboxd unreachable: ${e.message}`;
       if (id !== undefined) await local.send({ jsonrpc: "2.0", id, error: { code: ended ? -32001 : -32000, message } } as any);
-      // An ended session takes every later call with it: exit, so the client shows the server as stopped
-      // (and restarts it) instead of failing each call.
-      if (ended) {
+      // An ended session takes every later call with it, and a refused start every call: exit, so the client
+      // shows the server as stopped (and restarts it, or shows the line on stderr) instead of failing each call.
+      if (ended || refused) {
         console.error(`inboxd mcp: ${message}`);
         void finish(1);
       }

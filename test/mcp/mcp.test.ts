@@ -427,6 +427,72 @@ describe("MCP over stdio (inboxd mcp)", () => {
     expect(status).toBe(404);
   });
 
+  test("--url with a path (inboxd behind a proxy at /inboxd/) reaches that path's /mcp", async () => {
+    // A reverse proxy that serves inboxd under /inboxd/ only, as a shared lab's nginx would.
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        const u = new URL(req.url);
+        if (!u.pathname.startsWith("/inboxd/")) return new Response("not here", { status: 404 });
+        return fetch(`${inst.url}${u.pathname.slice("/inboxd".length)}${u.search}`, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+        });
+      },
+    });
+    try {
+      for (const url of [`http://127.0.0.1:${proxy.port}/inboxd`, `http://127.0.0.1:${proxy.port}/inboxd/`]) {
+        const [command, ...pre] = inboxdCommand();
+        const transport = new StdioClientTransport({
+          command: command!,
+          args: [...pre, "mcp", "--url", url, "--key", inst.key],
+          cwd: ROOT,
+          stderr: "pipe",
+        });
+        const client = new Client({ name: "inboxd-stdio-test", version: "1.0.0" });
+        await client.connect(transport);
+        const listed = await client.callTool({ name: "list_inboxes", arguments: {} });
+        expect(listed.isError).toBeFalsy();
+        expect(Array.isArray(data(listed).data)).toBe(true);
+        await client.close();
+      }
+    } finally {
+      proxy.stop(true);
+    }
+  });
+
+  test("a --url with no inboxd behind it, or a --key inboxd refuses, is said as such at the start and the relay exits", async () => {
+    const cases = [
+      { url: `${inst.url}/nothing-here`, key: inst.key, says: "no inboxd MCP endpoint at", hint: "check --url" },
+      { url: inst.url, key: "isk_live_not_a_key", says: "the API key was refused (HTTP 401)", hint: "check --key" },
+    ];
+    for (const c of cases) {
+      const [command, ...pre] = inboxdCommand();
+      const transport = new StdioClientTransport({
+        command: command!,
+        args: [...pre, "mcp", "--url", c.url, "--key", c.key],
+        cwd: ROOT,
+        stderr: "pipe",
+      });
+      let stderr = "";
+      transport.stderr?.on("data", (b: Buffer) => (stderr += b.toString()));
+      const exited = new Promise<boolean>((resolve) => {
+        transport.onclose = () => resolve(true);
+        setTimeout(() => resolve(false), 10_000);
+      });
+      const failed = await new Client({ name: "inboxd-stdio-test", version: "1.0.0" }).connect(transport).then(
+        () => null,
+        (e) => e,
+      );
+      expect(failed?.message).toContain(c.says);
+      expect(failed?.message).not.toContain("session ended");
+      expect(await exited).toBe(true);
+      expect(stderr).toContain(c.hint);
+    }
+  });
+
   test("a session ended under it (the key revoked) fails the next call with -32001 saying so, and the relay exits", async () => {
     const k = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "stdio relay" } }));
     expect(k.status).toBe(201);
