@@ -46,6 +46,36 @@ describe("capture of any recipient", () => {
     expect((await catchAllInbox(inst)).message_count).toBe(before + 1);
   });
 
+  test("the envelope keeps a recipient's case as sent; the same address in another case is listed once; to: finds it in any case", async () => {
+    const c = await catchAllInbox(inst);
+    const run = crypto.randomUUID().slice(0, 8);
+    const sent = `Someone.Else-${run}@Other.Example`;
+    // A raw dialogue: nodemailer would lower-case the domain before sending it.
+    const dialogue = async (rcpts: string[], subject: string) => {
+      const { dialog } = await SmtpDialog.open(inst.ports.smtp);
+      expect(await dialog.cmd("EHLO client.test")).toStartWith("250");
+      expect(await dialog.cmd("MAIL FROM:<app@example.com>")).toStartWith("250");
+      for (const r of rcpts) expect(await dialog.cmd(`RCPT TO:<${r}>`)).toStartWith("250");
+      expect(await dialog.cmd("DATA")).toStartWith("354");
+      expect(await dialog.cmd(`Subject: ${subject}\r\n\r\nx\r\n.`)).toStartWith("250");
+      await dialog.cmd("QUIT");
+      dialog.close();
+    };
+    await dialogue([sent, sent.toLowerCase()], `case ${run}`);
+    const m = await nextMessage(inst, c.id);
+    expect(m.subject).toBe(`case ${run}`);
+    expect(m.envelope.rcpt_to).toEqual([sent]);
+    for (const q of [`to:${sent}`, `to:${sent.toUpperCase()}`]) {
+      const found = await json(inst.api(`/v1/inboxes/${c.id}/messages?q=${encodeURIComponent(q)}`));
+      expect([q, found.body.data.map((x: any) => x.id)]).toEqual([q, [m.id]]);
+    }
+    // An inbox's own address in another case still reaches that inbox, and is recorded as sent.
+    const box = await createInbox(inst);
+    const upper = box.address.toUpperCase();
+    await dialogue([upper], "upper");
+    expect((await nextMessage(inst, box.id)).envelope.rcpt_to).toEqual([upper]);
+  });
+
   test("plus-addressing: box+tag@domain goes to box@domain, and the envelope keeps the tag", async () => {
     const box = await createInbox(inst);
     const [local, domain] = box.address.split("@");

@@ -40,10 +40,12 @@ export default {
               : `452 4.3.1 <${addr}>: team storage quota reached`,
           );
         }
-        index = t.recipients.push({ inbox, addresses: [addr.toLowerCase()] }) - 1;
+        // The envelope keeps the address as sent (a local part may be case-sensitive, RFC 5321 §2.4); the
+        // same address in another case is the same recipient, listed once in its first spelling.
+        index = t.recipients.push({ inbox, addresses: [addr] }) - 1;
         t.chaos.push(rules);
-      } else if (!t.recipients[index]!.addresses.includes(addr.toLowerCase())) {
-        t.recipients[index]!.addresses.push(addr.toLowerCase());
+      } else if (!t.recipients[index]!.addresses.some((a) => a.toLowerCase() === addr.toLowerCase())) {
+        t.recipients[index]!.addresses.push(addr);
       }
       t.accepted.push({ address: addr, recipient: index });
       s.state = "rcpt";
