@@ -7,6 +7,7 @@
 // or code search matches exactly what it matches on SQLite (ILIKE would fold all of Unicode).
 import { ulidFloor } from "../../lib/ids";
 import type { ImapTextKey, MessageSearch, SearchQuery, SearchTerm } from "../mail";
+import { likePattern } from "../imap-text-match";
 import type { PgParam } from "./connection";
 import { anyTokenQuery, phraseQuery, type Weights } from "./search-vector";
 
@@ -23,8 +24,10 @@ const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const asciiLower = (sql: string) => `translate(${sql}, '${UPPER}', '${UPPER.toLowerCase()}')`;
 const likeArg = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 /** `sql` contains the value as an ASCII-case-insensitive substring (SQLite's LIKE '%v%'). */
-const contains = (sql: string, p: Params, value: string) =>
-  `${asciiLower(sql)} LIKE ${asciiLower(`${p.add(likeArg(value))}::text`)} ESCAPE '\\'`;
+const contains = (sql: string, p: Params, value: string) => like(sql, p, likeArg(value));
+const like = (sql: string, p: Params, pattern: string) => `${asciiLower(sql)} LIKE ${asciiLower(`${p.add(pattern)}::text`)} ESCAPE '\\'`;
+/** IMAP's test: exact for an ASCII value, else a superset that ../imap-text-match.ts decides (as on SQLite). */
+const imapContains = (sql: string, p: Params, value: string) => like(sql, p, likePattern(value));
 const headersOf = "jsonb_array_elements(m.headers::jsonb) h(v)";
 
 /** The scope of a search: project, inbox and id cursor. */
@@ -98,36 +101,40 @@ function termSql(t: SearchTerm, p: Params): string | null {
 const BODY = "(COALESCE(m.text_body, '') || chr(10) || COALESCE(m.html_body, ''))";
 const FROM = "(m.from_name || ' <' || m.from_email || '>')";
 
-/** A stored header (decoded, unfolded; ingest's JSON list) named `name` whose value contains `value`. */
+/** A stored header (decoded, unfolded; ingest's JSON list) named `name` whose value contains `value` (IMAP's test). */
 function headerHas(p: Params, name: string, value: string): string {
   const escaped = name.replace(/[\\%_]/g, (c) => `\\${c}`);
   return `EXISTS (SELECT 1 FROM ${headersOf} WHERE ${asciiLower("h.v ->> 'name'")} LIKE ${asciiLower(`${p.add(escaped)}::text`)} ESCAPE '\\'
-    AND ${contains("h.v ->> 'value'", p, value)})`;
+    AND ${imapContains("h.v ->> 'value'", p, value)})`;
 }
 
-/** The substring test of one IMAP text key. */
+/** A stored header as the message writes it, "Name: value", so TEXT finds field names too (RFC 3501: "the header"). */
+const anyHeaderHas = (p: Params, value: string) =>
+  `EXISTS (SELECT 1 FROM ${headersOf} WHERE ${imapContains("(h.v ->> 'name') || ': ' || (h.v ->> 'value')", p, value)})`;
+
+/** The substring test of one IMAP text key: exact for an ASCII value, a superset otherwise (see imapContains). */
 export function imapTextTest(key: ImapTextKey, p: Params): string {
   const v = key.value;
   switch (key.field) {
     case "body":
-      return contains(BODY, p, v);
+      return imapContains(BODY, p, v);
     case "subject":
-      return contains("m.subject", p, v);
+      return imapContains("m.subject", p, v);
     case "from":
-      return `(${contains(FROM, p, v)} OR ${headerHas(p, "from", v)})`;
+      return `(${imapContains(FROM, p, v)} OR ${headerHas(p, "from", v)})`;
     case "to":
-      return `(${contains("m.to_json", p, v)} OR ${headerHas(p, "to", v)})`;
+      return `(${imapContains("m.to_json", p, v)} OR ${headerHas(p, "to", v)})`;
     case "cc":
-      return `(${contains("m.cc_json", p, v)} OR ${headerHas(p, "cc", v)})`;
+      return `(${imapContains("m.cc_json", p, v)} OR ${headerHas(p, "cc", v)})`;
     case "bcc":
       return headerHas(p, "bcc", v);
     case "header":
       return headerHas(p, key.name ?? "", v);
     case "headers":
-      return `EXISTS (SELECT 1 FROM ${headersOf} WHERE ${contains("h.v ->> 'value'", p, v)})`;
+      return anyHeaderHas(p, v);
     case "text":
-      return `(${contains(BODY, p, v)} OR EXISTS (SELECT 1 FROM ${headersOf} WHERE ${contains("h.v ->> 'value'", p, v)})
-        OR ${contains("m.subject", p, v)} OR ${contains(FROM, p, v)} OR ${contains("m.to_json", p, v)})`;
+      return `(${imapContains(BODY, p, v)} OR ${anyHeaderHas(p, v)}
+        OR ${imapContains("m.subject", p, v)} OR ${imapContains(FROM, p, v)} OR ${imapContains("m.to_json", p, v)})`;
   }
 }
 

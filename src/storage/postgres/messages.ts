@@ -7,6 +7,7 @@
 //   triggers of migration 0028's PostgreSQL half take it from the mailbox's counter under the
 //   counter row's lock, on every insert and flag change, so these statements do not set it (a
 //   value they set would be replaced; a value read beside the lock could repeat across nodes).
+import { asciiOnly, holdsText, type TextRow } from "../imap-text-match";
 import type {
   FlagChange,
   FlagState,
@@ -210,12 +211,15 @@ export class PgMessages implements MessageRepository {
     } else {
       candidates = imapCandidates(key, among, p);
     }
-    // Bodies are plain here (no zstd column out of LIKE's reach, as on SQLite): one SQL test decides.
-    const rows = await this.c.rows<{ uid: number }>(
-      `SELECT m.uid FROM messages m WHERE m.inbox_id = ${inbox} AND ${candidates} AND ${imapTextTest(key, p)} ORDER BY m.uid`,
+    // Bodies are plain here (no zstd column out of LIKE's reach, as on SQLite): for an ASCII value one
+    // SQL test decides; for another, SQL's superset is decided by holdsText, as on SQLite.
+    const exact = asciiOnly(key.value);
+    const cols = exact ? "m.uid" : "m.uid, m.text_body, m.html_body, m.subject, m.from_name, m.from_email, m.to_json, m.cc_json, m.headers";
+    const rows = await this.c.rows<{ uid: number } & TextRow>(
+      `SELECT ${cols} FROM messages m WHERE m.inbox_id = ${inbox} AND ${candidates} AND ${imapTextTest(key, p)} ORDER BY m.uid`,
       ...p.values,
     );
-    return rows.map((r) => r.uid);
+    return (exact ? rows : rows.filter((r) => holdsText(key, r))).map((r) => r.uid);
   }
 
   async indexTermsAfter(after: string, limit: number) {

@@ -14,6 +14,7 @@
 // - larger:/smaller: the raw size in bytes, > / <.
 import { ulidFloor } from "../../lib/ids";
 import type { ImapTextKey, MessageSearch, SearchQuery, SearchTerm } from "../mail";
+import { likePattern } from "../imap-text-match";
 
 /** IMAP SEARCH text keys: the index column that holds the field's words (null: every column; absent: none). */
 export const FTS_COLUMN: Record<string, string | null> = {
@@ -27,11 +28,16 @@ const FROM_SQL = `(m.from_name || ' <' || m.from_email || '>') ${LIKE_Q}`;
 /** A stored header (decoded, unfolded; ingest's JSON list) named like the first ? whose value is like the second. */
 const HEADER_SQL = `EXISTS (SELECT 1 FROM json_each(m.headers) h
   WHERE json_extract(h.value, '$.name') LIKE ? ESCAPE '\\' AND json_extract(h.value, '$.value') ${LIKE_Q})`;
-const ANY_HEADER_SQL = `EXISTS (SELECT 1 FROM json_each(m.headers) h WHERE json_extract(h.value, '$.value') ${LIKE_Q})`;
+/** A stored header as the message writes it, "Name: value", so TEXT finds field names too (RFC 3501: "the header"). */
+const ANY_HEADER_SQL = `EXISTS (SELECT 1 FROM json_each(m.headers) h
+  WHERE (json_extract(h.value, '$.name') || ': ' || json_extract(h.value, '$.value')) ${LIKE_Q})`;
 
-/** The substring test of one IMAP text key, with its parameters in order. */
+/**
+ * The substring test of one IMAP text key, with its parameters in order: exact for an ASCII value, a
+ * superset otherwise, which ../imap-text-match.ts then decides (LIKE folds ASCII letters only).
+ */
 export function imapTextTest(key: ImapTextKey): { sql: string; params: string[] } {
-  const v = likeArg(key.value);
+  const v = likePattern(key.value);
   const header = (name: string) => [name.replace(/[\\%_]/g, (c) => `\\${c}`), v];
   switch (key.field) {
     case "body":

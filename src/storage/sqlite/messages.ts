@@ -14,6 +14,7 @@ import type {
   SearchQuery,
 } from "../mail";
 import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
+import { asciiOnly, holdsText, type TextRow } from "../imap-text-match";
 import { bodyOf, packBody, unpackBodies } from "./compression";
 import type { SqliteConnection, SqlReader } from "./connection";
 import { asciiLower, COMMON_MATCHES, FTS_COLUMN, ftsString, imapTextTest, scopeOf, searchWhere } from "./message-search";
@@ -168,18 +169,47 @@ export class SqliteMessages implements MessageRepository {
     const { sql: check, params } = imapTextTest(key);
     // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
     // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
-    // case-insensitivity (ASCII letters only).
+    // case-insensitivity (ASCII letters only). A value beyond ASCII: SQL's test is a superset and
+    // every row it keeps is decided by holdsText.
+    const exact = asciiOnly(key.value);
     const bodyField = key.field === "body" || key.field === "text";
-    const cols = bodyField
-      ? `m.uid, (${check}) AS hit, m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz`
-      : "m.uid, 1 AS hit";
+    const bodies = "m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz";
+    const cols = !exact
+      ? `m.uid, 0 AS hit, ${bodies}, m.subject, m.from_name, m.from_email, m.to_json, m.cc_json, m.headers`
+      : bodyField
+        ? `m.uid, (${check}) AS hit, ${bodies}`
+        : "m.uid, 1 AS hit";
     const where = bodyField ? `((${check}) OR m.text_z IS NOT NULL OR m.html_z IS NOT NULL)` : `(${check})`;
-    const colParams = bodyField ? params : [];
-    type Row = { uid: number; hit: number; t?: string | null; tz?: Uint8Array | null; h?: string | null; hz?: Uint8Array | null };
+    const colParams = exact && bodyField ? params : [];
+    type Row = {
+      uid: number;
+      hit: number;
+      t?: string | null;
+      tz?: Uint8Array | null;
+      h?: string | null;
+      hz?: Uint8Array | null;
+    } & Partial<TextRow>;
     const keep = (rows: Row[]) => {
+      const text = (r: Row) => bodyOf(r.t ?? null, r.tz ?? null);
+      const html = (r: Row) => bodyOf(r.h ?? null, r.hz ?? null);
+      if (!exact) {
+        return rows
+          .filter((r) =>
+            holdsText(key, {
+              text_body: text(r),
+              html_body: html(r),
+              subject: r.subject ?? null,
+              from_name: r.from_name ?? null,
+              from_email: r.from_email ?? null,
+              to_json: r.to_json ?? null,
+              cc_json: r.cc_json ?? null,
+              headers: r.headers ?? null,
+            }),
+          )
+          .map((r) => r.uid);
+      }
       const needle = asciiLower(key.value);
-      const body = (r: Row) => `${bodyOf(r.t ?? null, r.tz ?? null) ?? ""}\n${bodyOf(r.h ?? null, r.hz ?? null) ?? ""}`;
-      return rows.filter((r) => r.hit || asciiLower(body(r)).includes(needle)).map((r) => r.uid);
+      return rows.filter((r) => r.hit || asciiLower(`${text(r) ?? ""}\n${html(r) ?? ""}`).includes(needle)).map((r) => r.uid);
     };
     if ("uids" in among) {
       if (among.uids.length === 0) return [];

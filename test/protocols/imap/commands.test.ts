@@ -432,6 +432,44 @@ describe("non-ASCII", () => {
     expect(m.envelope.from[0]).toEqual({ name: "Jürgen Groß", address: "jg@example.com" });
     await c.logout();
   });
+
+  test("text keys fold the case of every letter, not only ASCII's, in stored and compressed bodies, as Dovecot", async () => {
+    const box = await newBox(inst);
+    // The second body is long enough to be stored compressed (out of SQL's reach on SQLite).
+    await send(inst, box.address, { from: "Jürgen Müller <jm@example.com>", subject: "Grüße aus Köln – テスト", text: "Straße" });
+    await send(inst, box.address, { subject: "plain", text: `${"filler words here. ".repeat(40)}ÜBERWEISUNG bestätigt` });
+    await send(inst, box.address, { subject: "koln without the umlaut", text: "uberweisung" });
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("u0", "SELECT INBOX");
+    const lit = (v: string) => `{${Buffer.byteLength(v)}+}\r\n${v}`;
+    const search = async (tag: string, q: string) => (await r.cmd(tag, `SEARCH CHARSET UTF-8 ${q}`)).split("\r\n")[0];
+    expect(await search("u1", `SUBJECT ${lit("KÖLN")}`)).toBe("* SEARCH 1");
+    expect(await search("u2", `SUBJECT ${lit("gRÜße")}`)).toBe("* SEARCH 1");
+    expect(await search("u3", `FROM ${lit("MÜLLER")}`)).toBe("* SEARCH 1");
+    expect(await search("u4", `HEADER Subject ${lit("KÖLN")}`)).toBe("* SEARCH 1");
+    expect(await search("u5", `BODY ${lit("überweisung")}`)).toBe("* SEARCH 2");
+    expect(await search("u6", `TEXT ${lit("Überweisung BESTÄTIGT")}`)).toBe("* SEARCH 2");
+    expect(await search("u7", `TEXT ${lit("STRASSE")}`)).toBe("* SEARCH");
+    // A decomposed ö (o + U+0308) is the same letter.
+    expect(await search("u8", `SUBJECT ${lit("Ko\u0308ln")}`)).toBe("* SEARCH 1");
+    expect(await search("u9", `SUBJECT ${lit("テスト")}`)).toBe("* SEARCH 1");
+    r.close();
+  });
+
+  test("TEXT finds header field names too (RFC 3501: the header), as Dovecot", async () => {
+    const box = await newBox(inst);
+    await sendRawMail(inst, box.address, "Subject: one\r\nX-Campaign-Tracker: abc\r\nMIME-Version: 1.0\r\n\r\nbody\r\n");
+    await sendRawMail(inst, box.address, "Subject: two\r\n\r\nbody\r\n");
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    await r.cmd("h0", "SELECT INBOX");
+    const search = async (tag: string, q: string) => (await r.cmd(tag, `SEARCH ${q}`)).split("\r\n")[0];
+    expect(await search("h1", 'TEXT "x-campaign-tracker"')).toBe("* SEARCH 1");
+    expect(await search("h2", 'TEXT "Tracker: ABC"')).toBe("* SEARCH 1");
+    expect(await search("h3", `CHARSET UTF-8 TEXT {${Buffer.byteLength("TRACKER: ÄBC")}+}\r\nTRACKER: ÄBC`)).toBe("* SEARCH");
+    r.close();
+  });
 });
 
 describe("large messages", () => {
