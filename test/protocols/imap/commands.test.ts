@@ -358,6 +358,9 @@ describe("selected state", () => {
     expect(msgs[0].read).toBe(true);
     expect(await r.cmd("t3", "STORE 1 FLAGS (\\Seen)")).toBe("* 1 FETCH (FLAGS (\\Seen))\r\nt3 OK STORE completed\r\n");
     expect(await r.cmd("t4", "STORE 1 -FLAGS.SILENT \\Seen")).toBe("t4 OK STORE completed\r\n");
+    // .SILENT means no new value for UID STORE too (RFC 3501 §6.4.6), with a keyword new to the session as well.
+    expect(await r.cmd("t4a", "UID STORE 1 +FLAGS.SILENT (\\Draft $Fresh)")).toBe("t4a OK UID STORE completed\r\n");
+    expect(await r.cmd("t4b", "UID STORE 1 -FLAGS.SILENT (\\Draft $Fresh)")).toBe("t4b OK UID STORE completed\r\n");
     msgs = await rest(box);
     expect(msgs[0].read).toBe(false);
     // Keywords are kept (mailboxes.test.ts covers them); this one goes again.

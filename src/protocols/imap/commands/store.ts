@@ -117,12 +117,10 @@ export default {
       if (modseqs && !modseqs.has(msg.uid)) continue;
       const mod = modseqs ? ` MODSEQ (${modseqs.get(msg.uid)})` : "";
       if (silent) {
-        // .SILENT: nothing, except the new modseq of what changed under CONDSTORE (and UID STORE's
-        // habit here of naming what changed).
-        if (!touched || (!modseqs && !c.uid)) continue;
-        await s.write(
-          `* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}${modseqs ? mod.trim() : `FLAGS ${flagList(msg, extras.get(msg.uid))}`})\r\n`,
-        );
+        // .SILENT: no new value (RFC 3501 §6.4.6), for UID STORE too, as Dovecot; only the new modseq of
+        // what changed under CONDSTORE.
+        if (!touched || !modseqs) continue;
+        await s.write(`* ${seq} FETCH (${c.uid ? `UID ${msg.uid} ` : ""}${mod.trim()})\r\n`);
         continue;
       }
       await announceKeywords(s, extras.get(msg.uid));
