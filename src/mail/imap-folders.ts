@@ -50,11 +50,57 @@ export function canonicalName(name: string): string {
   return name;
 }
 
+const MODIFIED_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+,";
+
+/**
+ * Printable ASCII, with "&-" for "&" and "&…-" runs of modified base64 that decode to whole UTF-16
+ * code units (zero padding bits), properly paired surrogates, and no character that could have
+ * been written as itself.
+ */
+export function isModifiedUtf7(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+    if (c !== 0x26) continue;
+    const end = name.indexOf("-", i + 1);
+    if (end < 0) return false;
+    const run = name.slice(i + 1, end);
+    i = end;
+    if (run === "") continue;
+    let bits = 0;
+    let acc = 0;
+    const units: number[] = [];
+    for (const ch of run) {
+      const v = MODIFIED_BASE64.indexOf(ch);
+      if (v < 0) return false;
+      acc = ((acc << 6) | v) & 0xffffff;
+      bits += 6;
+      if (bits >= 16) {
+        bits -= 16;
+        units.push((acc >> bits) & 0xffff);
+      }
+    }
+    if (bits >= 6 || (acc & ((1 << bits) - 1)) !== 0 || units.length === 0) return false;
+    for (let k = 0; k < units.length; k++) {
+      const u = units[k]!;
+      if (u >= 0x20 && u <= 0x7e) return false;
+      if (u >= 0xd800 && u <= 0xdbff) {
+        const next = units[++k];
+        if (next === undefined || next < 0xdc00 || next > 0xdfff) return false;
+      } else if (u >= 0xdc00 && u <= 0xdfff) return false;
+    }
+  }
+  return true;
+}
+
 /** Why a name cannot be a mailbox's, or null. */
 export function invalidName(name: string): string | null {
   if (name === "") return "The mailbox name is empty";
   if (name.length > MAX_NAME) return `Mailbox names are at most ${MAX_NAME} characters`;
   if (/[\x00-\x1f\x7f*%]/.test(name)) return "Mailbox names may not hold control characters, * or %";
+  // No UTF8=ACCEPT: names are modified UTF-7 (RFC 3501 §5.1.3), or LIST would give back a name that
+  // SELECT cannot find (8-bit bytes), as Dovecot refuses them.
+  if (!isModifiedUtf7(name)) return "Mailbox name is not valid modified UTF-7 (RFC 3501 §5.1.3)";
   if (name.startsWith(DELIMITER) || name.endsWith(DELIMITER) || name.includes(DELIMITER + DELIMITER)) {
     return `Mailbox names may not start or end with ${DELIMITER} or hold an empty level`;
   }

@@ -55,6 +55,32 @@ describe("mailboxes", () => {
     r.close();
   });
 
+  test("names are modified UTF-7: 8-bit and broken &-runs are refused (as Dovecot), valid ones listed and selected as sent", async () => {
+    const box = await newBox(inst);
+    const r = await RawImap.open(inst.ports.imap!);
+    await r.login(box);
+    const lit = (v: string) => `{${Buffer.byteLength(v)}+}\r\n${v}`;
+    // Raw UTF-8 (no UTF8=ACCEPT here), a run without its "-", one that is not base64, one encoding ASCII.
+    for (const [tag, name] of [
+      ["u1", lit("Ünïcode")],
+      ["u2", '"bad&Jjo"'],
+      ["u3", '"x&AOQ"'],
+      ["u4", '"a&AGE-"'],
+    ] as const) {
+      expect(await r.cmd(tag, `CREATE ${name}`)).toContain(`${tag} NO [CANNOT] Mailbox name is not valid modified UTF-7`);
+    }
+    expect(await r.cmd("u5", "CREATE Work")).toContain("u5 OK");
+    expect(await r.cmd("u6", `RENAME Work ${lit("Wörk")}`)).toContain("u6 NO [CANNOT]");
+    expect(await r.cmd("u7", 'CREATE "Entw&APw-rfe"')).toContain("u7 OK");
+    expect(await r.cmd("u8", 'CREATE "R&-D/&2D3eAA-"')).toContain("u8 OK");
+    const list = await r.cmd("u9", 'LIST "" "*"');
+    expect(list).toContain('"/" "Entw&APw-rfe"\r\n');
+    expect(list).toContain('"/" "R&-D/&2D3eAA-"\r\n');
+    expect(list).not.toContain("code");
+    expect(await r.cmd("u10", 'SELECT "Entw&APw-rfe"')).toContain("u10 OK [READ-WRITE]");
+    r.close();
+  });
+
   test("CREATE with hierarchy, LIST with \\HasChildren, %, *, LIST-EXTENDED, DELETE, RENAME, SUBSCRIBE/LSUB", async () => {
     const box = await newBox(inst);
     const r = await RawImap.open(inst.ports.imap!);
