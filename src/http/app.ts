@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { openapi } from "@elysiajs/openapi";
 import type { AppContext } from "../runtime/context";
 import type { Services } from "../services";
-import { DomainError, isStorageFull, storageFull } from "../lib/errors";
+import { DomainError, isStorageFull, storageFull, validation } from "../lib/errors";
 import { httpStatus } from "./errors";
 import { initRequest, stateOf } from "./request";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
@@ -145,9 +145,11 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       const s = initRequest(request, newId(), server?.requestIP(request)?.address ?? "local");
       set.headers["x-request-id"] = s.id;
     })
-    .onParse({ as: "global" }, async ({ request }, contentType) => {
+    .onParse({ as: "global" }, async ({ request }, given) => {
+      // Media types are case-insensitive (RFC 9110 §8.3.1): `Application/JSON` is JSON.
+      const contentType = given?.toLowerCase();
       // Import (POST /v1/inboxes/{id}/messages) alone takes raw mail: the exact bytes, never decoded.
-      if (contentType?.toLowerCase().startsWith("message/rfc822") && isImport(request)) return readRaw(request, services);
+      if (contentType?.startsWith("message/rfc822") && isImport(request)) return readRaw(request, services);
       // Strict JSON: a body that does not parse is a 400 in the envelope, never silently empty.
       if (!contentType || contentType.startsWith("application/json") || contentType.startsWith("text/plain")) {
         const text = await request.text();
@@ -165,6 +167,10 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
             `the request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`,
           );
         }
+        // Every /v1 body is an object (CONTRACT.md); an optional one may be left out, not be [], null or 42.
+        if (new URL(request.url).pathname.startsWith("/v1/") && (body === null || typeof body !== "object" || Array.isArray(body))) {
+          throw validation("the request body must be a JSON object", { errors: [{ path: "", message: "must be an object" }] });
+        }
         return body;
       }
       if (!contentType.startsWith("application/x-www-form-urlencoded") && !contentType.startsWith("multipart/form-data")) {
@@ -172,8 +178,8 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
           "unsupported",
           "unsupported_media_type",
           isImport(request)
-            ? `content type ${contentType} is not accepted; send application/json (compose) or message/rfc822 (import)`
-            : `content type ${contentType} is not accepted; send application/json`,
+            ? `content type ${given} is not accepted; send application/json (compose) or message/rfc822 (import)`
+            : `content type ${given} is not accepted; send application/json`,
         );
       }
     })

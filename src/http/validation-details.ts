@@ -2,6 +2,7 @@
 // schema (Elysia/TypeBox) or a service's own rule (mail/chaos.ts, tenancy/api-keys.ts, …). A client
 // reads `details.field`, the first offending field as it would write it ("rules[0].stage"), and
 // `details.errors`, every problem found as {path (a JSON pointer), message} (docs/api.md "Errors").
+import { Value } from "@sinclair/typebox/value";
 import { escapePointer, unescapePointer } from "../lib/json-pointer";
 
 export interface FieldError {
@@ -53,7 +54,7 @@ function schemaErrors(v: any): FieldError[] {
         const path = e.path ?? "";
         if (seen.has(path)) continue;
         seen.add(path);
-        const union = e.message === "Expected union value" ? unionMessage(e.schema) : null;
+        const union = e.message === "Expected union value" ? unionMessage(e.schema, (e as { value?: unknown }).value) : null;
         out.push({ path, message: union ?? e.summary ?? e.message ?? "invalid" });
         if (out.length === 20) break;
       }
@@ -65,23 +66,51 @@ function schemaErrors(v: any): FieldError[] {
 
 // TypeBox says "should be one of: 'string', 'string'" for a union of literals, and Elysia's
 // coercing t.Integer() is itself a union (a numeric string or an integer): name what is accepted.
-function unionMessage(schema: any): string | null {
-  const branches = schema?.anyOf;
-  if (!Array.isArray(branches) || branches.length === 0) return null;
+// A value of an accepted type that breaks that branch's own rule ("tomorrow" for a nullable
+// date-time) is told that rule, not "must be one of string, null".
+function unionMessage(schema: any, value: unknown): string | null {
+  const branches = flatBranches(schema).filter((b) => !isCoercion(b));
+  if (branches.length === 0) return null;
   const accepted: string[] = [];
   for (const b of branches) {
     const name = acceptedName(b);
     if (name && !accepted.includes(name)) accepted.push(name);
   }
   if (accepted.length === 0) return null;
-  if (accepted.length === 1) return `must be ${/^[aeiou]/.test(accepted[0]!) ? "an" : "a"} ${accepted[0]}`;
-  return `must be one of ${accepted.join(", ")}`;
+  const a = (name: string) => `${/^[aeiou]/.test(name) ? "an" : "a"} ${name}`;
+  const nullable = accepted.length === 2 && accepted.includes("null");
+  if (!nullable) return accepted.length === 1 ? `must be ${a(accepted[0]!)}` : `must be one of ${accepted.join(", ")}`;
+  const other = accepted.find((n) => n !== "null")!;
+  const same = branches.find((b) => b.type === other);
+  if (same && sameType(same.type, value)) {
+    if (typeof same.format === "string") return `must be a ${same.format} string, or null`;
+    const broken = same.type === "integer" ? null : Value.Errors(same, value).First();
+    if (broken) return `${broken.message}, or null`;
+  }
+  return `must be ${a(other)}, or null`;
 }
 
-/** A union branch as a message names it: a literal's value, or a JSON type; Elysia's numeric-string branch is not named. */
+/** The value is of the schema type's JSON type (any number for "integer": 1.5 is an integer's wrong kind of number). */
+function sameType(type: string, v: unknown): boolean {
+  if (type === "integer" || type === "number") return typeof v === "number";
+  if (type === "array") return Array.isArray(v);
+  if (type === "object") return v !== null && typeof v === "object" && !Array.isArray(v);
+  return typeof v === type;
+}
+
+/** The branches of a union, nested unions opened (t.Union([t.Integer(), t.Null()]) holds Elysia's integer union). */
+function flatBranches(schema: any): any[] {
+  const branches = schema?.anyOf;
+  if (!Array.isArray(branches)) return schema && typeof schema === "object" ? [schema] : [];
+  return branches.flatMap(flatBranches);
+}
+
+/** Elysia's string forms of a number or boolean (query strings): not a type a client is asked for. */
+const isCoercion = (b: any) => b?.type === "string" && ["integer", "numeric", "boolean"].includes(b.format);
+
+/** A union branch as a message names it: a literal's value, or a JSON type. */
 function acceptedName(b: any): string | null {
   if (b && typeof b === "object" && "const" in b) return JSON.stringify(b.const);
-  if (b?.type === "string" && (b.format === "integer" || b.format === "numeric")) return null;
   return typeof b?.type === "string" ? b.type : null;
 }
 

@@ -12,6 +12,7 @@
 // the wait; each arrival is checked by id. There is no polling loop. Every query first awaits
 // storage.searchable(): the index is written just after the commit, and a search must see the
 // mail already acknowledged.
+import { notFound } from "../lib/errors";
 import type { AppContext } from "../runtime/context";
 import type { MessageSearch, SearchQuery } from "../storage/mail";
 import type { MessageRow } from "./messages";
@@ -160,7 +161,8 @@ export class SearchService {
         if (!(await waiter.next(deadline, signal))) break;
         if (waiter.gone) {
           waiter.gone = false;
-          if (a.inboxId !== null && !(await this.ctx.storage.inboxes.inProject(a.projectId, a.inboxId))) break;
+          // As the latest-message poll: an inbox deleted during the wait is a 404, not "nothing arrived".
+          if (a.inboxId !== null && !(await this.ctx.storage.inboxes.inProject(a.projectId, a.inboxId))) throw notFound("inbox");
         }
         // New arrivals sit above any cursor: only a first page (no cursor) can gain them.
         const ids = waiter.take().filter((id) => !search.before || id < search.before);

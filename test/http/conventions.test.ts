@@ -105,6 +105,38 @@ describe("common rules", () => {
     expect(r.body.request_id).toMatch(ULID);
   });
 
+  test("a JSON body that is not an object is a 422 (an optional body may be left out); media types are case-insensitive", async () => {
+    const count = async () => (await json(inst.api("/v1/usage"))).body.data.usage.concurrent_inboxes;
+    const before = await count();
+    for (const body of ["[]", "null", '"x"', "42"]) {
+      const r = await json(inst.api("/v1/inboxes", { method: "POST", body, headers: { "content-type": "application/json" } }));
+      expect([body, r.status, r.body.code, r.body.message]).toEqual([
+        body,
+        422,
+        "validation_error",
+        "the request body must be a JSON object",
+      ]);
+    }
+    expect(await count()).toBe(before);
+    const empty = await inst.api("/v1/inboxes", { method: "POST" });
+    expect(empty.status).toBe(201);
+    const id = (await empty.json()).data.id;
+    const mixed = await json(
+      inst.api(`/v1/inboxes/${id}`, {
+        method: "PATCH",
+        body: JSON.stringify({ name: "Mixed case" }),
+        headers: { "content-type": "Application/JSON; Charset=UTF-8" },
+      }),
+    );
+    expect([mixed.status, mixed.body.data?.name]).toEqual([200, "Mixed case"]);
+    const other = await json(inst.api(`/v1/inboxes/${id}`, { method: "PATCH", body: "name=x", headers: { "content-type": "Text/CSV" } }));
+    expect([other.status, other.body.code, other.body.message]).toEqual([
+      415,
+      "unsupported_media_type",
+      "content type Text/CSV is not accepted; send application/json",
+    ]);
+  });
+
   test("a validation_error names the field and lists the problems the same way, whether the route's schema or a service's rule refused", async () => {
     const inbox = (await json(inst.api("/v1/inboxes", { method: "POST", json: {} }))).body.data;
     const put = (body: unknown) => json(inst.api(`/v1/inboxes/${inbox.id}/chaos`, { method: "PUT", json: body }));
@@ -130,6 +162,17 @@ describe("common rules", () => {
     const limit = await json(inst.api("/v1/inboxes?limit=abc"));
     expect(limit.status).toBe(422);
     expect(limit.body.details).toMatchObject({ in: "query", field: "limit", errors: [{ path: "/limit", message: "must be an integer" }] });
+    // A nullable field says what it takes, and a value of the right type that breaks the rule is told the rule.
+    for (const [path, body, message] of [
+      ["/v1/inboxes", { ttl_seconds: 1.5 }, "must be an integer, or null"],
+      ["/v1/inboxes", { ttl_seconds: "abc" }, "must be an integer, or null"],
+      ["/v1/inboxes", { ttl_seconds: true }, "must be an integer, or null"],
+      ["/v1/api-keys", { name: "x", expires_at: "tomorrow" }, "must be a date-time string, or null"],
+    ] as const) {
+      const r = await json(inst.api(path, { method: "POST", json: body }));
+      const field = Object.keys(body).at(-1)!;
+      expect([field, r.status, r.body.details?.errors?.[0]]).toEqual([field, 422, { path: `/${field}`, message }]);
+    }
     // Out of range, Elysia's check after the conversion names no parameter: the one holding the number is named.
     for (const [query, field] of [
       ["limit=500", "limit"],

@@ -219,7 +219,10 @@ describe("import (message/rfc822)", () => {
   });
 
   test("an empty body is 422; another content type is 415; no credential 401; a read-only key 403", async () => {
-    expect((await importRaw(inst, inbox.id, new Uint8Array())).status).toBe(422);
+    // Said as an empty import (docs/import.md), not as a compose body missing `from`.
+    const empty = await importRaw(inst, inbox.id, new Uint8Array());
+    expect([empty.status, empty.body.code]).toEqual([422, "validation_error"]);
+    expect(empty.body.message).toStartWith("the message is empty");
     const xml = await json(
       inst.api(`/v1/inboxes/${inbox.id}/messages`, { method: "POST", headers: { "content-type": "text/xml" }, body: "<a/>" }),
     );

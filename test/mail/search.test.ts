@@ -274,6 +274,16 @@ describe("waiting for matches", () => {
     expect(plain.body.meta.complete).toBeUndefined();
   });
 
+  test("an inbox deleted during the wait is a 404 at once, as for the latest-message poll", async () => {
+    const inbox = await createInbox(inst);
+    const pending = list(`/v1/inboxes/${inbox.id}/messages`, { wait: "20", min: "1" });
+    await Bun.sleep(300);
+    expect((await inst.api(`/v1/inboxes/${inbox.id}`, { method: "DELETE" })).status).toBe(204);
+    const r = await pending;
+    // (A wait that ran out would be a 200 with meta.complete false.)
+    expect([r.status, r.body.code, r.body.message]).toEqual([404, "not_found", "inbox not found"]);
+  });
+
   test("wait and min are validated", async () => {
     const inbox = await createInbox(inst);
     for (const q of [{ wait: "61" }, { wait: "-1" }, { min: "0" }, { min: "101" }] as Record<string, string>[]) {

@@ -100,7 +100,9 @@ const mod: RouteModule = (ctx, s) =>
     .post(
       "/v1/inboxes/:id/messages",
       async (c) => {
-        const raw = c.body instanceof Uint8Array ? c.body : null;
+        // An empty body is not parsed at all: with message/rfc822 it is still an (empty) import.
+        const rfc822 = c.request.headers.get("content-type")?.toLowerCase().startsWith("message/rfc822");
+        const raw = c.body instanceof Uint8Array ? c.body : rfc822 && c.body === undefined ? new Uint8Array(0) : null;
         // Idempotency compares the bytes of an import by their hash, not as a JSON array of numbers.
         const keyed = raw ? { ...c, body: { raw_sha256: sha256Hex(raw) } } : c;
         return idempotent(ctx, keyed, 201, async () => {
