@@ -5,6 +5,8 @@ import { z } from "zod";
 import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type ApiCaller, ok, ToolError } from "./api";
+import { newId } from "../lib/ids";
+import { log } from "../lib/log";
 import { SmtpRefused } from "../lib/smtp-send";
 import type { CheckName } from "../mail/analyses";
 
@@ -55,17 +57,20 @@ function result(data: unknown) {
   };
 }
 
-/** Contract errors come back as MCP tool errors carrying the contract's code. */
+/**
+ * Contract errors come back as MCP tool errors carrying the contract's envelope, whole: a refusal of
+ * the tool's own (no REST call behind it) gets empty details and a request id of its own, logged.
+ */
 function failure(e: unknown) {
+  const requestId = newId();
+  let err: { status: number; code: string; message: string; details: unknown; request_id: string };
   if (e instanceof ToolError) {
-    const err = { status: e.status, ...e.envelope };
-    return {
-      isError: true,
-      content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }],
-      structuredContent: { error: err } as Json,
-    };
+    err = { status: e.status, ...e.envelope, details: e.envelope.details ?? {}, request_id: e.envelope.request_id ?? requestId };
+    if (!e.envelope.request_id) log.info({ request_id: requestId, status: e.status, code: e.envelope.code }, "mcp tool refused");
+  } else {
+    err = { status: 500, code: "internal", message: String((e as Error)?.message ?? e), details: {}, request_id: requestId };
+    log.error({ err: e, request_id: requestId }, "mcp tool failed");
   }
-  const err = { code: "internal", message: String((e as Error)?.message ?? e) };
   return {
     isError: true,
     content: [{ type: "text" as const, text: JSON.stringify({ error: err }) }],

@@ -212,6 +212,15 @@ describe("MCP over Streamable HTTP", () => {
     ];
     const empty: any = await client.callTool({ name: "get_message", arguments: { inbox_id: b.id } });
     expect([empty.isError, data(empty).error.code, data(empty).error.message]).toEqual([true, "not_found", "the inbox has no message yet"]);
+    // A refusal of the tool's own carries the whole envelope too (docs/mcp.md): details and a request id.
+    const neither: any = await client.callTool({ name: "get_message", arguments: {} });
+    expect(data(neither).error).toMatchObject({
+      status: 422,
+      code: "validation_error",
+      message: "give message_id or inbox_id",
+      details: {},
+    });
+    expect(data(neither).error.request_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     await sendMail(a.address, "for a", "code 123456");
     const m = data(await client.callTool({ name: "wait_for_message", arguments: { inbox_id: a.id, timeout_seconds: 10 } }));
     const crossed: any = await client.callTool({ name: "get_verification_code", arguments: { message_id: m.id, inbox_id: b.id } });
