@@ -115,13 +115,14 @@ export const list = <T = any>(path: string) => api<Page<T>>(path);
 
 /**
  * POSTs a create (idempotent: a retried click makes one) and returns what was made; a refusal becomes an Error
- * naming `what`, for the dialog that asked to show (dom.ts `dialog` apply).
+ * naming `what`, for the dialog that asked to show (dom.ts `dialog` apply), with the ApiFailure as its cause (the
+ * dialog focuses the field a validation error names).
  */
 export async function createOne<T>(path: string, body: unknown, what: string): Promise<T> {
   try {
     return (await api<{ data: T }>(path, { method: "POST", json: body, idempotent: true })).data;
   } catch (e) {
-    throw new Error(`Could not create ${what}: ${describe(e)}`);
+    throw new Error(`Could not create ${what}: ${describe(e)}`, { cause: e });
   }
 }
 

@@ -176,7 +176,40 @@ export function toast(message: string, kind: "ok" | "error" | "info" = "info") {
   setTimeout(() => t.remove(), shown + 400);
 }
 
-/** A modal built on <dialog>; resolves with the form's values, or null when cancelled. */
+/**
+ * A refusal that names the field to fix (a taken address): dialog() shows the message, puts the focus on that field
+ * and marks it invalid until it is edited.
+ */
+export class FieldError extends Error {
+  constructor(
+    message: string,
+    readonly field: HTMLElement,
+  ) {
+    super(message);
+  }
+}
+
+const FIELDS = "input:not([type=hidden]):not(:disabled), textarea:not(:disabled), select:not(:disabled)";
+
+/**
+ * The field of `form` a refused submit puts the focus on: the one the error names (a FieldError's, or the field of
+ * the server's validation error, kept as the error's cause by createOne), else the first field, else `fallback`.
+ */
+function fieldInError(form: HTMLFormElement, err: unknown, fallback: HTMLElement): { el: HTMLElement; named: boolean } {
+  if (err instanceof FieldError && err.field.isConnected) return { el: err.field, named: true };
+  const cause = err instanceof Error ? err.cause : null;
+  const name = [err, cause]
+    .map((e) => ((e as { details?: { field?: unknown } } | null)?.details?.field ?? null) as unknown)
+    .find((f): f is string => typeof f === "string");
+  const named = name ? [...form.querySelectorAll<HTMLElement>(FIELDS)].find((f) => f.getAttribute("name") === name) : undefined;
+  if (named) return { el: named, named: true };
+  return { el: form.querySelector<HTMLElement>(FIELDS) ?? fallback, named: false };
+}
+
+/**
+ * A modal built on <dialog>; resolves with the form's values, or null when cancelled. While it is open it owns the
+ * keyboard: the page's shortcuts (keys.ts) stand down and Escape closes it (the browser's own handling).
+ */
 export function dialog<T>(
   title: string,
   body: Child,
@@ -228,6 +261,17 @@ export function dialog<T>(
         (err) => {
           failure.textContent = err instanceof Error ? err.message : String(err);
           button.disabled = false;
+          // Disabling the focused submit button dropped the focus to <body>: give it back to what is to be fixed.
+          if (!dlg.open) return;
+          const { el, named } = fieldInError(form, err, button);
+          if (named) {
+            el.setAttribute("aria-invalid", "true");
+            const clear = () => el.removeAttribute("aria-invalid");
+            el.addEventListener("input", clear, { once: true });
+            el.addEventListener("change", clear, { once: true });
+          }
+          el.focus();
+          if (el instanceof HTMLInputElement && ["text", "search", "url", "email", ""].includes(el.getAttribute("type") ?? "")) el.select();
         },
       );
     });

@@ -1,6 +1,7 @@
 // Keyboard navigation: j/k move the selection in the active list, Enter opens it, Delete removes
 // it, "/" focuses the search box, Escape leaves a message. One list is active at a time. A focused
-// row is the one Enter and Delete act on; a focused button, link or tab keeps those keys.
+// row is the one Enter and Delete act on; a focused button, link or tab keeps those keys. While a
+// modal dialog is open none of this applies: the dialog owns the keyboard (Escape closes it).
 
 export interface KeyList {
   /** The rows, in display order. */
@@ -29,6 +30,22 @@ function typing(t: EventTarget | null): boolean {
   return el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) || !!el.closest("dialog");
 }
 
+/**
+ * A modal dialog is open (dom.ts dialog(), or any other <dialog> shown with showModal()). The page behind it is
+ * inert, whatever has the focus: a submit button that was disabled while its request ran drops the focus to
+ * <body>, outside the dialog, and a key must not then delete or open what is selected behind it.
+ */
+function modalOpen(): boolean {
+  for (const d of document.querySelectorAll("dialog[open]")) {
+    try {
+      if (d.matches(":modal")) return true;
+    } catch {
+      return true; // A browser without :modal: every open dialog of this UI is modal.
+    }
+  }
+  return false;
+}
+
 /** What answers Enter (and Space) itself when focused. */
 const CONTROL = "a[href], button, summary, [role=button], [role=tab], [role=link], [tabindex]";
 
@@ -55,7 +72,8 @@ function move(l: KeyList, i: number): void {
 
 export function installKeys() {
   document.addEventListener("keydown", (e) => {
-    if (e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
+    // Not even preventDefault() under a modal: Escape is the dialog's (the browser closes it), the rest the form's.
+    if (e.ctrlKey || e.metaKey || e.altKey || modalOpen() || typing(e.target)) return;
     if (e.key === "/") {
       // The innermost visible one: the message search over the inbox search, none hidden on a phone.
       const search = [...document.querySelectorAll<HTMLInputElement>("input[type=search]")].filter((i) => i.offsetParent !== null).at(-1);

@@ -200,7 +200,7 @@ async function start() {
     h("span.user-email", { title: `${me.email} (${me.role ?? "member"})` }, me.email),
     h(
       "button.btn.icon-btn",
-      { title: "Log out", "aria-label": "Log out", onclick: () => void logout(), dataset: { test: "logout" } },
+      { title: `Log out ${me.email}`, "aria-label": "Log out", onclick: () => void logout(), dataset: { test: "logout" } },
       icon("logout"),
     ),
   );

@@ -154,6 +154,8 @@ export async function rulesDialog<T>(e: RulesEditor<T>): Promise<T[] | null> {
           btn.closest("dialog")?.close("cancel");
         } catch (err) {
           btn.disabled = false;
+          // Disabled, it had lost the focus to <body>.
+          btn.focus();
           toast(`Could not clear: ${describe(err)}`, "error");
         }
       },

@@ -250,7 +250,7 @@ function renderLinks(el: HTMLElement, message: { id: string }): void {
         ),
         d.links.length
           ? h(
-              "table.headers",
+              "table.headers.link-table",
               null,
               h(
                 "tbody",
@@ -259,14 +259,20 @@ function renderLinks(el: HTMLElement, message: { id: string }): void {
                   h(
                     "tr",
                     { dataset: { test: "link-row", ok: String(l.ok) } },
+                    // Short cells keep their words whole (the URL cell is the one that breaks); the code is shown
+                    // as the API gives it ("dns", "private_address"), its explanation being error_message below the URL.
                     h(
-                      "td",
+                      "td.fit",
                       null,
-                      h(`span.pill.${l.ok ? "passed" : "failed"}`, null, l.status === null ? (l.error ?? "error") : String(l.status)),
+                      h(
+                        `span.pill.${l.ok ? "passed" : "failed"}`,
+                        { title: l.error_message ?? undefined, dataset: { test: "link-status" } },
+                        l.status === null ? (l.error ?? "error") : String(l.status),
+                      ),
                     ),
-                    h("td.small", null, l.kind),
+                    h("td.small.fit", { dataset: { test: "link-kind" } }, l.kind),
                     h(
-                      "td",
+                      "td.link-url",
                       null,
                       h("span.mono.small", null, l.url),
                       l.redirects.length

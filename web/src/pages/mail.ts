@@ -1,7 +1,21 @@
 // The mail page: three panes (inboxes | messages | message) that collapse to one on a phone.
 // #/inboxes, #/inboxes/INBOX, #/inboxes/INBOX/MESSAGE. Live: SSE events refetch the lists.
 import { api, ApiFailure, describe, list } from "../api";
-import { confirmDialog, copyText, countdown, dialog, empty, fmtBytes, h, icon, iconButton, replace, spinner, toast } from "../dom";
+import {
+  confirmDialog,
+  copyText,
+  countdown,
+  dialog,
+  empty,
+  FieldError,
+  fmtBytes,
+  h,
+  icon,
+  iconButton,
+  replace,
+  spinner,
+  toast,
+} from "../dom";
 import { pushKeys, reveal } from "../keys";
 import { debounce, onLive } from "../live";
 import { MessageList } from "./messages";
@@ -71,7 +85,8 @@ export class MailPage implements Page {
   private loaded = false;
   private filter = "";
   private selectedInbox = -1;
-  private inboxId: string | null = null;
+  /** undefined until the first update(): #/inboxes then draws the message pane's empty state like any change would. */
+  private inboxId: string | null | undefined = undefined;
   private messageId: string | null = null;
   private messages: MessageList | null = null;
   private reader: Reader | null = null;
@@ -403,11 +418,8 @@ export class MailPage implements Page {
           try {
             created = (await api<{ data: Inbox }>("/v1/inboxes", { method: "POST", json: body, idempotent: true })).data;
           } catch (e) {
-            throw new Error(
-              e instanceof ApiFailure && e.code === "address_taken"
-                ? "That address is already taken."
-                : `Could not create the inbox: ${describe(e)}`,
-            );
+            if (e instanceof ApiFailure && e.code === "address_taken") throw new FieldError("That address is already taken.", local);
+            throw new Error(`Could not create the inbox: ${describe(e)}`, { cause: e });
           }
         },
       },
