@@ -81,6 +81,46 @@ describe("search index off the commit", () => {
     },
   );
 
+  test("CJK text is found by any run of its characters: words, subject:, phrases, negation, the filtered long-poll", async () => {
+    const ja = await send("日本語の件名テスト", "ご注文ありがとうございます。注文番号は12345です。メールをご確認ください。");
+    const ko = await send("환영합니다", "회원가입을 축하드립니다");
+    const zh = await send("订单确认", "您的订单已发货，请查收。");
+    for (const [q, ids] of [
+      ["件名", [ja]],
+      ["日本語", [ja]],
+      ["subject:件名テスト", [ja]],
+      ['"注文番号は12345"', [ja]],
+      ["メール", [ja]],
+      ["回員", []],
+      ["件名 -注文", []],
+      ["회원가입", [ko]],
+      ["已发货", [zh]],
+      ["订单", [zh]],
+      ["subject:发货", []],
+    ] as const) {
+      expect([q, await find(q)]).toEqual([q, [...ids]]);
+    }
+    const latest = await json(inst.api(`/v1/inboxes/${inbox.id}/messages/latest?${new URLSearchParams({ q: "축하", wait: "0" })}`));
+    expect([latest.status, latest.body.data?.id]).toEqual([200, ko]);
+    // IMAP's substring keys take the same index (protocols/imap/search-text.ts): checked in test/protocols/imap.
+  });
+
+  sqliteOnly("edits inboxd-search.db; PostgreSQL's index is a column of messages")(
+    "an index made in an older word format is rebuilt from the messages at start",
+    async () => {
+      const id = await send("古い索引", "旧形式の索引から再構築する");
+      await inst.stop();
+      // As an index from before the format was recorded: empty of this message, yet marked up to date.
+      const { Database } = await import("bun:sqlite");
+      const db = new Database(join(inst.dataDir, "inboxd-search.db"));
+      db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('delete-all'); DROP TABLE index_format");
+      db.close();
+      inst = await inst.restart();
+      expect(await find("再構築")).toEqual([id]);
+      expect(await find("marmot")).toHaveLength(1);
+    },
+  );
+
   test("messages acknowledged just before kill -9 are searchable after the restart", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await send(`crash ${i}`, `a quokka numbered q${i}`));

@@ -27,6 +27,7 @@
 // UIDs with a turn of the event loop between them, so memory stays bounded and other sessions keep
 // being served.
 import { yieldToLoop } from "../../lib/batches";
+import { spaceCjk } from "../../storage/cjk-words";
 import { ParseError } from "./parser/tokens";
 import type { ImapTextKey } from "../../storage/mail";
 import type { Session } from "./session";
@@ -45,10 +46,15 @@ const SMALL_MAILBOX = 2_000;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const WORD_START = /^[\p{L}\p{N}\p{M}]/u;
 
-/** The value's tokens that must begin a word of the text (see the top), in order. */
+/**
+ * The value's tokens that must begin a word of the text (see the top), in order. A CJK character is
+ * a word of its own in the index (storage/cjk-words.ts), so it is set apart first: it is always
+ * anchored, and so is whatever follows it.
+ */
 export function anchoredWords(value: string): string[] {
-  const tokens = value.match(WORD) ?? [];
-  return WORD_START.test(value) ? tokens.slice(1) : tokens;
+  const spaced = spaceCjk(value);
+  const tokens = spaced.match(WORD) ?? [];
+  return WORD_START.test(spaced) ? tokens.slice(1) : tokens;
 }
 
 /**

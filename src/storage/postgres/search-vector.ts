@@ -14,6 +14,7 @@
 // recipients D. A phrase is `<->` of its tokens (positions run on through the columns with a gap
 // between two, so a phrase never spans two columns); a prefix is `:*`.
 import { searchBodyOfStored } from "../../mime/search-text";
+import { spaceCjk } from "../cjk-words";
 
 /** What the index holds of a message. */
 export interface IndexedMessage {
@@ -38,7 +39,8 @@ const MAX_VECTOR_BYTES = 900_000;
  * test/storage/search-tokens-parity.test.ts holds it to FTS5's own vocabulary.
  */
 export function tokens(text: string): string[] {
-  const folded = text
+  // Each CJK character a word of its own, as SQLite's index is given it (../cjk-words.ts).
+  const folded = spaceCjk(text)
     .normalize("NFD")
     .replace(/(\p{Script=Latin})[\u0300-\u036f]+/gu, "$1")
     .normalize("NFC")

@@ -15,6 +15,7 @@
 import { ulidFloor } from "../../lib/ids";
 import type { ImapTextKey, MessageSearch, SearchQuery, SearchTerm } from "../mail";
 import { likePattern } from "../imap-text-match";
+import { spaceCjk } from "../cjk-words";
 
 /** IMAP SEARCH text keys: the index column that holds the field's words (null: every column; absent: none). */
 export const FTS_COLUMN: Record<string, string | null> = {
@@ -73,7 +74,11 @@ type FtsMode = "index" | "per-row";
 
 /** An FTS5 string literal (nothing inside is syntax). */
 export const ftsString = (v: string) => `"${v.replace(/"/g, '""')}"`;
-const ftsTerm = (t: { value: string; prefix: boolean }) => (t.prefix ? `${ftsString(t.value)} *` : ftsString(t.value));
+/** A word or phrase of q as FTS5 matches it: a CJK run as the phrase of its characters (../cjk-words.ts). */
+const ftsTerm = (t: { value: string; prefix: boolean }) => {
+  const phrase = ftsString(spaceCjk(t.value));
+  return t.prefix ? `${phrase} *` : phrase;
+};
 const likeArg = (v: string) => `%${v.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const LIKE = "LIKE ? ESCAPE '\\'";
 

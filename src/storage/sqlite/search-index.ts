@@ -18,6 +18,7 @@
 import { log } from "../../lib/log";
 import { Database as DatabaseClass, type Database } from "bun:sqlite";
 import { searchBodyOfStored } from "../../mime/search-text";
+import { spaceCjk } from "../cjk-words";
 import { bodyOf } from "./compression";
 import type { SqliteConnection } from "./connection";
 import type { SearchWorkerReport } from "./search-worker";
@@ -61,8 +62,16 @@ export function createSearchSchema(db: Database, schema: string): void {
     END;
     -- One row: whether index_terms holds the whole vocabulary yet (done), else the last term copied.
     CREATE TABLE IF NOT EXISTS ${schema}.index_terms_fill (id INTEGER PRIMARY KEY CHECK (id = 1), after TEXT NOT NULL, done INTEGER NOT NULL);
+    -- How the index made its words (INDEX_FORMAT); no row: before the format was recorded (1).
+    CREATE TABLE IF NOT EXISTS ${schema}.index_format (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
   `);
 }
+
+/**
+ * The index's way of making words. 2: every CJK character is a word of its own (../cjk-words.ts).
+ * An index made another way is emptied and built again from every message, as a missing one is.
+ */
+export const INDEX_FORMAT = 2;
 
 /**
  * The words the index makes of a text, in byte order (its vocabulary after indexing only that
@@ -73,7 +82,7 @@ export function createSearchSchema(db: Database, schema: string): void {
 export function indexWordsOf(text: string): string[] {
   const db = new DatabaseClass(":memory:");
   try {
-    return wordsOf(db, [text]).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    return wordsOf(db, [spaceCjk(text)]).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   } finally {
     db.close();
   }
@@ -117,12 +126,14 @@ export function applySearchQueue(db: Database, schemas: { mail: string; search: 
     const m = e.op === 1 ? (read.get(e.msg_rowid) as IndexedFields | null) : null;
     return {
       rowid: e.msg_rowid,
-      fields: m && [
-        m.subject,
-        searchBodyOfStored(bodyOf(m.text_body, m.text_z), bodyOf(m.html_body, m.html_z)),
-        `${m.from_name} ${m.from_email}`,
-        `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
-      ],
+      fields:
+        m &&
+        [
+          m.subject,
+          searchBodyOfStored(bodyOf(m.text_body, m.text_z), bodyOf(m.html_body, m.html_z)),
+          `${m.from_name} ${m.from_email}`,
+          `${m.envelope_to} ${people(m.to_json)} ${people(m.cc_json)}`,
+        ].map(spaceCjk),
     };
   });
   const last = entries[entries.length - 1]!.seq;
@@ -182,6 +193,18 @@ export class SearchIndex {
     db.exec("PRAGMA search.journal_mode = WAL");
     createSearchSchema(db, "search");
     let progress = db.query("SELECT last_seq FROM search.search_progress WHERE id = 1").get() as { last_seq: number } | null;
+    const format = (db.query("SELECT version FROM search.index_format WHERE id = 1").get() as { version: number } | null)?.version ?? 1;
+    if (progress && format !== INDEX_FORMAT) {
+      log.info({ from: format, to: INDEX_FORMAT }, "search index: another word format, rebuilding it from every message");
+      db.transaction(() => {
+        db.exec("INSERT INTO search.messages_fts (messages_fts) VALUES ('delete-all')");
+        db.exec("DELETE FROM search.index_terms");
+        db.exec("INSERT INTO search.index_terms_trigram (index_terms_trigram) VALUES ('delete-all')");
+        db.exec("DELETE FROM search.search_progress");
+      })();
+      progress = null;
+    }
+    db.exec(`INSERT OR REPLACE INTO search.index_format (id, version) VALUES (1, ${INDEX_FORMAT})`);
     if (!progress) {
       // A new search database: queue every message once more (rebuild), numbered from 1. Its
       // terms are added as the messages are indexed: index_terms is complete from the start.
