@@ -8,6 +8,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, transport } from "../support/mail";
+import { withDatabaseFile } from "../support/sqlite-file";
 import { sqliteOnly } from "../support/test-database";
 
 let inst: Instance;
@@ -111,10 +112,13 @@ describe("search index off the commit", () => {
       const id = await send("古い索引", "旧形式の索引から再構築する");
       await inst.stop();
       // As an index from before the format was recorded: empty of this message, yet marked up to date.
-      const { Database } = await import("bun:sqlite");
-      const db = new Database(join(inst.dataDir, "inboxd-search.db"));
-      db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('delete-all'); DROP TABLE index_format");
-      db.close();
+      withDatabaseFile(
+        inst.dataDir,
+        (db) => db.exec("INSERT INTO messages_fts (messages_fts) VALUES ('delete-all'); DROP TABLE index_format"),
+        {
+          file: "inboxd-search.db",
+        },
+      );
       inst = await inst.restart();
       expect(await find("再構築")).toEqual([id]);
       expect(await find("marmot")).toHaveLength(1);

@@ -61,6 +61,15 @@ export async function logIn(page: Page): Promise<void> {
   await page.click("button[type=submit]");
 }
 
+/** A new tab of the browser, signed in as the bootstrap admin at the UI served at `base`, its top bar shown. */
+export async function signedInPage(browser: Browser, base: string): Promise<Page> {
+  const page = await newPage(browser);
+  await page.goto(`${base}/`);
+  await logIn(page);
+  await page.waitForSelector("header.topbar");
+  return page;
+}
+
 /**
  * Waits until the UI has routed to `path` (the hash without '#'). The router runs on hashchange, which the browser
  * fires after the click or page.goto that changed the hash has returned; until then the old page is still shown,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendMail } from "../support/mail";
-import { hasChromium, launch, screenshots, type Browser, newPage, logIn, openRoute } from "../support/browser";
+import { hasChromium, launch, screenshots, type Browser, openRoute, signedInPage } from "../support/browser";
 import { needs } from "../support/components";
 
 const chromium = needs("chromium", hasChromium, "apt-get install chromium");
@@ -29,10 +29,7 @@ describe.skipIf(!chromium)("Checks tab in Chromium", () => {
     inst = await startInboxd();
     inbox = await createInbox(inst, { name: "Checks" });
     browser = await launch();
-    page = await newPage(browser);
-    await page.goto(`${inst.url}/`);
-    await logIn(page);
-    await page.waitForSelector("header.topbar");
+    page = await signedInPage(browser, inst.url);
   }, 60_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import type { Page } from "playwright-core";
 import { json, startInboxd, type Instance } from "../support/harness";
 import { createInbox, sendMail } from "../support/mail";
-import { hasChromium, launch, type Browser, newPage, logIn, openRoute, routed, screenshots } from "../support/browser";
+import { hasChromium, launch, type Browser, openRoute, routed, screenshots, signedInPage } from "../support/browser";
 import { needs } from "../support/components";
 
 const chromium = needs("chromium", hasChromium, "apt-get install chromium");
@@ -66,10 +66,7 @@ describe.skipIf(!chromium)("modal dialogs and keyboard shortcuts in Chromium", (
       await sendMail(inst, { from: "app@example.com", to: `nobody-${n}@example.com`, subject: `Caught ${n}`, text: "x" });
     expect(await messageCount()).toBe(2);
     browser = await launch();
-    page = await newPage(browser);
-    await page.goto(`${inst.url}/`);
-    await logIn(page);
-    await page.waitForSelector("header.topbar");
+    page = await signedInPage(browser, inst.url);
   }, 60_000);
 
   // A test that failed with its dialog open must not leave it over the next one's page.
