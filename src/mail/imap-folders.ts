@@ -100,7 +100,7 @@ export function invalidName(name: string): string | null {
   if (/[\x00-\x1f\x7f*%]/.test(name)) return "Mailbox names may not hold control characters, * or %";
   // No UTF8=ACCEPT: names are modified UTF-7 (RFC 3501 §5.1.3), or LIST would give back a name that
   // SELECT cannot find (8-bit bytes), as Dovecot refuses them.
-  if (!isModifiedUtf7(name)) return "Mailbox name is not valid modified UTF-7 (RFC 3501 §5.1.3)";
+  if (!isModifiedUtf7(name)) return "Mailbox name is not valid modified UTF-7 (RFC 3501, section 5.1.3)";
   if (name.startsWith(DELIMITER) || name.endsWith(DELIMITER) || name.includes(DELIMITER + DELIMITER)) {
     return `Mailbox names may not start or end with ${DELIMITER} or hold an empty level`;
   }
