@@ -6,6 +6,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UsageError } from "./args";
 import { quoted } from "../lib/errors";
 
+/** The HTTP status of an answer inboxd gave (StreamableHTTPError's code): inboxd refusing, not inboxd being away. */
+function httpStatusOf(e: unknown): number | null {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "number" && code > 0 ? code : null;
+}
+
 export async function mcpStdio(args: Record<string, string>): Promise<number> {
   const base = args.url || process.env.INBOXD_URL;
   const key = args.key || process.env.INBOXD_API_KEY;
@@ -29,6 +35,13 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
 
   let closing = false;
   let finish: (code: number) => Promise<void> = async () => {};
+  // Requests sent and not yet answered: input that ends (`echo '{…}' | inboxd mcp`) still gets their answers.
+  const unanswered = new Set<string | number>();
+  let inputEnded = false;
+  const answered = (id: unknown) => {
+    unanswered.delete(id as string | number);
+    if (inputEnded && unanswered.size === 0) void finish(0);
+  };
   const done = new Promise<number>((resolve) => {
     finish = async (code: number) => {
       if (closing) return;
@@ -39,19 +52,30 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
       resolve(code);
     };
     local.onclose = () => void finish(0);
-    remote.onerror = (e) => console.error(`inboxd mcp: ${e.message}`);
-    process.stdin.on("end", () => void finish(0));
+    // An HTTP answer to a send (StreamableHTTPError, a numeric code) is told by send's own handler below, once.
+    remote.onerror = (e) => {
+      if (httpStatusOf(e) === null) console.error(`inboxd mcp: ${e.message}`);
+    };
+    process.stdin.on("end", () => {
+      inputEnded = true;
+      if (unanswered.size === 0) void finish(0);
+    });
     process.once("SIGINT", () => void finish(0));
     process.once("SIGTERM", () => void finish(0));
   });
 
   // A line the stdio transport cannot take (over its 10 MiB buffer, not JSON) is said on stderr, not dropped unseen.
   local.onerror = (e) => console.error(`inboxd mcp: ${e.message}`);
+  // Messages that follow an initialize wait for its answer, which brings the session id they need: a client
+  // waits for it anyway, a script that pipes its whole dialogue in does not.
+  let initializing: Promise<unknown> = Promise.resolve();
   local.onmessage = (msg) => {
-    remote.send(msg).catch(async (e) => {
-      const id = (msg as any).id;
-      // An HTTP answer (StreamableHTTPError's code) is inboxd refusing, not inboxd being away.
-      const status = typeof e?.code === "number" && e.code > 0 ? e.code : null;
+    const id = (msg as any).id;
+    if ("method" in msg && id !== undefined) unanswered.add(id);
+    const send = "method" in msg && msg.method === "initialize" ? remote.send(msg) : initializing.then(() => remote.send(msg));
+    if ("method" in msg && msg.method === "initialize") initializing = send.catch(() => {});
+    send.catch(async (e) => {
+      const status = httpStatusOf(e);
       // Before a session exists a 404 or 401 is a wrong --url or --key, which starting again will not mend.
       const refused = (status === 404 || status === 401) && remote.sessionId === undefined;
       // With a session, 404: it is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
@@ -72,9 +96,14 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
         console.error(`inboxd mcp: ${message}`);
         void finish(1);
       }
+      answered(id);
     });
   };
-  remote.onmessage = (msg) => void local.send(msg);
+  remote.onmessage = (msg) => {
+    void local.send(msg).then(() => {
+      if (!("method" in msg) && "id" in msg) answered(msg.id);
+    });
+  };
   await remote.start();
   await local.start();
   return done;

@@ -502,6 +502,48 @@ describe("MCP over stdio (inboxd mcp)", () => {
     }
   });
 
+  test("a whole dialogue piped in (input ends at once) is answered in order before the relay exits; a refused one exits 1", async () => {
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } },
+    };
+    const run = async (key: string, lines: unknown[]) => {
+      const [command, ...pre] = inboxdCommand();
+      const proc = Bun.spawn([command!, ...pre, "mcp", "--url", inst.url, "--key", key], {
+        cwd: ROOT,
+        stdin: new Blob([lines.map((l) => `${JSON.stringify(l)}\n`).join("")]),
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      return {
+        answers: out
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+        err,
+        code,
+      };
+    };
+    const ok = await run(inst.key, [
+      init,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_inboxes", arguments: {} } },
+    ]);
+    expect(ok.answers.map((a) => [a.id, !!a.result, a.error?.message])).toEqual([
+      [1, true, undefined],
+      [2, true, undefined],
+    ]);
+    expect([ok.code, ok.err]).toEqual([0, ""]);
+    const refused = await run("isk_live_not_a_key", [init]);
+    expect(refused.answers.map((a) => a.error?.message)).toEqual(["the API key was refused (HTTP 401): check --key"]);
+    // Said once on stderr, in our words (the transport's own report of the same answer is not repeated).
+    expect([refused.code, refused.err.trim()]).toEqual([1, "inboxd mcp: the API key was refused (HTTP 401): check --key"]);
+  });
+
   test("a session ended under it (the key revoked) fails the next call with -32001 saying so, and the relay exits", async () => {
     const k = await json(inst.api("/v1/api-keys", { method: "POST", json: { name: "stdio relay" } }));
     expect(k.status).toBe(201);
