@@ -48,6 +48,45 @@ export async function idempotent<T>(
   const route = `${c.request.method} ${c.route}`;
   const url = new URL(c.request.url);
   const bodyHash = ctx.sealer.mac("idempotency", JSON.stringify([c.body ?? null, url.pathname, url.search]));
+  // Requests with one key take turns: a retry sent while the first is still running waits for it, then
+  // replays its stored answer (or runs, if the first failed and stored nothing). Without this, eight
+  // parallel retries made up to seven runs. One process: nodes on one PostgreSQL do not share turns.
+  const slot = `${principalId}\n${route}\n${key}`;
+  const turns = turnsOf(ctx);
+  for (let prior = turns.get(slot); prior; prior = turns.get(slot)) await prior;
+  let done!: () => void;
+  turns.set(
+    slot,
+    new Promise<void>((r) => {
+      done = r;
+    }),
+  );
+  try {
+    return await once(ctx, c, status, run, secret, { principalId, route, key, bodyHash });
+  } finally {
+    turns.delete(slot);
+    done();
+  }
+}
+
+/** Per instance: the idempotent request now running for each principal, route and key. */
+const runningTurns = new WeakMap<AppContext, Map<string, Promise<void>>>();
+function turnsOf(ctx: AppContext): Map<string, Promise<void>> {
+  let m = runningTurns.get(ctx);
+  if (!m) runningTurns.set(ctx, (m = new Map()));
+  return m;
+}
+
+/** The stored answer for the key, or the create run once and its answer stored. */
+async function once<T>(
+  ctx: AppContext,
+  c: HandlerCtx,
+  status: number,
+  run: () => T | Promise<T>,
+  secret: SecretAnswer<T> | undefined,
+  k: { principalId: string; route: string; key: string; bodyHash: string },
+): Promise<T> {
+  const { principalId, route, key, bodyHash } = k;
   const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
   const row = await ctx.storage.idempotencyKeys.find(principalId, route, key, since);
   if (row) {

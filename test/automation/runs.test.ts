@@ -294,6 +294,23 @@ describe("launch rules", () => {
     expect(b.headers.get("idempotent-replayed")).toBe("true");
     expect(b.body.data.id).toBe(a.body.data.id);
   });
+
+  test("Idempotency-Key: parallel retries of a launch start one run", async () => {
+    const scenarioId = await publishScenario(inst, { schema_version: 1, steps: [{ type: "sleep", seconds: 0 }] });
+    const launch = () =>
+      json(
+        inst.api("/v1/runs", {
+          method: "POST",
+          headers: { "idempotency-key": "launch-race" },
+          json: { agent_id: agentId, scenario_id: scenarioId },
+        }),
+      );
+    const all = await Promise.all(Array.from({ length: 8 }, launch));
+    expect(all.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(all.map((r) => r.body.data.id)).size).toBe(1);
+    const runs = (await json(inst.api("/v1/runs?limit=100"))).body.data.filter((r: any) => r.scenario?.id === scenarioId);
+    expect(runs).toHaveLength(1);
+  });
 });
 
 describe("reading runs", () => {

@@ -193,6 +193,22 @@ describe("inboxes", () => {
     expect(d.body.code).toBe("validation_error");
   });
 
+  test("Idempotency-Key: eight parallel retries with one key make one inbox, the others replay it", async () => {
+    const headers = { "idempotency-key": "parallel-inbox-1" };
+    const all = await Promise.all(Array.from({ length: 8 }, () => create({ name: "parallel" }, { headers })));
+    expect(all.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(all.map((r) => r.body.data.id)).size).toBe(1);
+    expect(all.filter((r) => r.headers.get("idempotent-replayed") === "true")).toHaveLength(7);
+    // A different body with that key, sent with them, is still refused.
+    const [same, other] = await Promise.all([create({ name: "parallel" }, { headers }), create({ name: "changed" }, { headers })]);
+    expect([same.status, same.body.data?.id, other.status, other.body.code]).toEqual([
+      201,
+      all[0]!.body.data.id,
+      422,
+      "idempotency_key_reused",
+    ]);
+  });
+
   test("usage reports real counts against the plan's quotas", async () => {
     const before = (await json(inst.api("/v1/usage"))).body.data;
     await create({});
