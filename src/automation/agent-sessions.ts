@@ -6,7 +6,9 @@
 import type { AppContext } from "../runtime/context";
 import type { Principal, ProjectRef } from "../tenancy/auth";
 import type { AgentService, AgentRow } from "./agents";
-import type { MailRemoval } from "../mail/removal";
+import type { RunLedger } from "./run-ledger";
+import type { RunService } from "./runs";
+import type { ApprovalEmitter } from "./approvals";
 import type { AgentSessionRow as SessionRow } from "../storage/automation";
 import { newId, isUlid } from "../lib/ids";
 import { nowIso } from "../lib/time";
@@ -36,7 +38,8 @@ export class AgentSessionService {
   constructor(
     private readonly ctx: AppContext,
     private readonly agents: AgentService,
-    private readonly removal: MailRemoval,
+    /** The session's run ends as a scenario run does: its ledger applied, run.finished written and emitted. */
+    private readonly run: { runs: RunService; ledger: RunLedger; emit: ApprovalEmitter },
     private readonly projects: SessionProjects,
   ) {
     // A session dies with the principal that opened it: a revoked key or a logged-out device
@@ -233,34 +236,26 @@ export class AgentSessionService {
     if (row.status !== "open") return this.view(row);
     const claimed = await this.store.close(id, as, nowIso());
     if (!claimed) return this.view(await this.get(projectId, id)); // another worker released it
-    const { errors } = await this.applyLedger(row.run_id, projectId);
-    const now = nowIso();
+    // The same ending as a scenario run's (run-executor.ts finish): cleanup.* events from the ledger, then the
+    // terminal status and run.finished in one commit, then run.finished to webhooks and the event stream.
+    const cleanup = await this.run.ledger.apply({ id: row.run_id, project_id: projectId });
+    const status = as === "expired" ? "timed_out" : "succeeded";
     await this.ctx.storage.transaction(async (tx) => {
       await appendRunEvent(tx, row.run_id, projectId, as === "expired" ? "session.expired" : "session.released", { agent_session_id: id });
-      await tx.runs.endSession(row.run_id, {
-        status: as === "expired" ? "timed_out" : "succeeded",
-        cleanup_status: errors.length ? "failed" : "completed",
-        cleanup_error: errors.length ? errors.join("; ") : null,
-        at: now,
-      });
+      await tx.runs.endSession(row.run_id, { status, cleanup_status: cleanup.status, cleanup_error: cleanup.error, at: nowIso() });
+      await appendRunEvent(tx, row.run_id, projectId, "run.finished", { status, failed_assertions: 0 });
     });
     this.ctx.bus.publish({ type: "run.changed", projectId, runId: row.run_id });
-    return this.view(await this.get(projectId, id));
-  }
-
-  private async applyLedger(runId: string, projectId: string): Promise<{ errors: string[] }> {
-    const items = await this.ctx.storage.runLedger.openOfRun(runId);
-    const errors: string[] = [];
-    for (const it of items) {
+    const done = await this.run.runs.byId(row.run_id);
+    if (done) {
       try {
-        if (it.resource_type === "inbox") await this.removal.deleteInbox(projectId, it.resource_id);
-        await this.ctx.storage.runLedger.markRemoved(it.id, nowIso());
-      } catch (e: any) {
-        errors.push(`${it.resource_type} ${it.resource_id}: ${e?.message ?? e}`);
-        await this.ctx.storage.runLedger.markFailed(it.id, String(e?.message ?? e));
+        const r: unknown = this.run.emit(projectId, "run.finished", { run: this.run.runs.view(done) });
+        if (r instanceof Promise) r.catch((e) => log.error({ err: e, run_id: row.run_id }, "run.finished emit failed"));
+      } catch (e) {
+        log.error({ err: e, run_id: row.run_id }, "run.finished emit failed");
       }
     }
-    return { errors };
+    return this.view(await this.get(projectId, id));
   }
 
   /** Releases sessions past their expires_at (scheduler; safe with several workers). */

@@ -51,6 +51,7 @@ export function buildAutomation(
     },
     emit,
   );
+  const ledger = new RunLedger(ctx, runs, base.removal);
   const runExecutor = new RunExecutor(
     ctx,
     runs,
@@ -59,7 +60,7 @@ export function buildAutomation(
     scenarioSecrets,
     base.auth,
     { inboxes: base.inboxes, messages: base.messages, analyses: base.analyses, removal: base.removal, origins },
-    new RunLedger(ctx, runs, base.removal),
+    ledger,
     emit,
     {
       park: async (tx, p) => {
@@ -76,6 +77,6 @@ export function buildAutomation(
       },
     },
   );
-  const agentSessions = new AgentSessionService(ctx, base.agents, base.removal, base.auth);
+  const agentSessions = new AgentSessionService(ctx, base.agents, { runs, ledger, emit }, base.auth);
   return { agents: base.agents, origins, scenarioSecrets, scenarios, runs, runExecutor, approvals, agentSessions };
 }

@@ -300,8 +300,6 @@ export interface RunLedgerRepository {
   add(e: Omit<LedgerEntry, "removed_at" | "error">): Promise<void>;
   /** Every entry of the run. */
   ofRun(runId: string): Promise<LedgerEntry[]>;
-  /** Entries not removed yet, newest first. */
-  openOfRun(runId: string): Promise<LedgerEntry[]>;
   markRemoved(id: string, at: string): Promise<void>;
   /** The run removed the resource itself: its open entries for it are marked removed. */
   markResourceRemoved(runId: string, resourceType: string, resourceId: string, at: string): Promise<void>;

@@ -115,6 +115,12 @@ describe("agent sessions", () => {
     expect(released.status).toBe(200);
     expect(released.body.data.status).toBe("released");
     expect((await json(inst.api(`/v1/inboxes/${inboxId}`))).status).toBe(404);
+    // The session's run ends as a scenario run does (docs/runs.md): cleanup events, then run.finished last.
+    const run = (await json(inst.api(`/v1/runs/${opened.body.data.run_ulid}`, { token: k }))).body.data;
+    expect([run.status, run.cleanup_status]).toEqual(["succeeded", "completed"]);
+    const ended = (await json(inst.api(`/v1/runs/${opened.body.data.run_ulid}/events?limit=100`, { token: k }))).body.data;
+    expect(ended.map((e: any) => e.type).slice(-4)).toEqual(["cleanup.started", "cleanup.completed", "session.released", "run.finished"]);
+    expect(ended.at(-1).payload).toEqual({ status: "succeeded", failed_assertions: 0 });
     const again = await json(inst.api(`/v1/agent-sessions/${sid}/release`, { method: "POST", token: k }));
     expect(again.status).toBe(200);
     expect(again.body.data.status).toBe("released");

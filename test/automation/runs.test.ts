@@ -387,6 +387,27 @@ describe("run.finished reaches the live event stream", () => {
     expect(text).toContain("run.finished");
     expect(text).toContain(run.id);
   });
+
+  test("an agent session's run, released, sends run.finished too", async () => {
+    const ac = new AbortController();
+    const res = await inst.api("/v1/events", { signal: ac.signal, headers: { accept: "text/event-stream" } });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const opened = await json(inst.api("/v1/agent-sessions", { method: "POST", json: {} }));
+    expect(opened.status).toBe(201);
+    const runId = opened.body.data.run_ulid;
+    expect((await json(inst.api(`/v1/agent-sessions/${opened.body.data.ulid}/release`, { method: "POST" }))).status).toBe(200);
+    let text = "";
+    const finished = () => text.split("\n\n").some((frame) => frame.includes("run.finished") && frame.includes(runId));
+    const end = Date.now() + 10_000;
+    while (!finished() && Date.now() < end) {
+      const { value, done } = await Promise.race([reader.read(), Bun.sleep(500).then(() => ({ value: undefined, done: false }))]);
+      if (done) break;
+      if (value) text += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    expect(finished()).toBe(true);
+  });
 });
 
 describe("approval: true parks the run", () => {

@@ -275,10 +275,6 @@ export class PgRunLedger implements RunLedgerRepository {
     return await this.c.rows<LedgerEntry>("SELECT * FROM run_cleanup WHERE run_id = $1", runId);
   }
 
-  async openOfRun(runId: string): Promise<LedgerEntry[]> {
-    return await this.c.rows<LedgerEntry>("SELECT * FROM run_cleanup WHERE run_id = $1 AND removed_at IS NULL ORDER BY id DESC", runId);
-  }
-
   async markRemoved(id: string, at: string): Promise<void> {
     await this.c.run("UPDATE run_cleanup SET removed_at = $1, error = NULL WHERE id = $2", at, id);
   }

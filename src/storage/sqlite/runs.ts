@@ -258,10 +258,6 @@ export class SqliteRunLedger implements RunLedgerRepository {
     return this.c.all<LedgerEntry>("SELECT * FROM run_cleanup WHERE run_id = ?", runId);
   }
 
-  async openOfRun(runId: string): Promise<LedgerEntry[]> {
-    return this.c.all<LedgerEntry>("SELECT * FROM run_cleanup WHERE run_id = ? AND removed_at IS NULL ORDER BY id DESC", runId);
-  }
-
   async markRemoved(id: string, at: string): Promise<void> {
     this.c.run("UPDATE run_cleanup SET removed_at = ?, error = NULL WHERE id = ?", at, id);
   }
