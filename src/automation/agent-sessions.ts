@@ -71,14 +71,14 @@ export class AgentSessionService {
     }
     const agent = input.agent_id ? await this.agentOf(project.id, input.agent_id) : await this.agents.ensureStandard(project.id);
     const agentPerms = JSON.parse(agent.permissions) as string[];
-    let scopes: string[];
-    if (input.scopes === undefined) {
-      scopes = intersect(principal.scopes, agentPerms);
-    } else {
+    // The session axis is fixed now (docs/agent-sessions.md): credential ∩ agent as they stand, narrowed by
+    // `scopes`. A scope asked for beyond them is dropped, not kept for later: widening the agent afterwards
+    // must not widen a session already open.
+    let scopes = intersect(principal.scopes, agentPerms);
+    if (input.scopes !== undefined) {
       const bad = input.scopes.filter((s) => !isScope(s));
       if (bad.length) throw validation(`unknown scope ${quoted(bad[0])}`, { field: "scopes", unknown: echoed(bad) });
-      // No subset check: a session scope beyond the credential is inert, the intersection decides.
-      scopes = normalizeScopes(input.scopes);
+      scopes = intersect(scopes, normalizeScopes(input.scopes));
     }
     const now = nowIso();
     const id = newId();

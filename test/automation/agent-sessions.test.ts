@@ -70,6 +70,19 @@ describe("agent sessions", () => {
     expect((await open(inst.key, {})).status).toBe(201);
   });
 
+  test("scopes asked for beyond credential ∩ agent are dropped at open; widening the agent later does not widen the session", async () => {
+    const a = await agent(["runs:write", "inboxes:read"]);
+    const opened = await open(inst.key, { agent_id: a, scopes: ["inboxes:read", "inboxes:write", "domains:write"] });
+    expect(opened.status).toBe(201);
+    expect(opened.body.data.scopes).toEqual(["inboxes:read"]);
+    const widened = await json(
+      inst.api(`/v1/agents/${a}`, { method: "PATCH", json: { permissions: ["runs:write", "inboxes:read", "inboxes:write"] } }),
+    );
+    expect(widened.status).toBe(200);
+    const create = await withSession(inst.key, opened.body.data.ulid, "/v1/inboxes", { method: "POST", json: {} });
+    expect([create.status, create.body.code, create.body.details?.missing_on]).toEqual([403, "insufficient_scope", ["session"]]);
+  });
+
   test("an unknown agent_id is 404", async () => {
     const r = await open(inst.key, { agent_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV" });
     expect(r.status).toBe(404);
@@ -77,7 +90,8 @@ describe("agent sessions", () => {
 
   test("a call passes only when the credential, the agent and the session all grant its scope; calls are run events; release cleans up", async () => {
     // inboxes:write on all three axes; messages:read missing on the session; inboxes:read missing on the
-    // agent; messages:write missing on the credential.
+    // agent; messages:write missing on the credential. The session's axis is credential ∩ agent ∩ asked, fixed
+    // at open: what the agent or the key lacks, the session lacks too.
     const k = await key(["runs:write", "runs:read", "inboxes:write", "messages:read", "inboxes:read"]);
     const a = await agent(["inboxes:write", "messages:read", "messages:write"]);
     const opened = await open(k, { agent_id: a, scopes: ["inboxes:write", "inboxes:read", "messages:write"] });
@@ -94,11 +108,11 @@ describe("agent sessions", () => {
 
     const noAgent = await withSession(k, sid, `/v1/inboxes/${inboxId}`);
     expect(noAgent.status).toBe(403);
-    expect(noAgent.body.details.missing_on).toEqual(["agent"]);
+    expect(noAgent.body.details.missing_on).toEqual(["agent", "session"]);
 
     const noKey = await withSession(k, sid, "/v1/messages/01ARZ3NDEKTSV4RRFFQ69G5FAV", { method: "DELETE" });
     expect(noKey.status).toBe(403);
-    expect(noKey.body.details.missing_on).toEqual(["credential"]);
+    expect(noKey.body.details.missing_on).toEqual(["credential", "session"]);
 
     // Without the header the key acts alone, as before.
     expect((await json(inst.api(`/v1/inboxes/${inboxId}`, { token: k }))).status).toBe(200);
