@@ -35,11 +35,17 @@ export interface StepState {
 export interface LaunchInput {
   agent_id: string;
   scenario_id: string;
-  inputs?: Record<string, unknown>;
+  /** An object of input names and values; anything else is refused (resolveInputs). */
+  inputs?: unknown;
 }
 
 /** Checks inputs against the definition's declarations and fills defaults. */
-export function resolveInputs(def: Definition, given: Record<string, unknown> = {}): Record<string, unknown> {
+export function resolveInputs(def: Definition, raw: unknown = {}): Record<string, unknown> {
+  // Object.keys of [] or "abc" is not a set of names (routes/runs.ts takes the value unchecked).
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw validation("inputs must be an object of input names and values", { field: "inputs" });
+  }
+  const given = raw as Record<string, unknown>;
   const decls = def.inputs ?? {};
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(given)) {

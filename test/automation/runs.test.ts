@@ -272,6 +272,11 @@ describe("launch rules", () => {
     expect((await launch(inst, { agent_id: agentId, scenario_id: scenarioId }, 0)).status).toBe(422);
     expect((await launch(inst, { agent_id: agentId, scenario_id: scenarioId, inputs: { who: 1 } }, 0)).status).toBe(422);
     expect((await launch(inst, { agent_id: agentId, scenario_id: scenarioId, inputs: { who: "x", extra: 1 } }, 0)).status).toBe(422);
+    // Not an object: refused as such, not as "unknown input 0" (or, for [], launched with the defaults).
+    for (const inputs of [[], "abc", [{ who: "ada" }]]) {
+      const r = await launch(inst, { agent_id: agentId, scenario_id: scenarioId, inputs }, 0);
+      expect([JSON.stringify(inputs), r.status, r.body.details?.field]).toEqual([JSON.stringify(inputs), 422, "inputs"]);
+    }
     const ok = await launch(inst, { agent_id: agentId, scenario_id: scenarioId, inputs: { who: "ada" } }, 20);
     expect(ok.body.data.status).toBe("succeeded");
     expect(ok.body.data.inputs).toEqual({ who: "ada", n: 2 });

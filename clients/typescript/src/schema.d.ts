@@ -6493,6 +6493,7 @@ export interface operations {
                     agent_id: string;
                     /** @description the scenario; its current (latest published) version runs */
                     scenario_id: string;
+                    /** @description the scenario's input names and their values */
                     inputs?: {
                         [key: string]: unknown;
                     };

@@ -43,7 +43,11 @@ const mod: RouteModule = (ctx, s) =>
         body: t.Object({
           agent_id: Ulid("the agent whose permissions the run executes under"),
           scenario_id: Ulid("the scenario; its current (latest published) version runs"),
-          inputs: t.Optional(t.Record(t.String(), t.Unknown())),
+          // Unknown, checked by the service (automation/runs.ts resolveInputs): Elysia's normalization turns an
+          // array or a string given for a t.Record into an object ("abc" → {0: "a", …}) before any check sees it.
+          inputs: t.Optional(
+            t.Unknown({ type: "object", additionalProperties: true, description: "the scenario's input names and their values" }),
+          ),
         }),
         response: { 201: One(R.Run) },
         detail: { summary: "Launch a run of a scenario's current version", tags },
