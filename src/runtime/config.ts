@@ -177,11 +177,35 @@ function oneOf<T extends string>(env: Env, name: string, def: T, values: readonl
   return raw as T;
 }
 
-function hostName(env: Env, name: string, def: string): string {
+/** A DNS name (labels of letters, digits and inner hyphens, 63 characters at most, 253 in all). */
+function isDnsName(s: string): boolean {
+  return s.length <= 253 && s.split(".").every((l) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(l));
+}
+
+/** A DNS name, or an IP address (IPv6 with or without brackets) where `ip` allows one. */
+function hostName(env: Env, name: string, def: string, ip = true): string {
   const raw = env[name];
   if (raw === undefined || raw === "") return def;
-  if (!/^[A-Za-z0-9.\-:[\]]+$/.test(raw)) throw new ConfigError(`${name} is not a valid host, got "${raw}"`);
+  const bare = raw.replace(/^\[(.*)\]$/, "$1");
+  // Dotted digits are an IPv4 address or nothing (999.1.1.1 is no name).
+  const dottedDigits = /^[\d.]+$/.test(raw);
+  const ok = (!dottedDigits && isDnsName(raw)) || (ip && (isIP(bare) === 6 || (isIP(raw) === 4 && raw === bare)));
+  if (!ok) throw new ConfigError(`${name} is not a valid ${ip ? "host name or IP address" : "domain name"}, got "${raw}"`);
   return raw.toLowerCase();
+}
+
+/** An absolute http(s) URL without query or fragment; its trailing slashes dropped. */
+function baseUrl(env: Env, name: string): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let u: URL | null = null;
+  try {
+    u = new URL(raw);
+  } catch {}
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:") || u.search || u.hash || !/^https?:\/\//i.test(raw)) {
+    throw new ConfigError(`${name} must be an absolute http(s) URL such as https://inboxd.lab.example, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
 }
 
 /** Whether a bind address is loopback only (127.0.0.0/8, ::1, localhost). */
@@ -289,9 +313,11 @@ export const SETTINGS = [
     "publicUrl",
     "INBOXD_PUBLIC_URL",
     "base URL in webhook payloads and the sign-in link (default http://PUBLIC_HOST:HTTP_PORT)",
-    (e, n) => str(e, n)?.replace(/\/+$/, "") ?? null,
+    baseUrl,
   ),
-  setting("mailDomain", "INBOXD_MAIL_DOMAIN", "the shared mail domain (default inboxd.test)", (e, n) => hostName(e, n, "inboxd.test")),
+  setting("mailDomain", "INBOXD_MAIL_DOMAIN", "the shared mail domain (default inboxd.test)", (e, n) =>
+    hostName(e, n, "inboxd.test", false),
+  ),
   setting(
     "bootstrapKey",
     "INBOXD_BOOTSTRAP_KEY",
@@ -623,6 +649,24 @@ function crossCheck(c: Config): void {
   }
   if ((c.tlsCert === null) !== (c.tlsKey === null)) {
     throw new ConfigError("INBOXD_TLS_CERT and INBOXD_TLS_KEY must be set together");
+  }
+  // Every listener binds INBOXD_HOST: two on one port would fail after the first start's bootstrap, blaming
+  // "another server". 0 (a free port each) may repeat.
+  const ports: Array<[string, number | null]> = [
+    ["INBOXD_HTTP_PORT", c.httpPort],
+    ["INBOXD_SMTP_PORT", c.smtpPort],
+    ["INBOXD_IMAP_PORT", c.imapPort],
+    ["INBOXD_POP3_PORT", c.pop3Port],
+    ["INBOXD_IMAP_PLAIN_PORT", c.imapPlainPort],
+    ["INBOXD_POP3_PLAIN_PORT", c.pop3PlainPort],
+    ["INBOXD_LMTP_PORT", c.lmtpPort],
+  ];
+  const taken = new Map<number, string>();
+  for (const [name, p] of ports) {
+    if (p === null || p === 0) continue;
+    const other = taken.get(p);
+    if (other) throw new ConfigError(`${other} and ${name} are both ${p}: each listener needs a port of its own`);
+    taken.set(p, name);
   }
 }
 

@@ -1,6 +1,7 @@
 // The command line as a user meets it: help on stdout with exit 0 (starting nothing), unknown flags and
 // commands refused (exit 2), every setting a flag, the version, start-up failures in one line naming the
 // setting, `user list|passwd`, `dump` + `import` byte for byte, `sendmail`, and the one-time sign-in link.
+import { loadConfig } from "../../src/runtime/config";
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -217,6 +218,37 @@ describe("start-up failures: one line naming the setting, no stack trace", () =>
     expectOneLine(await cli(["serve"], { INBOXD_DATA_DIR: tmp("inboxd-host-"), ...ZERO_PORTS, INBOXD_HOST: "999.1.1.1" }), "INBOXD_HOST");
     expectOneLine(await cli(["serve", "--host", "999.1.1.1"], { INBOXD_DATA_DIR: tmp("inboxd-host-"), ...ZERO_PORTS }), "INBOXD_HOST");
   });
+
+  test("two listeners on one port, a host or domain that is no name, a public URL that is no URL: refused before anything is bootstrapped", async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ INBOXD_HTTP_PORT: "61195", INBOXD_IMAP_PORT: "61195" }, "INBOXD_HTTP_PORT and INBOXD_IMAP_PORT are both 61195"],
+      [{ INBOXD_SMTP_PORT: "61196", INBOXD_LMTP_PORT: "61196" }, "INBOXD_SMTP_PORT and INBOXD_LMTP_PORT are both 61196"],
+      [{ INBOXD_MAIL_DOMAIN: "a..b" }, "INBOXD_MAIL_DOMAIN"],
+      [{ INBOXD_MAIL_DOMAIN: "-bad-" }, "INBOXD_MAIL_DOMAIN"],
+      [{ INBOXD_MAIL_DOMAIN: "10.0.0.1" }, "INBOXD_MAIL_DOMAIN"],
+      [{ INBOXD_PUBLIC_HOST: "[" }, "INBOXD_PUBLIC_HOST"],
+      [{ INBOXD_PUBLIC_HOST: "a:b" }, "INBOXD_PUBLIC_HOST"],
+      [{ INBOXD_PUBLIC_URL: "inboxd.lab:8025" }, "INBOXD_PUBLIC_URL"],
+      [{ INBOXD_PUBLIC_URL: "not a url" }, "INBOXD_PUBLIC_URL"],
+      [{ INBOXD_PUBLIC_URL: "ftp://inboxd.lab" }, "INBOXD_PUBLIC_URL"],
+    ];
+    for (const [env, says] of cases) {
+      const dir = tmp("inboxd-conf-");
+      const r = await cli(["serve"], { INBOXD_DATA_DIR: dir, ...ZERO_PORTS, ...env });
+      expect([JSON.stringify(env), r.code]).toEqual([JSON.stringify(env), 2]);
+      expectOneLine(r, says);
+      expect(existsSync(join(dir, "inboxd.db"))).toBe(false);
+    }
+    // What stays allowed: IPv6 and IPv4 hosts, a single-label public host, a URL with a path, port 0 twice.
+    for (const env of [
+      { INBOXD_HOST: "::1", INBOXD_PUBLIC_HOST: "localhost", INBOXD_PUBLIC_URL: "https://lab.example/inboxd/" },
+      { INBOXD_HOST: "[::]", INBOXD_PUBLIC_HOST: "mail-1.lab.example", INBOXD_MAIL_DOMAIN: "Lab.Example" },
+      { INBOXD_HOST: "0.0.0.0", INBOXD_PUBLIC_HOST: "192.168.1.20", ...ZERO_PORTS },
+    ]) {
+      expect(() => loadConfig(env)).not.toThrow();
+    }
+    expect(loadConfig({ INBOXD_PUBLIC_URL: "https://lab.example/inboxd/" }).publicUrl).toBe("https://lab.example/inboxd");
+  }, 60_000);
 
   test("a data directory that cannot be written", async () => {
     const base = tmp("inboxd-ro-");
