@@ -38,12 +38,32 @@ export async function bootstrap(ctx: AppContext, s: Services, log: (line: string
       log(`bootstrap: catch-all inbox ${inbox.address} takes mail to any address no inbox has`);
     }
   }
-  // A fixed bootstrap key is honoured on every start, so CI can restart with the same secret.
+  // A fixed bootstrap key is honoured on every start, so CI can restart with the same secret. A changed
+  // one replaces the bootstrap key: the previous ones are revoked, as an operator rotating a leaked key
+  // expects (their sessions and streams end with them).
   if (config.bootstrapKey && !created) {
     const hash = hashToken(config.bootstrapKey);
     if (!(await ctx.storage.apiKeys.secretHashExists(hash))) {
       const project = await ctx.storage.projects.firstOfTeamNamed(BOOTSTRAP_TEAM);
-      if (project) await s.apiKeys.insert(project.id, "bootstrap", ["*"], config.bootstrapKey);
+      if (project) {
+        const previous = await bootstrapKeys(ctx, project.id);
+        await s.apiKeys.insert(project.id, "bootstrap", ["*"], config.bootstrapKey);
+        for (const old of previous) {
+          await s.apiKeys.revoke(project.id, old.id);
+          log(`bootstrap: INBOXD_BOOTSTRAP_KEY changed: the previous bootstrap key …${old.lastFour} is revoked`);
+        }
+      }
     }
+  }
+}
+
+/** The project's unrevoked keys that a bootstrap made (named "bootstrap", scope *). */
+async function bootstrapKeys(ctx: AppContext, projectId: string) {
+  const out = [];
+  for (let before: string | null = null; ; ) {
+    const page = await ctx.storage.apiKeys.listInProject(projectId, before, 100);
+    for (const k of page) if (k.name === "bootstrap" && !k.revokedAt && k.scopes.includes("*")) out.push(k);
+    if (page.length < 100) return out;
+    before = page[page.length - 1]!.id;
   }
 }

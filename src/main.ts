@@ -323,10 +323,12 @@ async function serve(config: Config): Promise<number> {
   process.once("SIGINT", () => signalled!("SIGINT"));
   const server = await startServer(config);
   const sig = await received;
-  console.log(`inboxd: ${sig} received, shutting down`);
-  await server.stop().catch((e) => console.error("inboxd: error during shutdown", e));
   // Loaded with the server already (the log is its module's).
-  const { drainLog } = await import("./lib/log");
+  const { drainLog, log } = await import("./lib/log");
+  // With INBOXD_LOG_FORMAT=json stdout is one JSON record per line, this one included.
+  if (config.logFormat === "json") log.info({ signal: sig }, `${sig} received, shutting down`);
+  else console.log(`inboxd: ${sig} received, shutting down`);
+  await server.stop().catch((e) => log.error({ err: e }, "error during shutdown"));
   await drainLog();
   return 0;
 }

@@ -76,14 +76,17 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
     if ("method" in msg && msg.method === "initialize") initializing = send.catch(() => {});
     send.catch(async (e) => {
       const status = httpStatusOf(e);
-      // Before a session exists a 404 or 401 is a wrong --url or --key, which starting again will not mend.
-      const refused = (status === 404 || status === 401) && remote.sessionId === undefined;
+      // Before a session exists a 404 or 401 is a wrong --url or --key, and no answer at all an inboxd that is not
+      // there: starting again will not mend either, and the relay could not do its work (exit 1).
+      const refused = (status === 404 || status === 401 || status === null) && remote.sessionId === undefined;
       // With a session, 404: it is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
       const ended = (status === 404 || status === 401) && !refused;
       const message = refused
         ? status === 404
           ? `no inboxd MCP endpoint at ${endpoint.origin}${endpoint.pathname} (HTTP 404): check --url`
-          : "the API key was refused (HTTP 401): check --key"
+          : status === 401
+            ? "the API key was refused (HTTP 401): check --key"
+            : `inboxd unreachable at ${endpoint.origin}: ${e.message}`
         : ended
           ? `the MCP session ended (${status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released"}): start inboxd mcp again`
           : status

@@ -344,6 +344,31 @@ describe("secrets and the sign-in link", () => {
     inst.cleanup();
   });
 
+  test("a changed INBOXD_BOOTSTRAP_KEY replaces the bootstrap key: the old one is revoked, the same one kept across restarts", async () => {
+    const first = await startInboxd();
+    const dir = first.dataDir;
+    const created = await json(first.api("/v1/api-keys", { method: "POST", json: { name: "ci", scopes: ["inboxes:read"] } }));
+    expect(created.status).toBe(201);
+    await first.stop();
+    const same = await startInboxd({}, dir);
+    expect((await same.api("/v1/inboxes")).status).toBe(200);
+    expect(same.output()).not.toContain("is revoked");
+    await same.stop();
+    const rotated = "isk_live_rotated_bootstrap_key_0123456789";
+    const second = await startInboxd({ INBOXD_BOOTSTRAP_KEY: rotated }, dir);
+    try {
+      expect((await second.api("/v1/inboxes", { token: rotated })).status).toBe(200);
+      expect((await second.api("/v1/inboxes", { token: BOOTSTRAP_KEY })).status).toBe(401);
+      expect(second.output()).toContain(`the previous bootstrap key …${BOOTSTRAP_KEY.slice(-4)} is revoked`);
+      expect(second.output()).not.toContain(rotated);
+      // Keys made by hand are not the bootstrap's.
+      expect((await second.api("/v1/inboxes", { token: created.body.data.secret })).status).toBe(200);
+    } finally {
+      await second.stop();
+      first.cleanup();
+    }
+  }, 60_000);
+
   test("the start-up sign-in link signs the owner in once, and only once", async () => {
     const inst = await startInboxd();
     try {

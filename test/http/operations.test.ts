@@ -163,7 +163,7 @@ describe("IMAP log-ins", () => {
 });
 
 describe("log settings", () => {
-  test("INBOXD_LOG_FORMAT=json writes one JSON record per line, ready included", async () => {
+  test("INBOXD_LOG_FORMAT=json writes one JSON record per line, ready and the shutdown included", async () => {
     const dir = mkdtempSync(join(tmpdir(), "inboxd-ops-"));
     const p = Bun.spawn([...inboxdCommand(), "serve"], {
       // A data directory of its own, so a database of its own too (on PostgreSQL inst's database
@@ -182,12 +182,23 @@ describe("log settings", () => {
         if (done) break;
         out += decoder.decode(chunk);
       }
-      reader.releaseLock();
       const lines = out.trim().split("\n");
       for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
       const records = lines.map((l) => JSON.parse(l));
       expect(records.at(-1)).toMatchObject({ level: 30, msg: "ready" });
       expect(records.some((r) => /^listening http /.test(r.msg))).toBe(true);
+      // What a stop writes is JSON too (the signal line was a plain one).
+      p.kill("SIGTERM");
+      for (;;) {
+        const { value: chunk, done } = await reader.read();
+        if (done) break;
+        out += decoder.decode(chunk);
+      }
+      reader.releaseLock();
+      const all = out.trim().split("\n");
+      expect(all.filter((l) => !l.startsWith("{"))).toEqual([]);
+      expect(all.map((l) => JSON.parse(l).msg)).toContain("SIGTERM received, shutting down");
+      expect(all.map((l) => JSON.parse(l).msg).at(-1)).toBe("stopped");
     } finally {
       p.kill("SIGTERM");
       await p.exited;

@@ -476,6 +476,8 @@ describe("MCP over stdio (inboxd mcp)", () => {
     const cases = [
       { url: `${inst.url}/nothing-here`, key: inst.key, says: "no inboxd MCP endpoint at", hint: "check --url" },
       { url: inst.url, key: "isk_live_not_a_key", says: "the API key was refused (HTTP 401)", hint: "check --key" },
+      // Port 1: nothing listens there (tcpmux is long gone).
+      { url: "http://127.0.0.1:1", key: inst.key, says: "inboxd unreachable at http://127.0.0.1:1", hint: "inboxd unreachable at" },
     ];
     for (const c of cases) {
       const [command, ...pre] = inboxdCommand();
