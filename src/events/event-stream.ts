@@ -140,7 +140,10 @@ export class EventLog {
     const enc = new TextEncoder();
     const userId = principal.userId;
     const heartbeatMs = this.ctx.config.sseHeartbeatMs;
-    let cursor = lastEventId ?? (await this.lastSeq(projectId));
+    // An id beyond the newest event (the log was wiped, a CI instance started afresh while an EventSource kept its
+    // id) resumes at "now": kept as it was, the stream stayed silent until the log caught up with it.
+    const newest = await this.lastSeq(projectId);
+    let cursor = lastEventId === null ? newest : Math.min(lastEventId, newest);
     let closed = false;
     let wake: (() => void) | null = null;
     /** An event was appended since the last read began (the read is async: a wake-up may come during it). */

@@ -210,6 +210,15 @@ describe("live stream", () => {
     s3.close();
   });
 
+  test("a Last-Event-ID beyond the newest event (a log started afresh) resumes at now: live events still come", async () => {
+    const inbox = await newInbox(undefined, undefined);
+    const s = await Stream.open({ lastEventId: "999999999" });
+    await send(inbox.address, "after a wipe");
+    await s.waitFor((x) => x.events("message.received").some((f) => f.data.data.subject === "after a wipe"));
+    expect(Number(s.events("message.received").at(-1)!.id)).toBeLessThan(999999999);
+    s.close();
+  });
+
   test("idle streams carry heartbeats; a malformed Last-Event-ID is 422; no credential is 401", async () => {
     const s = await Stream.open({});
     await s.waitFor((x) => x.frames.filter((f) => f.comment?.startsWith("heartbeat")).length >= 2, 5_000);
