@@ -31,20 +31,20 @@ type EventServices = ReturnType<typeof buildEventServices>;
 export function eventExpiryHooks(ctx: AppContext, s: EventServices): ExpiryHooks {
   return {
     /** The inbox entered its expiring window: the event (webhooks) and the watchers' alerts, in one transaction. */
-    inboxExpiring: (inbox: InboxRow): Promise<void> =>
-      ctx.storage.transaction(async (tx) => {
-        await s.events.emitInTx(
-          tx,
-          inbox.projectId,
-          "inbox.expiring",
-          { inbox_id: inbox.id, address: inbox.address, name: inbox.name, expires_at: inbox.expiresAt },
-          { inboxId: inbox.id },
-        );
-        await s.alerts.onInboxExpiring(inbox, tx);
-      }),
-    /** The expired inbox was deleted. */
-    inboxExpired: async (i: ExpiredInbox): Promise<void> => {
-      await s.events.emit(
+    inboxExpiring: async (inbox: InboxRow, tx: Transaction): Promise<void> => {
+      await s.events.emitInTx(
+        tx,
+        inbox.projectId,
+        "inbox.expiring",
+        { inbox_id: inbox.id, address: inbox.address, name: inbox.name, expires_at: inbox.expiresAt },
+        { inboxId: inbox.id },
+      );
+      await s.alerts.onInboxExpiring(inbox, tx);
+    },
+    /** The expired inbox's row is being deleted. */
+    inboxExpired: async (i: ExpiredInbox, tx: Transaction): Promise<void> => {
+      await s.events.emitInTx(
+        tx,
         i.project_id,
         "inbox.expired",
         { inbox_id: i.id, address: i.address, expired_at: i.expires_at },

@@ -7,6 +7,7 @@
 import { log } from "../lib/log";
 import type { AppContext } from "../runtime/context";
 import type { ExpiredInbox } from "../storage/mail";
+import type { Transaction } from "../storage";
 import type { InboxRow } from "./inboxes";
 import type { MailRemoval } from "./removal";
 
@@ -16,12 +17,16 @@ const EXPIRING_LEAD_DAYS = 1 / 24;
 
 export type { ExpiredInbox };
 
-/** What the sweep announces, awaited one inbox at a time. */
+/**
+ * What the sweep announces, inside the transaction of the change announced (the claim of the expiring
+ * window, the deletion of the inbox row), so a crash between the two cannot lose the announcement:
+ * the outbox rows commit with the change, or neither does and the next sweep does both.
+ */
 export interface ExpiryHooks {
-  /** Called once per inbox when it enters its expiring window (events and alerts listen). */
-  inboxExpiring(inbox: InboxRow): Promise<void>;
-  /** Called after an expired inbox was deleted (webhooks: inbox.expired). */
-  inboxExpired(inbox: ExpiredInbox): Promise<void>;
+  /** Once per inbox, when it enters its expiring window (events and alerts listen). */
+  inboxExpiring(inbox: InboxRow, tx: Transaction): Promise<void>;
+  /** An expired inbox's row is being deleted (webhooks: inbox.expired). */
+  inboxExpired(inbox: ExpiredInbox, tx: Transaction): Promise<void>;
 }
 
 export interface SweepResult {
@@ -47,9 +52,12 @@ export class ExpiryService {
     for (;;) {
       const due = await storage.inboxes.expired(now, BATCH);
       for (const i of due) {
-        if (!(await this.removal.deleteInbox(i.project_id, i.id))) continue;
-        inboxes++;
-        await announce("inboxExpired", () => this.hooks.inboxExpired(i));
+        try {
+          if (await this.removal.deleteInbox(i.project_id, i.id, (tx) => this.hooks.inboxExpired(i, tx))) inboxes++;
+        } catch (e) {
+          // Nothing of this inbox's last transaction was kept; the next sweep tries again.
+          log.error({ err: e, inbox_id: i.id }, "deleting an expired inbox failed");
+        }
       }
       if (due.length < BATCH) break;
     }
@@ -62,17 +70,17 @@ export class ExpiryService {
       if (due.length < BATCH) break;
     }
 
-    const expiring = await storage.inboxes.claimExpiring(now, EXPIRING_LEAD_DAYS);
-    for (const inbox of expiring) await announce("inboxExpiring", () => this.hooks.inboxExpiring(inbox));
-    return { inboxes, messages, expiring: expiring.length };
-  }
-}
-
-/** A failing hook is logged; the sweep goes on with the next inbox. */
-async function announce(name: string, hook: () => Promise<void>): Promise<void> {
-  try {
-    await hook();
-  } catch (e) {
-    log.error({ err: e }, `${name} hook failed`);
+    let expiring = 0;
+    try {
+      expiring = await storage.transaction(async (tx) => {
+        const claimed = await tx.inboxes.claimExpiring(now, EXPIRING_LEAD_DAYS);
+        for (const inbox of claimed) await this.hooks.inboxExpiring(inbox, tx);
+        return claimed.length;
+      });
+    } catch (e) {
+      // The claims were rolled back with the announcements: the next sweep makes both.
+      log.error({ err: e }, "announcing expiring inboxes failed");
+    }
+    return { inboxes, messages, expiring };
   }
 }

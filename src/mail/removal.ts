@@ -5,6 +5,7 @@ import type { AppContext } from "../runtime/context";
 import { releaseBlobs } from "./blob-refs";
 import { yieldToLoop } from "../lib/batches";
 import type { SearchQuery } from "../storage/mail";
+import type { Transaction } from "../storage";
 
 /** Message ids a bulk delete reads at a time (each is then deleted in time-bounded transactions). */
 const BULK_BATCH = 500;
@@ -107,11 +108,16 @@ export class MailRemoval {
    * messages go first, in bounded batches (a cascade of thousands of rows in one statement froze
    * the server for seconds); the inbox row, with whatever arrived meanwhile, last.
    */
-  async deleteInbox(projectId: string, inboxId: string): Promise<boolean> {
+  async deleteInbox(projectId: string, inboxId: string, inTx?: (tx: Transaction) => Promise<void>): Promise<boolean> {
     const inbox = await this.ctx.storage.inboxes.byId(inboxId);
     if (!inbox || inbox.projectId !== projectId) return false;
     await this.deleteMatching(projectId, inboxId, null);
-    const keys = await this.ctx.storage.transaction((tx) => tx.inboxes.deleteInProject(projectId, inboxId));
+    // `inTx` (the expiry's inbox.expired outbox rows) commits with the row's deletion, or neither does.
+    const keys = await this.ctx.storage.transaction(async (tx) => {
+      const deleted = await tx.inboxes.deleteInProject(projectId, inboxId);
+      if (deleted !== null && inTx) await inTx(tx);
+      return deleted;
+    });
     if (keys === null) return false;
     this.ctx.bus.publish({ type: "inbox.deleted", projectId, inboxId });
     await releaseBlobs(this.ctx.storage, keys);

@@ -31,7 +31,7 @@ function node(storage: Storage) {
   // The webhook service's inbox and origin services serve its routes, not the fan-out used here.
   const events = buildEventServices(ctx, null as never, null as never);
   const expiry = new ExpiryService(ctx, new MailRemoval(ctx), eventExpiryHooks(ctx, events));
-  return { storage, heard, events, expiry };
+  return { ctx, storage, heard, events, expiry };
 }
 
 describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreSQL: periodic work done once", () => {
@@ -145,6 +145,40 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreS
     const inboxDeleted = heard.flatMap((e) => (e.type === "inbox.deleted" ? [e.inboxId] : []));
     expect(inboxDeleted.sort()).toEqual(expired);
     for (const id of expired) expect(await b.storage.inboxes.byId(id)).toBeNull();
+  });
+
+  test("an announcement that fails takes its change back: the next sweep makes both (no expiry without its event)", async () => {
+    // A crash between the change and its announcement, as a failure inside the one transaction both share.
+    const past = new Date(Date.now() - HOUR).toISOString();
+    await a.storage.inboxes.insert(inboxRecord("ib_crash", "pr_j", { expiresAt: past }));
+    const soon = inboxRecord("ib_crash_soon", "pr_j", {
+      expiresAt: new Date(Date.now() + HOUR / 2).toISOString(),
+      createdAt: new Date(Date.now() - 23 * HOUR).toISOString(),
+    });
+    await a.storage.inboxes.insert(soon);
+    const before = await a.storage.eventLog.lastSeq("pr_j");
+    const real = eventExpiryHooks(a.ctx, a.events);
+    const failing = new ExpiryService(a.ctx, new MailRemoval(a.ctx), {
+      inboxExpired: async (i, tx) => {
+        await real.inboxExpired(i, tx);
+        throw new Error("the process died here");
+      },
+      inboxExpiring: async (i, tx) => {
+        await real.inboxExpiring(i, tx);
+        throw new Error("the process died here");
+      },
+    });
+    const now = new Date().toISOString();
+    expect(await failing.sweep(now)).toMatchObject({ inboxes: 0, expiring: 0 });
+    expect(await a.storage.inboxes.byId("ib_crash")).not.toBeNull();
+    expect((await a.storage.eventLog.after("pr_j", before, "us_j", 100)).map((e) => e.type)).toEqual([]);
+    expect(await a.expiry.sweep(now)).toMatchObject({ inboxes: 1, expiring: 1 });
+    expect(await a.storage.inboxes.byId("ib_crash")).toBeNull();
+    const events = await a.storage.eventLog.after("pr_j", before, "us_j", 100);
+    expect(events.filter((e) => e.type.startsWith("inbox.expir")).map((e) => [e.type, JSON.parse(e.data).inbox_id])).toEqual([
+      ["inbox.expired", "ib_crash"],
+      ["inbox.expiring", "ib_crash_soon"],
+    ]);
   });
 });
 
