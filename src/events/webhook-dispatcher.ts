@@ -158,6 +158,9 @@ export class WebhookDispatcher {
     }
     const now = Date.now();
     const perWebhook = this.ctx.config.webhookEndpointConcurrency;
+    // A fair share of the process-wide slots for each webhook that has work now: five receivers that hang
+    // took 5 × 8 of the 32 slots for a whole timeout, and every healthy webhook waited behind them.
+    const share = Math.max(1, Math.floor(this.ctx.config.webhookConcurrency / this.contenders(now, named)));
     for (const id of [...ids]) {
       const w = this.circuits.get(id);
       if (!w) {
@@ -170,7 +173,8 @@ export class WebhookDispatcher {
       }
       // Half-open (the circuit's time is up, no success since): one probe at a time.
       const cap = w.consecutive_failures >= CIRCUIT_THRESHOLD ? 1 : perWebhook;
-      const free = Math.min(cap - (this.inflight.get(id) ?? 0), this.ctx.config.webhookConcurrency - this.total);
+      const mine = this.inflight.get(id) ?? 0;
+      const free = Math.min(cap - mine, share - mine, this.ctx.config.webhookConcurrency - this.total);
       if (free <= 0) {
         // A finishing send wakes this webhook again.
         this.dueAt.delete(id);
@@ -189,6 +193,13 @@ export class WebhookDispatcher {
       }
     }
     this.armTimer();
+  }
+
+  /** Webhooks with work now: tries in flight, a try due, or woken for new work (`named`). */
+  private contenders(now: number, named: Set<string> | null): number {
+    const busy = new Set([...this.inflight.keys(), ...(named ?? [])]);
+    for (const [id, at] of this.dueAt) if (at <= now) busy.add(id);
+    return Math.max(1, busy.size);
   }
 
   private claimUntil(now: number): number {

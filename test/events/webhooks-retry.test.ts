@@ -207,3 +207,40 @@ describe("retries", () => {
     for (const g of rx.of("/bulk-crash").slice(-5)) expect(await verifyStandardWebhook(wh.secret, g.headers, g.body)).toBe(true);
   }, 60_000);
 });
+
+describe("slots shared fairly", () => {
+  test("receivers that hang do not hold every slot: a healthy webhook is served while their tries still hang", async () => {
+    // 8 slots in all and 8 per webhook: one hanging receiver alone could take them all until its timeout.
+    const fair = await startInboxd({
+      INBOXD_WEBHOOK_CONCURRENCY: "8",
+      INBOXD_WEBHOOK_ENDPOINT_CONCURRENCY: "8",
+      INBOXD_WEBHOOK_TIMEOUT_MS: "60000",
+    });
+    const hung = await Receiver.start();
+    const healthy = await Receiver.start();
+    try {
+      const inbox = await createInbox(fair);
+      for (const n of [1, 2, 3]) {
+        await registerWebhook(fair, { url: hung.url(`/hang${n}`), inbox_id: inbox.id });
+        hung.on(`/hang${n}`, () => ({ status: 200, hang: true }));
+      }
+      await registerWebhook(fair, { url: healthy.url("/ok"), inbox_id: inbox.id });
+      const t = transport(fair);
+      try {
+        for (let i = 0; i < 12; i++) await t.sendMail({ from: "a@example.com", to: inbox.address, subject: `m${i}`, text: "x" });
+      } finally {
+        t.close();
+      }
+      const got = await healthy.waitFor((g) => (g.length >= 12 ? g : null), 30_000);
+      expect(new Set(got.map((x) => x.json.data.subject)).size).toBe(12);
+      // ...all while the hanging tries were still open: none had been given up on (their timeout is a minute).
+      expect(hung.got.length).toBeGreaterThan(0);
+      expect(hung.cutShort).toEqual([]);
+    } finally {
+      hung.stop();
+      healthy.stop();
+      await fair.stop();
+      fair.cleanup();
+    }
+  }, 60_000);
+});
