@@ -28,7 +28,7 @@ export function buildEventServices(ctx: AppContext, inboxes: InboxService, origi
 type EventServices = ReturnType<typeof buildEventServices>;
 
 /** What the expiry sweep calls (awaited, one inbox at a time; a throw is logged by the sweep). */
-export function eventExpiryHooks(ctx: AppContext, s: EventServices): ExpiryHooks {
+export function eventExpiryHooks(s: EventServices): ExpiryHooks {
   return {
     /** The inbox entered its expiring window: the event (webhooks) and the watchers' alerts, in one transaction. */
     inboxExpiring: async (inbox: InboxRow, tx: Transaction): Promise<void> => {

@@ -45,7 +45,7 @@ export function buildServices(ctx: AppContext) {
   ingest.hooks.storedInTx.push(ingestHooks.storedInTx);
   ingest.hooks.quotaRefused.push(ingestHooks.quotaRefused);
   ingest.hooks.storedInTx.push(analyses.auth.queueAtReceipt);
-  const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(ctx, events));
+  const expiry = new ExpiryService(ctx, removal, eventExpiryHooks(events));
   const automation = buildAutomation(ctx, { auth, inboxes, messages, analyses, removal, agents, origins }, (projectId, type, payload) =>
     events.events.emit(projectId, type, payload).then(
       () => undefined,

@@ -30,7 +30,7 @@ function node(storage: Storage) {
   const ctx = { storage, bus, config: { webhookMaxAttempts: 3 }, workerId: newId() } as unknown as AppContext;
   // The webhook service's inbox and origin services serve its routes, not the fan-out used here.
   const events = buildEventServices(ctx, null as never, null as never);
-  const expiry = new ExpiryService(ctx, new MailRemoval(ctx), eventExpiryHooks(ctx, events));
+  const expiry = new ExpiryService(ctx, new MailRemoval(ctx), eventExpiryHooks(events));
   return { ctx, storage, heard, events, expiry };
 }
 
@@ -157,7 +157,7 @@ describe.skipIf(!postgresBinDir() && !postgresRequired)("two nodes, one PostgreS
     });
     await a.storage.inboxes.insert(soon);
     const before = await a.storage.eventLog.lastSeq("pr_j");
-    const real = eventExpiryHooks(a.ctx, a.events);
+    const real = eventExpiryHooks(a.events);
     const failing = new ExpiryService(a.ctx, new MailRemoval(a.ctx), {
       inboxExpired: async (i, tx) => {
         await real.inboxExpired(i, tx);
