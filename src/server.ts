@@ -6,7 +6,7 @@ import { egressPolicies } from "./runtime/egress";
 import { accessSync, constants, mkdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { resolve } from "node:path";
-import { type Config, SETTINGS } from "./runtime/config";
+import { type Config, listenerPorts } from "./runtime/config";
 import type { AppContext } from "./runtime/context";
 import { openStorage } from "./storage/open";
 import { lockDataDir } from "./storage/lock";
@@ -174,20 +174,15 @@ async function probePorts(config: Config): Promise<void> {
       server.listen({ port, host: config.host, exclusive: true }, () => server.close(() => resolve()));
     });
   await probe(0, null); // the address itself
-  for (const s of SETTINGS) {
-    const port = s.env.endsWith("_PORT") ? config[s.key] : null;
-    if (typeof port === "number" && port !== 0) await probe(port, s.env);
-  }
+  for (const { env, port } of listenerPorts(config)) await probe(port, env);
 }
 
 /** A listener's error as one line naming the setting: the port's (in use, privileged) or INBOXD_HOST (no such address). */
 function listenError(e: any, config: Config, portSetting: string | null): Error {
   const code: string | undefined = e?.code;
-  const byPort =
-    portSetting ??
-    (typeof e?.port === "number" ? SETTINGS.find((s) => s.env.endsWith("_PORT") && config[s.key] === e.port)?.env : undefined);
-  const key = SETTINGS.find((s) => s.env === byPort)?.key;
-  const port = key ? config[key] : e?.port;
+  const ports = listenerPorts(config);
+  const byPort = portSetting ?? (typeof e?.port === "number" ? ports.find((p) => p.port === e.port)?.env : undefined);
+  const port = ports.find((p) => p.env === byPort)?.port ?? e?.port;
   if (code === "EADDRINUSE") {
     return new StartupError(
       `${byPort ?? "a port setting"}: port ${port} on ${config.host} is in use (another inboxd or mail server?); stop it or choose another port`,

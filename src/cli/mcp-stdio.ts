@@ -12,6 +12,24 @@ function httpStatusOf(e: unknown): number | null {
   return typeof code === "number" && code > 0 ? code : null;
 }
 
+/**
+ * What a failed send means. `refused`: before a session exists, a 404 or 401 is a wrong --url or --key and no
+ * answer an inboxd that is not there; starting again mends neither. `ended`: the session is gone (404: expired
+ * after INBOXD_AGENT_SESSION_TTL or released; 401: the key revoked or rotated). `call`: this call only.
+ */
+function failureOf(e: any, inSession: boolean, endpoint: URL): { message: string; kind: "refused" | "ended" | "call" } {
+  const status = httpStatusOf(e);
+  if (!inSession && status === 404)
+    return { kind: "refused", message: `no inboxd MCP endpoint at ${endpoint.origin}${endpoint.pathname} (HTTP 404): check --url` };
+  if (!inSession && status === 401) return { kind: "refused", message: "the API key was refused (HTTP 401): check --key" };
+  if (!inSession && status === null) return { kind: "refused", message: `inboxd unreachable at ${endpoint.origin}: ${e.message}` };
+  if (status === 404 || status === 401) {
+    const why = status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released";
+    return { kind: "ended", message: `the MCP session ended (${why}): start inboxd mcp again` };
+  }
+  return { kind: "call", message: status ? `inboxd answered HTTP ${status}: ${e.message}` : `inboxd unreachable: ${e.message}` };
+}
+
 export async function mcpStdio(args: Record<string, string>): Promise<number> {
   const base = args.url || process.env.INBOXD_URL;
   const key = args.key || process.env.INBOXD_API_KEY;
@@ -72,30 +90,15 @@ export async function mcpStdio(args: Record<string, string>): Promise<number> {
   local.onmessage = (msg) => {
     const id = (msg as any).id;
     if ("method" in msg && id !== undefined) unanswered.add(id);
-    const send = "method" in msg && msg.method === "initialize" ? remote.send(msg) : initializing.then(() => remote.send(msg));
-    if ("method" in msg && msg.method === "initialize") initializing = send.catch(() => {});
+    const initialize = "method" in msg && msg.method === "initialize";
+    const send = initialize ? remote.send(msg) : initializing.then(() => remote.send(msg));
+    if (initialize) initializing = send.catch(() => {});
     send.catch(async (e) => {
-      const status = httpStatusOf(e);
-      // Before a session exists a 404 or 401 is a wrong --url or --key, and no answer at all an inboxd that is not
-      // there: starting again will not mend either, and the relay could not do its work (exit 1).
-      const refused = (status === 404 || status === 401 || status === null) && remote.sessionId === undefined;
-      // With a session, 404: it is gone (expired after INBOXD_AGENT_SESSION_TTL, released); 401: the key was revoked or rotated.
-      const ended = (status === 404 || status === 401) && !refused;
-      const message = refused
-        ? status === 404
-          ? `no inboxd MCP endpoint at ${endpoint.origin}${endpoint.pathname} (HTTP 404): check --url`
-          : status === 401
-            ? "the API key was refused (HTTP 401): check --key"
-            : `inboxd unreachable at ${endpoint.origin}: ${e.message}`
-        : ended
-          ? `the MCP session ended (${status === 401 ? "the API key was revoked or rotated" : "expired after INBOXD_AGENT_SESSION_TTL, or released"}): start inboxd mcp again`
-          : status
-            ? `inboxd answered HTTP ${status}: ${e.message}`
-            : `inboxd unreachable: ${e.message}`;
-      if (id !== undefined) await local.send({ jsonrpc: "2.0", id, error: { code: ended ? -32001 : -32000, message } } as any);
+      const { message, kind } = failureOf(e, remote.sessionId !== undefined, endpoint);
+      if (id !== undefined) await local.send({ jsonrpc: "2.0", id, error: { code: kind === "ended" ? -32001 : -32000, message } } as any);
       // An ended session takes every later call with it, and a refused start every call: exit, so the client
       // shows the server as stopped (and restarts it, or shows the line on stderr) instead of failing each call.
-      if (ended || refused) {
+      if (kind !== "call") {
         console.error(`inboxd mcp: ${message}`);
         void finish(1);
       }

@@ -145,7 +145,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
       const s = initRequest(request, newId(), server?.requestIP(request)?.address ?? "local");
       set.headers["x-request-id"] = s.id;
     })
-    .onParse({ as: "global" }, async ({ request }, given) => {
+    .onParse({ as: "global" }, async ({ request, path }, given) => {
       // Media types are case-insensitive (RFC 9110 §8.3.1): `Application/JSON` is JSON.
       const contentType = given?.toLowerCase();
       // Import (POST /v1/inboxes/{id}/messages) alone takes raw mail: the exact bytes, never decoded.
@@ -168,7 +168,7 @@ export function buildHttpApp(ctx: AppContext, services: Services): HttpApp {
           );
         }
         // Every /v1 body is an object (CONTRACT.md); an optional one may be left out, not be [], null or 42.
-        if (new URL(request.url).pathname.startsWith("/v1/") && (body === null || typeof body !== "object" || Array.isArray(body))) {
+        if (path.startsWith("/v1/") && (body === null || typeof body !== "object" || Array.isArray(body))) {
           throw validation("the request body must be a JSON object", { errors: [{ path: "", message: "must be an object" }] });
         }
         return body;

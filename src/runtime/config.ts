@@ -186,10 +186,9 @@ function isDnsName(s: string): boolean {
 function hostName(env: Env, name: string, def: string, ip = true): string {
   const raw = env[name];
   if (raw === undefined || raw === "") return def;
-  const bare = raw.replace(/^\[(.*)\]$/, "$1");
-  // Dotted digits are an IPv4 address or nothing (999.1.1.1 is no name).
+  // Dotted digits are an IPv4 address or nothing (999.1.1.1 is no name); IPv6 may come in brackets.
   const dottedDigits = /^[\d.]+$/.test(raw);
-  const ok = (!dottedDigits && isDnsName(raw)) || (ip && (isIP(bare) === 6 || (isIP(raw) === 4 && raw === bare)));
+  const ok = (!dottedDigits && isDnsName(raw)) || (ip && (isIP(raw) === 4 || isIP(raw.replace(/^\[(.*)\]$/, "$1")) === 6));
   if (!ok) throw new ConfigError(`${name} is not a valid ${ip ? "host name or IP address" : "domain name"}, got "${raw}"`);
   return raw.toLowerCase();
 }
@@ -652,22 +651,22 @@ function crossCheck(c: Config): void {
   }
   // Every listener binds INBOXD_HOST: two on one port would fail after the first start's bootstrap, blaming
   // "another server". 0 (a free port each) may repeat.
-  const ports: Array<[string, number | null]> = [
-    ["INBOXD_HTTP_PORT", c.httpPort],
-    ["INBOXD_SMTP_PORT", c.smtpPort],
-    ["INBOXD_IMAP_PORT", c.imapPort],
-    ["INBOXD_POP3_PORT", c.pop3Port],
-    ["INBOXD_IMAP_PLAIN_PORT", c.imapPlainPort],
-    ["INBOXD_POP3_PLAIN_PORT", c.pop3PlainPort],
-    ["INBOXD_LMTP_PORT", c.lmtpPort],
-  ];
   const taken = new Map<number, string>();
-  for (const [name, p] of ports) {
-    if (p === null || p === 0) continue;
-    const other = taken.get(p);
-    if (other) throw new ConfigError(`${other} and ${name} are both ${p}: each listener needs a port of its own`);
-    taken.set(p, name);
+  for (const { env, port } of listenerPorts(c)) {
+    const other = taken.get(port);
+    if (other) throw new ConfigError(`${other} and ${env} are both ${port}: each listener needs a port of its own`);
+    taken.set(port, env);
   }
+}
+
+/** The listeners' fixed ports, with their settings (a port of 0 or off has none). */
+export function listenerPorts(c: Config): Array<{ env: string; port: number }> {
+  const out: Array<{ env: string; port: number }> = [];
+  for (const s of SETTINGS) {
+    const port = s.env.endsWith("_PORT") ? c[s.key] : null;
+    if (typeof port === "number" && port !== 0) out.push({ env: s.env, port });
+  }
+  return out;
 }
 
 export function loadConfig(env: Env = process.env): Config {

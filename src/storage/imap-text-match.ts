@@ -43,13 +43,17 @@ export interface TextRow {
 export function holdsText(key: ImapTextKey, row: TextRow): boolean {
   const needle = fold(key.value);
   const has = (s: string | null) => s !== null && fold(s).includes(needle);
+  // Parsed once, on first need (TEXT reads the list for the body's misses only).
+  let parsed: Array<{ name: string; value: string }> | null = null;
   const headers = (): Array<{ name: string; value: string }> => {
+    if (parsed) return parsed;
     try {
       const list = JSON.parse(row.headers ?? "[]");
-      return Array.isArray(list) ? list : [];
+      parsed = Array.isArray(list) ? list : [];
     } catch {
-      return [];
+      parsed = [];
     }
+    return parsed;
   };
   const header = (name: string) => headers().some((h) => h.name.toLowerCase() === name.toLowerCase() && has(h.value));
   const body = () => has(`${row.text_body ?? ""}\n${row.html_body ?? ""}`);

@@ -64,8 +64,6 @@ export function imapTextTest(key: ImapTextKey): { sql: string; params: string[] 
       };
   }
 }
-/** What SQLite's LIKE folds: ASCII letters only. */
-export const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 type Params = Array<string | number>;
 /** From this many full-text matches on, a list query tests rows one by one instead of collecting the matches. */

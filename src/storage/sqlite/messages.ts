@@ -17,7 +17,7 @@ import { FLAG_DELETED, FLAG_FLAGGED, FLAG_SEEN } from "../mail";
 import { asciiOnly, holdsText, type TextRow } from "../imap-text-match";
 import { bodyOf, packBody, unpackBodies } from "./compression";
 import type { SqliteConnection, SqlReader } from "./connection";
-import { asciiLower, COMMON_MATCHES, FTS_COLUMN, ftsString, imapTextTest, scopeOf, searchWhere } from "./message-search";
+import { COMMON_MATCHES, FTS_COLUMN, ftsString, imapTextTest, scopeOf, searchWhere } from "./message-search";
 import { deleteMessageRows } from "./message-rows";
 import { NEXT_MODSEQ } from "./migrations/0028_condstore";
 
@@ -167,13 +167,12 @@ export class SqliteMessages implements MessageRepository {
     among: { words: string[] } | { anyTerm: string[] } | { uids: number[] },
   ) {
     const { sql: check, params } = imapTextTest(key);
-    // A compressed body (text_z, html_z) is out of LIKE's reach: such a row that the SQL test did
-    // not keep is tested here, on text + "\n" + HTML as BODY_SQL does, with LIKE's
-    // case-insensitivity (ASCII letters only). A value beyond ASCII: SQL's test is a superset and
-    // every row it keeps is decided by holdsText.
+    // SQL's test is exact for an ASCII value on plain columns (hit). What it cannot judge comes back with
+    // the columns holdsText reads, which decides it: a compressed body (text_z, html_z: out of LIKE's
+    // reach), or, for a value beyond ASCII, every row of SQL's superset (LIKE folds ASCII letters only).
     const exact = asciiOnly(key.value);
     const bodyField = key.field === "body" || key.field === "text";
-    const bodies = "m.text_body AS t, m.text_z AS tz, m.html_body AS h, m.html_z AS hz";
+    const bodies = "m.text_body, m.text_z, m.html_body, m.html_z";
     const cols = !exact
       ? `m.uid, 0 AS hit, ${bodies}, m.subject, m.from_name, m.from_email, m.to_json, m.cc_json, m.headers`
       : bodyField
@@ -181,23 +180,15 @@ export class SqliteMessages implements MessageRepository {
         : "m.uid, 1 AS hit";
     const where = bodyField ? `((${check}) OR m.text_z IS NOT NULL OR m.html_z IS NOT NULL)` : `(${check})`;
     const colParams = exact && bodyField ? params : [];
-    type Row = {
-      uid: number;
-      hit: number;
-      t?: string | null;
-      tz?: Uint8Array | null;
-      h?: string | null;
-      hz?: Uint8Array | null;
-    } & Partial<TextRow>;
-    const keep = (rows: Row[]) => {
-      const text = (r: Row) => bodyOf(r.t ?? null, r.tz ?? null);
-      const html = (r: Row) => bodyOf(r.h ?? null, r.hz ?? null);
-      if (!exact) {
-        return rows
-          .filter((r) =>
+    type Row = { uid: number; hit: number; text_z?: Uint8Array | null; html_z?: Uint8Array | null } & Partial<TextRow>;
+    const keep = (rows: Row[]) =>
+      rows
+        .filter(
+          (r) =>
+            r.hit ||
             holdsText(key, {
-              text_body: text(r),
-              html_body: html(r),
+              text_body: bodyOf(r.text_body ?? null, r.text_z ?? null),
+              html_body: bodyOf(r.html_body ?? null, r.html_z ?? null),
               subject: r.subject ?? null,
               from_name: r.from_name ?? null,
               from_email: r.from_email ?? null,
@@ -205,12 +196,8 @@ export class SqliteMessages implements MessageRepository {
               cc_json: r.cc_json ?? null,
               headers: r.headers ?? null,
             }),
-          )
-          .map((r) => r.uid);
-      }
-      const needle = asciiLower(key.value);
-      return rows.filter((r) => r.hit || asciiLower(`${text(r) ?? ""}\n${html(r) ?? ""}`).includes(needle)).map((r) => r.uid);
-    };
+        )
+        .map((r) => r.uid);
     if ("uids" in among) {
       if (among.uids.length === 0) return [];
       return keep(
